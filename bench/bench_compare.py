@@ -1,0 +1,196 @@
+"""Benchmark: ``compare`` on a 10,000-run store against a plain-Python baseline.
+
+Builds a store of 4 hosts x 60 builds x 42 workloads (10,080 runs, 60 benchmark, vmstat and
+iostat samples each), then times the store's compare (DuckDB aggregation) and a plain-Python
+implementation of the same comparison over the same rows, and prints both and their ratio.
+Target: compare under 100 ms at that size.
+
+    python bench/bench_compare.py [--builds 60] [--hosts 4] [--repeat 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.builds import parse_build_name
+from engine.catalogue import CLASSIC_42, default_catalogue
+from store.compare import compare
+from store.db import Store
+
+SAMPLES = 60
+
+
+def build_store(path: Path, n_hosts: int, n_builds: int) -> int:
+    store = Store.open(path)
+    cur = store.cursor()
+    builds = [f"my80{i:02d}_rel_o2nofp" if i < 100 else f"my8{i:03d}_rel" for i in range(n_builds)]
+    cur.execute("BEGIN")
+    for h in range(n_hosts):
+        cur.execute("INSERT INTO hosts (host_id, name, ncpu) VALUES (?, ?, 32)", [h + 1, f"host{h}"])
+    for i, name in enumerate(builds):
+        b = parse_build_name(name)
+        cur.execute(
+            "INSERT INTO builds (build_id, name, dbms, version, version_key, fork, variant) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [i + 1, name, b.dbms, b.version, b.version_key, b.fork, b.variant],
+        )
+    for i, (wl, _) in enumerate(CLASSIC_42):
+        cur.execute("INSERT INTO workloads (workload_id, name) VALUES (?, ?)", [i + 1, wl])
+    run_ids, host_ids, build_ids, wl_ids, qps = [], [], [], [], []
+    rid = 0
+    for h in range(n_hosts):
+        for b in range(n_builds):
+            for w in range(len(CLASSIC_42)):
+                rid += 1
+                run_ids.append(rid)
+                host_ids.append(h + 1)
+                build_ids.append(b + 1)
+                wl_ids.append(w + 1)
+                qps.append(10000.0 * (1 + w) * (1 + 0.002 * b) * (1 + 0.1 * h))
+    runs = pa.table({"run_id": run_ids, "host_id": host_ids, "build_id": build_ids, "workload_id": wl_ids})
+    cur.register("runs_src", runs)
+    cur.execute(
+        "INSERT INTO runs (run_id, host_id, build_id, workload_id, config, threads, status, source) "
+        "SELECT run_id, host_id, build_id, workload_id, 'c32r128', 24, 'finished', 'bench' FROM runs_src"
+    )
+    summ = pa.table({"run_id": run_ids, "qps": qps})
+    cur.register("summ_src", summ)
+    cur.execute(
+        "INSERT INTO run_summary (run_id, qps, cpu_o, cs_o, r_o, rkb_o, wkb_o, bench_samples, "
+        "vm_samples, io_samples) SELECT run_id, qps, 45.0 / qps, 1e6 / qps, 0, 0, 7e5 / qps, "
+        f"{SAMPLES}, {SAMPLES}, {SAMPLES} FROM summ_src"
+    )
+    cur.execute(
+        "INSERT INTO bench_samples (run_id, t, threads, tps, qps) "
+        "SELECT r.run_id, s.t, 24, r.qps / 20, r.qps FROM summ_src r, range(1, ? + 1) s(t)",
+        [SAMPLES],
+    )
+    cur.execute(
+        "INSERT INTO vmstat_samples (run_id, seq, r, b, cs, us, sy, id, wa, st) "
+        "SELECT r.run_id, s.seq, 20, 0, 1000000, 30, 15, 55, 0, 0 FROM summ_src r, range(?) s(seq)",
+        [SAMPLES],
+    )
+    cur.execute(
+        "INSERT INTO iostat_samples (run_id, seq, device, r_s, w_s, rkb_s, wkb_s) "
+        "SELECT r.run_id, s.seq, 'nvme0n1', 0, 8000, 0, 700000 FROM summ_src r, range(?) s(seq)",
+        [SAMPLES],
+    )
+    cur.execute("COMMIT")
+    store.close()
+    return rid
+
+
+def python_baseline(store: Store, host: str, base: str, others: list[str]) -> dict[str, object]:
+    """The same comparison in plain Python over rows fetched with one simple query."""
+    cat = default_catalogue()
+    rows = (
+        store.cursor()
+        .execute(
+            "SELECT h.name, b.name, w.name, r.threads, r.status, s.qps, s.cpu_o, s.cs_o, s.r_o, "
+            "s.rkb_o, s.wkb_o FROM runs r JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+            "JOIN workloads w USING (workload_id) JOIN run_summary s USING (run_id)"
+        )
+        .fetchall()
+    )
+    wanted = {base, *others}
+    cells: dict[tuple[str, int, str], list[tuple[float, ...]]] = defaultdict(list)
+    for h, b, w, d, status, *vals in rows:
+        if h == host and b in wanted and status == "finished" and vals[0] is not None:
+            cells[(w, d, b)].append(tuple(vals))
+    med = {k: [statistics.median(col) for col in zip(*v, strict=True)] for k, v in cells.items()}
+    keys = sorted({(w, d) for (w, d, b) in med if b == base}, key=lambda k: cat.sort_key(k[0]))
+    rqps = {
+        k: [
+            med[(k[0], k[1], o)][0] / med[(k[0], k[1], base)][0] if (k[0], k[1], o) in med else None
+            for o in others
+        ]
+        for k in keys
+    }
+    groups: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for (w, _), vals in rqps.items():
+        for i, v in enumerate(vals):
+            if v is not None:
+                groups[(cat.group_of(w), i)].append(v)
+    stats = {k: (min(v), max(v), statistics.fmean(v), statistics.median(v)) for k, v in groups.items()}
+    return {"rqps": rqps, "groups": stats}
+
+
+def timed(fn: object, repeat: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()  # type: ignore[operator]
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000, max(times) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hosts", type=int, default=4)
+    ap.add_argument("--builds", type=int, default=60)
+    ap.add_argument("--repeat", type=int, default=20)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.duckdb"
+        t0 = time.perf_counter()
+        n = build_store(db, args.hosts, args.builds)
+        print(f"store: {n} runs, {n * SAMPLES * 3:,} samples, built in {time.perf_counter() - t0:.1f} s")
+        cat = default_catalogue()
+        base, others = "my8000_rel_o2nofp", ["my8030_rel_o2nofp", "my8059_rel_o2nofp"]
+        with Store.open_for_reading(db) as store:
+            cur = store.cursor()
+
+            def ours() -> object:
+                return compare(
+                    cur,
+                    host="host1",
+                    base=base,
+                    with_builds=others,
+                    group_of=cat.group_of,
+                    sort_key=cat.sort_key,
+                )
+
+            def baseline() -> object:
+                return python_baseline(store, "host1", base, others)
+
+            c = ours()
+            b = baseline()
+            ours_rq = [r.values for r in c.rqps]  # type: ignore[attr-defined]
+            base_rq = list(b["rqps"].values())  # type: ignore[index]
+            assert len(ours_rq) == len(base_rq) == 42, "both implementations must agree"
+            assert all(
+                abs(x - y) < 1e-9
+                for r1, r2 in zip(ours_rq, base_rq, strict=True)
+                for x, y in zip(r1, r2, strict=True)
+            )
+            ours_med, ours_max = timed(ours, args.repeat)
+            base_med, base_max = timed(baseline, args.repeat)
+        print(f"compare (duckdb)        median {ours_med:8.1f} ms   max {ours_max:8.1f} ms")
+        print(f"plain-Python baseline   median {base_med:8.1f} ms   max {base_max:8.1f} ms")
+        print(f"ratio baseline/compare  {base_med / ours_med:8.1f}x")
+        print(f"target compare < 100 ms: {'met' if ours_med < 100 else 'NOT met'}")
+        cold_t0 = time.perf_counter()
+        with Store.open_for_reading(db) as store:
+            compare(
+                store.cursor(),
+                host="host2",
+                base=base,
+                with_builds=others,
+                group_of=cat.group_of,
+                sort_key=cat.sort_key,
+            )
+        print(f"cold (open store + compare) {1000 * (time.perf_counter() - cold_t0):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""The workload catalogue: names, groups and order of the microbenchmarks users read.
+
+Names follow the posts: ``point-query.pre_range=100`` is the test ``point-query`` run before
+the write steps (``.pre``) with ``range=100``. The default group table comes from domain.md;
+a user can override it (see :func:`load_group_overrides`).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+GROUPS = ("point-1", "point-2", "range-1", "range-2", "writes")
+OTHER_GROUP = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """One benchmark step of a suite."""
+
+    name: str
+    group: str
+    order: int
+    family: str = "sysbench"
+
+
+# The classic 42 sysbench microbenchmarks, in the posts' order, with their default groups.
+CLASSIC_42: tuple[tuple[str, str], ...] = (
+    ("hot-points_range=100", "point-1"),
+    ("point-query.pre_range=100", "point-1"),
+    ("point-query_range=100", "point-1"),
+    ("points-covered-pk.pre_range=100", "point-1"),
+    ("points-covered-pk_range=100", "point-1"),
+    ("points-covered-si.pre_range=100", "point-1"),
+    ("points-covered-si_range=100", "point-1"),
+    ("points-notcovered-pk.pre_range=100", "point-1"),
+    ("points-notcovered-pk_range=100", "point-1"),
+    ("points-notcovered-si.pre_range=100", "point-1"),
+    ("points-notcovered-si_range=100", "point-1"),
+    ("random-points.pre_range=1000", "point-2"),
+    ("random-points.pre_range=100", "point-2"),
+    ("random-points.pre_range=10", "point-2"),
+    ("random-points_range=1000", "point-2"),
+    ("random-points_range=100", "point-2"),
+    ("random-points_range=10", "point-2"),
+    ("range-covered-pk.pre_range=100", "range-1"),
+    ("range-covered-pk_range=100", "range-1"),
+    ("range-covered-si.pre_range=100", "range-1"),
+    ("range-covered-si_range=100", "range-1"),
+    ("range-notcovered-pk.pre_range=100", "range-1"),
+    ("range-notcovered-pk_range=100", "range-1"),
+    ("range-notcovered-si.pre_range=100", "range-1"),
+    ("range-notcovered-si_range=100", "range-1"),
+    ("read-only.pre_range=10000", "range-2"),
+    ("read-only.pre_range=100", "range-2"),
+    ("read-only.pre_range=10", "range-2"),
+    ("read-only_range=10000", "range-2"),
+    ("read-only_range=100", "range-2"),
+    ("read-only_range=10", "range-2"),
+    ("scan_range=100", "range-1"),
+    ("delete_range=100", "writes"),
+    ("insert_range=100", "writes"),
+    ("read-write_range=100", "writes"),
+    ("read-write_range=10", "writes"),
+    ("update-index_range=100", "writes"),
+    ("update-inlist_range=100", "writes"),
+    ("update-nonindex_range=100", "writes"),
+    ("update-one_range=100", "writes"),
+    ("update-zipf_range=100", "writes"),
+    ("write-only_range=10000", "writes"),
+)
+
+# The newer 32-33 step set: most .pre steps dropped, read-only-* variants and scan.warm added.
+MODERN_33: tuple[tuple[str, str], ...] = (
+    ("hot-points_range=100", "point-1"),
+    ("point-query_range=100", "point-1"),
+    ("points-covered-pk_range=100", "point-1"),
+    ("points-covered-si_range=100", "point-1"),
+    ("points-notcovered-pk_range=100", "point-1"),
+    ("points-notcovered-si_range=100", "point-1"),
+    ("random-points_range=1000", "point-2"),
+    ("random-points_range=100", "point-2"),
+    ("random-points_range=10", "point-2"),
+    ("range-covered-pk_range=100", "range-1"),
+    ("range-covered-si_range=100", "range-1"),
+    ("range-notcovered-pk_range=100", "range-1"),
+    ("range-notcovered-si_range=100", "range-1"),
+    ("read-only-count_range=1000", "range-2"),
+    ("read-only-distinct_range=1000", "range-2"),
+    ("read-only-order_range=1000", "range-2"),
+    ("read-only_range=10000", "range-2"),
+    ("read-only_range=100", "range-2"),
+    ("read-only_range=10", "range-2"),
+    ("read-only-simple_range=1000", "range-2"),
+    ("read-only-sum_range=1000", "range-2"),
+    ("scan_range=100", "range-1"),
+    ("scan.warm_range=100", "range-1"),
+    ("delete_range=100", "writes"),
+    ("insert_range=100", "writes"),
+    ("read-write_range=100", "writes"),
+    ("read-write_range=10", "writes"),
+    ("update-index_range=100", "writes"),
+    ("update-inlist_range=100", "writes"),
+    ("update-nonindex_range=100", "writes"),
+    ("update-one_range=100", "writes"),
+    ("update-zipf_range=100", "writes"),
+    ("write-only_range=10000", "writes"),
+)
+
+SUITES: dict[str, tuple[tuple[str, str], ...]] = {"classic": CLASSIC_42, "modern": MODERN_33}
+
+_WORKLOAD = re.compile(r"^(?P<test>[a-z0-9][a-z0-9.-]*?)(?:_range=(?P<range>\d+))?$")
+_MYTOOLS = re.compile(
+    r"^(?P<test>[a-z0-9][a-z0-9.-]*?)\.range(?P<range>\d+)\.pk(?P<pk>\d+)(?:\.dop(?P<dop>\d+))?$"
+)
+
+
+class Catalogue:
+    """Order and group of every known workload; unknown names sort last, in group ``other``."""
+
+    def __init__(self, entries: Iterable[tuple[str, str]], overrides: Mapping[str, str] | None = None):
+        self._order: dict[str, int] = {}
+        self._group: dict[str, str] = {}
+        for name, group in entries:
+            if name not in self._order:
+                self._order[name] = len(self._order)
+                self._group[name] = group
+        for name, group in (overrides or {}).items():
+            self._group[name] = group
+            self._order.setdefault(name, len(self._order))
+
+    def group_of(self, name: str) -> str:
+        return self._group.get(name, OTHER_GROUP)
+
+    def sort_key(self, name: str) -> tuple[int, str]:
+        return (self._order.get(name, len(self._order)), name)
+
+    def workload(self, name: str) -> Workload:
+        return Workload(name=name, group=self.group_of(name), order=self.sort_key(name)[0])
+
+    def groups(self) -> list[str]:
+        seen = [g for g in GROUPS if g in self._group.values()]
+        seen += sorted({g for g in self._group.values()} - set(seen))
+        return seen
+
+    def names(self) -> list[str]:
+        return sorted(self._order, key=self._order.__getitem__)
+
+
+def merged_order(
+    first: Sequence[tuple[str, str]], second: Sequence[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """``first`` in its order, with each step only in ``second`` placed after its predecessor there."""
+    out = list(first)
+    names = [n for n, _ in out]
+    prev: str | None = None
+    for name, group in second:
+        if name not in names:
+            at = names.index(prev) + 1 if prev in names else len(names)
+            out.insert(at, (name, group))
+            names.insert(at, name)
+        prev = name
+    return out
+
+
+def default_catalogue(overrides: Mapping[str, str] | None = None, suite: str | None = None) -> Catalogue:
+    """The classic 42 in the posts' order with the newer set's steps merged in; with ``suite``,
+    that suite's order comes first."""
+    if suite is not None:
+        if suite not in SUITES:
+            raise ValueError(f"unknown suite {suite!r} (expected one of {', '.join(sorted(SUITES))})")
+        return Catalogue(merged_order(SUITES[suite], merged_order(CLASSIC_42, MODERN_33)), overrides)
+    return Catalogue(merged_order(CLASSIC_42, MODERN_33), overrides)
+
+
+def load_group_overrides(path: Path) -> dict[str, str]:
+    """Read ``[groups]`` (workload name -> group) from a TOML file."""
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    table = data.get("groups", {})
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise ValueError(f"{path}: [groups] must map workload names to group names")
+    return dict(table)
+
+
+def workload_name(test: str, range_size: int | None) -> str:
+    """``("point-query.pre", 100)`` -> ``point-query.pre_range=100``."""
+    return test if range_size is None else f"{test}_range={range_size}"
+
+
+def split_workload_name(name: str) -> tuple[str, int | None]:
+    """``point-query.pre_range=100`` -> ``("point-query.pre", 100)``."""
+    m = _WORKLOAD.match(name)
+    if not m:
+        return name, None
+    r = m.group("range")
+    return m.group("test"), int(r) if r else None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultSuffix:
+    """What a mytools result-file suffix says: workload, pk flag and concurrency."""
+
+    workload: str
+    pk: int
+    dop: int | None
+
+
+def parse_mytools_suffix(suffix: str) -> ResultSuffix | None:
+    """``point-query.pre.range100.pk1.dop24`` -> workload ``point-query.pre_range=100``, dop 24."""
+    m = _MYTOOLS.match(suffix)
+    if not m:
+        return None
+    dop = m.group("dop")
+    return ResultSuffix(
+        workload=workload_name(m.group("test"), int(m.group("range"))),
+        pk=int(m.group("pk")),
+        dop=int(dop) if dop else None,
+    )

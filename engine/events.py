@@ -1,0 +1,84 @@
+"""Typed events a run yields: the one channel from remote process to store and UI.
+
+The caller creates the run in its store first and hands the engine the run id; the engine
+never sees the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from engine.metrics import PerOp
+from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    run_id: int
+    host: str
+    remote_dir: str
+    started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BenchBatch:
+    """Benchmark interval samples, in order, each delivered exactly once."""
+
+    run_id: int
+    rows: tuple[BenchInterval, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VmstatBatch:
+    run_id: int
+    rows: tuple[VmstatSample, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IostatBatch:
+    run_id: int
+    rows: tuple[IostatSample, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """Lines a parser could not use, kept with their source."""
+
+    run_id: int
+    source: str
+    rows: tuple[SkippedLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    run_id: int
+    stream: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    run_id: int
+    summary: SysbenchSummary
+    qps: float
+    per_op: PerOp
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunFailed:
+    run_id: int
+    error: str
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunCancelled:
+    run_id: int
+    finished_at: datetime
+
+
+SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped
+EndEvent = RunFinished | RunFailed | RunCancelled
+RunEvent = RunStarted | SampleEvent | LogLine | EndEvent

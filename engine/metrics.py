@@ -1,0 +1,95 @@
+"""Per-operation hardware metrics (domain.md): vmstat and iostat averages divided by o/s."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.records import IostatSample, SysbenchSummary, VmstatSample
+
+SCAN_TESTS = ("scan",)
+
+
+@dataclass(frozen=True, slots=True)
+class PerOp:
+    """cpu/o, cs/o, r/o, rKB/o, wKB/o and o/s of one run; ``None`` where no samples exist.
+
+    ``cpu_us_o`` is CPU microseconds per operation (``cpu/o * ncpu * 1e4``), comparable across
+    servers; it needs the host's CPU count.
+    """
+
+    ops: float
+    cpu_o: float | None = None
+    cs_o: float | None = None
+    r_o: float | None = None
+    rkb_o: float | None = None
+    wkb_o: float | None = None
+    cpu_us_o: float | None = None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def _div(num: float | None, den: float) -> float | None:
+    if num is None:
+        return None
+    if den == 0:
+        return 0.0 if num == 0 else math.inf
+    return num / den
+
+
+def per_op(
+    ops: float,
+    vmstat: Sequence[VmstatSample] = (),
+    iostat: Sequence[IostatSample] = (),
+    ncpu: int | None = None,
+) -> PerOp:
+    """Per-op metrics from samples of one run; iostat rows must already be the run's device."""
+    cpu = _mean([s.us + s.sy for s in vmstat])
+    cpu_o = _div(cpu, ops)
+    return PerOp(
+        ops=ops,
+        cpu_o=cpu_o,
+        cs_o=_div(_mean([s.cs for s in vmstat]), ops),
+        r_o=_div(_mean([s.r_s for s in iostat]), ops),
+        rkb_o=_div(_mean([s.rkb_s for s in iostat]), ops),
+        wkb_o=_div(_mean([s.wkb_s for s in iostat]), ops),
+        cpu_us_o=cpu_o * ncpu * 1e4 if cpu_o is not None and ncpu else None,
+    )
+
+
+def relative(value: float | None, base: float | None) -> float | None:
+    """value / base, with the posts' conventions: 0/0 -> 1, x/0 -> inf."""
+    if value is None or base is None:
+        return None
+    if base == 0:
+        return 1.0 if value == 0 else math.inf
+    return value / base
+
+
+def is_scan(workload: str) -> bool:
+    """Scan steps read a whole table per event (``scan_range=100``, ``scan.warm_range=100``)."""
+    test = workload.split("_range=", 1)[0]
+    return test.split(".", 1)[0] in SCAN_TESTS
+
+
+def run_qps(summary: SysbenchSummary, workload: str, table_size: int | None = None) -> float | None:
+    """The QPS users read: ``queries: N (X per sec.)``; rows/s (table rows / avg latency) for scans."""
+    if is_scan(workload):
+        rows = table_size or _int_option(summary, "table-size")
+        if rows and summary.lat_avg_ms:
+            return rows / (summary.lat_avg_ms / 1000.0)
+        return None
+    if summary.qps is not None:
+        return summary.qps
+    return summary.eps
+
+
+def _int_option(summary: SysbenchSummary, key: str) -> int | None:
+    raw = summary.options.get(key) or summary.options.get(key.replace("-", "_"))
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None

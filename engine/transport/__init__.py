@@ -1,0 +1,44 @@
+"""Reaching hosts: run commands, start detached processes, read their output files.
+
+``make_transport(spec)`` picks :class:`SSHTransport` or :class:`LocalTransport`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.transport.base import CommandResult, DetachedProcess, HostSpec, Transport
+from engine.transport.errors import (
+    AuthFailed,
+    CommandTimeout,
+    ConnectionLost,
+    HostKeyError,
+    HostUnreachable,
+    TransportError,
+)
+from engine.transport.local import LocalTransport
+from engine.transport.ssh import SSHTransport
+
+
+def make_transport(spec: HostSpec, **ssh_options: Any) -> SSHTransport | LocalTransport:
+    """The transport a spec asks for; ``ssh_options`` go to :class:`SSHTransport`."""
+    if spec.transport == "local":
+        return LocalTransport(spec)
+    return SSHTransport(spec, **ssh_options)
+
+
+__all__ = [
+    "AuthFailed",
+    "CommandResult",
+    "CommandTimeout",
+    "ConnectionLost",
+    "DetachedProcess",
+    "HostKeyError",
+    "HostSpec",
+    "HostUnreachable",
+    "LocalTransport",
+    "SSHTransport",
+    "Transport",
+    "TransportError",
+    "make_transport",
+]

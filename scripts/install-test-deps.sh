@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the real programs the test suite drives: sshd, MariaDB, PostgreSQL, sysbench,
+# vmstat/iostat, db_bench, tmux. Debian/Ubuntu; uses sudo when not root.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
+  postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin >/dev/null
+echo "test dependencies installed: $(sysbench --version), $(iostat -V | head -1), $(ssh -V 2>&1)"

@@ -1,0 +1,135 @@
+"""Ingest engine events into the store in batches (by time and size), never row by row."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.events import (
+    BenchBatch,
+    IostatBatch,
+    LogLine,
+    RunCancelled,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    Skipped,
+    VmstatBatch,
+)
+from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+from store.db import Store
+from store.runs import RunSummary, save_summary, set_status
+from store.samples import append_bench, append_iostat, append_skipped, append_vmstat
+
+
+@dataclass
+class _Pending:
+    bench: list[BenchInterval] = field(default_factory=list)
+    vm: list[VmstatSample] = field(default_factory=list)
+    io: list[IostatSample] = field(default_factory=list)
+    skipped: dict[str, list[SkippedLine]] = field(default_factory=dict)
+
+    def size(self) -> int:
+        return len(self.bench) + len(self.vm) + len(self.io) + sum(map(len, self.skipped.values()))
+
+
+class EventSink:
+    """Buffers sample events per run; flushes every ``batch_time`` seconds or ``batch_rows`` rows,
+    and always before a run's end is recorded. Flushes are one transaction each."""
+
+    def __init__(
+        self,
+        store: Store,
+        batch_time: float = 0.25,
+        batch_rows: int = 5000,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.store = store
+        self.batch_time = batch_time
+        self.batch_rows = batch_rows
+        self.clock = clock
+        self._pending: dict[int, _Pending] = {}
+        self._last_flush = clock()
+        self.rows_written = 0
+
+    def handle(self, event: RunEvent) -> None:
+        match event:
+            case BenchBatch(run_id, rows):
+                self._buf(run_id).bench.extend(rows)
+            case VmstatBatch(run_id, rows):
+                self._buf(run_id).vm.extend(rows)
+            case IostatBatch(run_id, rows):
+                self._buf(run_id).io.extend(rows)
+            case Skipped(run_id, source, rows):
+                self._buf(run_id).skipped.setdefault(source, []).extend(rows)
+            case RunStarted() | LogLine():
+                pass
+            case RunFinished() | RunFailed() | RunCancelled():
+                self.flush()
+                self._end(event)
+                return
+        if self._due():
+            self.flush()
+
+    def _buf(self, run_id: int) -> _Pending:
+        return self._pending.setdefault(run_id, _Pending())
+
+    def _due(self) -> bool:
+        size = sum(p.size() for p in self._pending.values())
+        return size >= self.batch_rows or (size > 0 and self.clock() - self._last_flush >= self.batch_time)
+
+    def flush(self) -> int:
+        """Write everything buffered; returns the number of rows written."""
+        pending, self._pending = self._pending, {}
+        self._last_flush = self.clock()
+        if not pending:
+            return 0
+        n = 0
+        with self.store.transaction() as cur:
+            for run_id, p in pending.items():
+                n += append_bench(cur, run_id, p.bench)
+                n += append_vmstat(cur, run_id, p.vm)
+                n += append_iostat(cur, run_id, p.io)
+                for source, rows in p.skipped.items():
+                    n += append_skipped(cur, run_id, source, rows)
+        self.rows_written += n
+        return n
+
+    def _end(self, event: RunFinished | RunFailed | RunCancelled) -> None:
+        with self.store.transaction() as cur:
+            if isinstance(event, RunFinished):
+                s = event.summary
+                counts = cur.execute(
+                    "SELECT (SELECT count(*) FROM bench_samples WHERE run_id = $r), "
+                    "(SELECT count(*) FROM vmstat_samples WHERE run_id = $r), "
+                    "(SELECT count(*) FROM iostat_samples WHERE run_id = $r)",
+                    {"r": event.run_id},
+                ).fetchone()
+                nb, nv, ni = counts if counts else (0, 0, 0)
+                save_summary(
+                    cur,
+                    event.run_id,
+                    RunSummary(
+                        qps=event.qps,
+                        tps=s.tps,
+                        eps=s.eps,
+                        lat_avg_ms=s.lat_avg_ms,
+                        lat_pct_ms=s.lat_pct_ms,
+                        lat_pct=s.lat_pct,
+                        lat_max_ms=s.lat_max_ms,
+                        total_events=s.total_events,
+                        elapsed_s=s.total_time_s,
+                        per_op=event.per_op,
+                        bench_samples=nb,
+                        vm_samples=nv,
+                        io_samples=ni,
+                        tool_version=s.sysbench_version,
+                    ),
+                )
+                set_status(cur, event.run_id, "finished", finished_at=event.finished_at)
+            elif isinstance(event, RunFailed):
+                set_status(cur, event.run_id, "failed", error=event.error, finished_at=event.finished_at)
+            else:
+                set_status(cur, event.run_id, "cancelled", finished_at=event.finished_at)

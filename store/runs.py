@@ -1,0 +1,183 @@
+"""Hosts, builds, workloads and runs: creating them and recording a run's outcome."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from engine.builds import Build
+from engine.metrics import PerOp
+
+RUN_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
+
+
+@dataclass(frozen=True, slots=True)
+class NewRun:
+    """What is known about a run when it is created."""
+
+    host: str
+    build: Build
+    workload: str
+    source: str
+    config: str = ""
+    family: str = "sysbench"
+    threads: int | None = None
+    tables: int | None = None
+    table_size: int | None = None
+    device: str | None = None
+    source_path: str | None = None
+    command: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    status: str = "running"
+    started_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """A run's result: the QPS users read, latency, and per-op hardware metrics."""
+
+    qps: float | None
+    tps: float | None = None
+    eps: float | None = None
+    lat_avg_ms: float | None = None
+    lat_pct_ms: float | None = None
+    lat_pct: float | None = None
+    lat_max_ms: float | None = None
+    total_events: int | None = None
+    elapsed_s: float | None = None
+    per_op: PerOp | None = None
+    bench_samples: int = 0
+    vm_samples: int = 0
+    io_samples: int = 0
+    tool_version: str | None = None
+
+
+def ensure_host(cur: duckdb.DuckDBPyConnection, name: str, ncpu: int | None = None) -> int:
+    cur.execute("INSERT INTO hosts (name, ncpu) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [name, ncpu])
+    row = cur.execute("SELECT host_id, ncpu FROM hosts WHERE name = ?", [name]).fetchone()
+    assert row is not None
+    if ncpu is not None and row[1] is None:
+        cur.execute("UPDATE hosts SET ncpu = ? WHERE host_id = ?", [ncpu, row[0]])
+    return int(row[0])
+
+
+def save_host_facts(cur: duckdb.DuckDBPyConnection, name: str, facts: dict[str, Any]) -> int:
+    """Record a host's facts (CPU, cores, RAM, storage, OS ...); ``ncpu`` is kept in a column."""
+    host_id = ensure_host(cur, name)
+    ncpu = facts.get("ncpu")
+    cur.execute(
+        "UPDATE hosts SET facts = ?, facts_at = current_timestamp, ncpu = coalesce(?, ncpu) "
+        "WHERE host_id = ?",
+        [json.dumps(facts, sort_keys=True), ncpu, host_id],
+    )
+    return host_id
+
+
+def ensure_build(cur: duckdb.DuckDBPyConnection, build: Build) -> int:
+    cur.execute(
+        "INSERT INTO builds (name, dbms, version, version_key, fork, variant) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+        [build.name, build.dbms, build.version, build.version_key, build.fork, build.variant],
+    )
+    row = cur.execute("SELECT build_id FROM builds WHERE name = ?", [build.name]).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def ensure_workload(cur: duckdb.DuckDBPyConnection, name: str, family: str = "sysbench") -> int:
+    cur.execute(
+        "INSERT INTO workloads (name, family) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+        [name, family],
+    )
+    row = cur.execute("SELECT workload_id FROM workloads WHERE name = ?", [name]).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def create_run(cur: duckdb.DuckDBPyConnection, run: NewRun, ncpu: int | None = None) -> int:
+    """Insert a run (and its host, build and workload if new); returns the run id."""
+    host_id = ensure_host(cur, run.host, ncpu)
+    build_id = ensure_build(cur, run.build)
+    workload_id = ensure_workload(cur, run.workload, run.family)
+    row = cur.execute(
+        "INSERT INTO runs (host_id, build_id, workload_id, config, threads, tables, table_size, "
+        "device, status, source, source_path, command, params, started_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id",
+        [
+            host_id,
+            build_id,
+            workload_id,
+            run.config,
+            run.threads,
+            run.tables,
+            run.table_size,
+            run.device,
+            run.status,
+            run.source,
+            run.source_path,
+            run.command,
+            json.dumps(run.params, sort_keys=True),
+            run.started_at,
+        ],
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def save_summary(cur: duckdb.DuckDBPyConnection, run_id: int, s: RunSummary) -> None:
+    p = s.per_op
+    cur.execute(
+        "INSERT OR REPLACE INTO run_summary (run_id, qps, tps, eps, lat_avg_ms, lat_pct_ms, "
+        "lat_pct, lat_max_ms, total_events, elapsed_s, cpu_o, cs_o, r_o, rkb_o, wkb_o, cpu_us_o, "
+        "bench_samples, vm_samples, io_samples, tool_version) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            run_id,
+            s.qps,
+            s.tps,
+            s.eps,
+            s.lat_avg_ms,
+            s.lat_pct_ms,
+            s.lat_pct,
+            s.lat_max_ms,
+            s.total_events,
+            s.elapsed_s,
+            p.cpu_o if p else None,
+            p.cs_o if p else None,
+            p.r_o if p else None,
+            p.rkb_o if p else None,
+            p.wkb_o if p else None,
+            p.cpu_us_o if p else None,
+            s.bench_samples,
+            s.vm_samples,
+            s.io_samples,
+            s.tool_version,
+        ],
+    )
+
+
+def set_status(
+    cur: duckdb.DuckDBPyConnection,
+    run_id: int,
+    status: str,
+    error: str | None = None,
+    finished_at: datetime | None = None,
+) -> None:
+    if status not in RUN_STATUSES:
+        raise ValueError(f"unknown run status {status!r}")
+    cur.execute(
+        "UPDATE runs SET status = ?, error = coalesce(?, error), "
+        "finished_at = coalesce(?, finished_at, current_timestamp) WHERE run_id = ?",
+        [status, error, finished_at, run_id],
+    )
+
+
+def save_raw(cur: duckdb.DuckDBPyConnection, run_id: int, kind: str, name: str, text: str) -> None:
+    cur.execute(
+        "INSERT INTO raw_files (run_id, kind, name, content) VALUES (?, ?, ?, ?)",
+        [run_id, kind, name, text],
+    )

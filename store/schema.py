@@ -1,0 +1,145 @@
+"""DuckDB schema of the benchdeck store, as an ordered list of migrations.
+
+Each migration is applied once, in a transaction, and recorded in ``schema_version``.
+Never edit a released migration: append a new one.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
+    (
+        1,
+        """
+        CREATE SEQUENCE host_id_seq START 1;
+        CREATE SEQUENCE build_id_seq START 1;
+        CREATE SEQUENCE workload_id_seq START 1;
+        CREATE SEQUENCE run_id_seq START 1;
+
+        CREATE TABLE hosts (
+            host_id     INTEGER PRIMARY KEY DEFAULT nextval('host_id_seq'),
+            name        VARCHAR NOT NULL UNIQUE,
+            ncpu        INTEGER,
+            facts       JSON,
+            facts_at    TIMESTAMP
+        );
+
+        CREATE TABLE builds (
+            build_id    INTEGER PRIMARY KEY DEFAULT nextval('build_id_seq'),
+            name        VARCHAR NOT NULL UNIQUE,
+            dbms        VARCHAR NOT NULL,
+            version     VARCHAR NOT NULL,
+            version_key VARCHAR NOT NULL,
+            fork        VARCHAR NOT NULL DEFAULT '',
+            variant     VARCHAR NOT NULL DEFAULT ''
+        );
+
+        CREATE TABLE workloads (
+            workload_id INTEGER PRIMARY KEY DEFAULT nextval('workload_id_seq'),
+            name        VARCHAR NOT NULL UNIQUE,
+            family      VARCHAR NOT NULL DEFAULT 'sysbench'
+        );
+
+        CREATE TABLE runs (
+            run_id      BIGINT PRIMARY KEY DEFAULT nextval('run_id_seq'),
+            host_id     INTEGER NOT NULL REFERENCES hosts(host_id),
+            build_id    INTEGER NOT NULL REFERENCES builds(build_id),
+            workload_id INTEGER NOT NULL REFERENCES workloads(workload_id),
+            config      VARCHAR NOT NULL DEFAULT '',
+            threads     INTEGER,
+            tables      INTEGER,
+            table_size  BIGINT,
+            device      VARCHAR,
+            status      VARCHAR NOT NULL DEFAULT 'running',
+            source      VARCHAR NOT NULL,
+            source_path VARCHAR,
+            command     VARCHAR,
+            params      JSON,
+            tags        VARCHAR[] NOT NULL DEFAULT [],
+            error       VARCHAR,
+            created_at  TIMESTAMP NOT NULL DEFAULT current_timestamp,
+            started_at  TIMESTAMP,
+            finished_at TIMESTAMP
+        );
+
+        CREATE TABLE run_summary (
+            run_id        BIGINT PRIMARY KEY REFERENCES runs(run_id),
+            qps           DOUBLE,
+            tps           DOUBLE,
+            eps           DOUBLE,
+            lat_avg_ms    DOUBLE,
+            lat_pct_ms    DOUBLE,
+            lat_pct       DOUBLE,
+            lat_max_ms    DOUBLE,
+            total_events  BIGINT,
+            elapsed_s     DOUBLE,
+            cpu_o         DOUBLE,
+            cs_o          DOUBLE,
+            r_o           DOUBLE,
+            rkb_o         DOUBLE,
+            wkb_o         DOUBLE,
+            cpu_us_o      DOUBLE,
+            bench_samples INTEGER NOT NULL DEFAULT 0,
+            vm_samples    INTEGER NOT NULL DEFAULT 0,
+            io_samples    INTEGER NOT NULL DEFAULT 0,
+            tool_version  VARCHAR
+        );
+
+        CREATE TABLE bench_samples (
+            run_id       BIGINT NOT NULL,
+            t            DOUBLE NOT NULL,
+            threads      INTEGER,
+            tps          DOUBLE,
+            qps          DOUBLE,
+            reads        DOUBLE,
+            writes       DOUBLE,
+            other        DOUBLE,
+            latency_ms   DOUBLE,
+            latency_pct  DOUBLE,
+            errors_s     DOUBLE,
+            reconnects_s DOUBLE
+        );
+
+        CREATE TABLE vmstat_samples (
+            run_id BIGINT NOT NULL,
+            seq    INTEGER NOT NULL,
+            r BIGINT, b BIGINT, swpd BIGINT, free BIGINT, buff BIGINT, cache BIGINT,
+            si BIGINT, so BIGINT, bi BIGINT, bo BIGINT, "in" BIGINT, cs BIGINT,
+            us INTEGER, sy INTEGER, id INTEGER, wa INTEGER, st INTEGER, gu INTEGER,
+            ts VARCHAR
+        );
+
+        CREATE TABLE iostat_samples (
+            run_id  BIGINT NOT NULL,
+            seq     INTEGER NOT NULL,
+            device  VARCHAR NOT NULL,
+            r_s     DOUBLE, w_s DOUBLE, rkb_s DOUBLE, wkb_s DOUBLE,
+            rrqm_s  DOUBLE, wrqm_s DOUBLE, r_await DOUBLE, w_await DOUBLE,
+            aqu_sz  DOUBLE, util DOUBLE,
+            ts      VARCHAR
+        );
+
+        -- Lines a parser could not use: kept, never silently dropped.
+        CREATE TABLE skipped_lines (
+            run_id BIGINT NOT NULL,
+            source VARCHAR NOT NULL,
+            lineno INTEGER NOT NULL,
+            text   VARCHAR NOT NULL,
+            reason VARCHAR NOT NULL
+        );
+
+        -- The raw text of imported files, so nothing is lost to a parser's limits.
+        CREATE TABLE raw_files (
+            run_id  BIGINT NOT NULL,
+            kind    VARCHAR NOT NULL,
+            name    VARCHAR NOT NULL,
+            content VARCHAR NOT NULL
+        );
+        -- Sample tables have no index on purpose: rows arrive in run order, so DuckDB's
+        -- zone maps already prune by run_id, and appends stay fast.
+        """,
+    ),
+)
+
+LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]

@@ -1,0 +1,141 @@
+"""The store file: creation, migrations, and a second process meeting a locked store."""
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.builds import parse_build_name
+from store.db import Store, StoreError, StoreLocked, StoreTooNew
+from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from store.schema import LATEST_VERSION
+
+HOLDER = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.fixture
+def holder(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
+    """A real second process that holds the store's write lock until told to stop."""
+    db = tmp_path / "held.duckdb"
+    with Store.open(db) as s, s.transaction() as cur:
+        run_id = create_run(cur, NewRun("h1", parse_build_name("my8028_rel"), "scan_range=100", "test"))
+        save_summary(cur, run_id, RunSummary(qps=123.0))
+        set_status(cur, run_id, "finished")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    yield db, proc
+    assert proc.stdin is not None
+    proc.stdin.write("\n")
+    proc.stdin.flush()
+    proc.wait(timeout=10)
+
+
+def test_new_store_is_migrated_to_latest(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "a.duckdb") as s:
+        assert s.schema_version() == LATEST_VERSION
+        tables = {r[0] for r in s.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert {
+        "hosts",
+        "builds",
+        "workloads",
+        "runs",
+        "run_summary",
+        "bench_samples",
+        "vmstat_samples",
+        "iostat_samples",
+        "skipped_lines",
+        "raw_files",
+    } <= tables
+
+
+def test_reopening_keeps_data_and_does_not_remigrate(tmp_path: Path) -> None:
+    db = tmp_path / "a.duckdb"
+    with Store.open(db) as s, s.transaction() as cur:
+        create_run(cur, NewRun("h1", parse_build_name("my8028_rel"), "scan_range=100", "test"))
+    with Store.open(db) as s:
+        assert s.scalar("SELECT count(*) FROM runs") == 1
+        assert s.scalar("SELECT count(*) FROM schema_version") == LATEST_VERSION
+
+
+def test_store_from_a_newer_benchdeck_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "a.duckdb"
+    with Store.open(db) as s:
+        s.con.execute("INSERT INTO schema_version (version) VALUES (?)", [LATEST_VERSION + 1])
+    with pytest.raises(StoreTooNew, match="upgrade benchdeck"):
+        Store.open(db)
+
+
+def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.duckdb"
+    bad.write_text("this is not a duckdb file\n" * 100)
+    with pytest.raises(StoreError, match=r"cannot open store .*notes\.duckdb"):
+        Store.open(bad)
+
+
+def test_locked_store_names_the_holder(holder: tuple[Path, subprocess.Popen[str]]) -> None:
+    db, proc = holder
+    with pytest.raises(StoreLocked) as err:
+        Store.open(db)
+    assert err.value.pid == proc.pid
+    assert f"process {proc.pid}" in str(err.value)
+    assert "--db" in str(err.value)
+
+
+def test_locked_store_can_still_be_read_from_a_snapshot(
+    holder: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    db, _ = holder
+    with Store.open_for_reading(db) as s:
+        assert s.read_only
+        assert s.snapshot_of == db
+        assert s.scalar("SELECT qps FROM run_summary") == 123.0
+        snap_dir = s.path.parent
+    assert not snap_dir.exists(), "snapshot copy is removed on close"
+
+
+def test_locked_store_cli_prints_one_line(holder: tuple[Path, subprocess.Popen[str]], tmp_path: Path) -> None:
+    db, proc = holder
+    f = tmp_path / "out.txt"
+    f.write_text("queries: 10 (1.00 per sec.)\n")
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from tui.cli import main; main()",
+            "--db",
+            str(db),
+            "import",
+            "sysbench",
+            str(f),
+            "--host",
+            "h",
+            "--build",
+            "my8028_rel",
+            "--workload",
+            "w",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert f"in use by process {proc.pid}" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_reading_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        Store.open_for_reading(tmp_path / "none.duckdb")

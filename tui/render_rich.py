@@ -1,0 +1,76 @@
+"""Rich rendering of a comparison for a terminal: coloured rQPS, group stats, per-op tables."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from store.compare import HW_KEYS, Comparison
+from store.report import NOISE_MARK, fmt_hw, fmt_ratio, fmt_rel
+
+RED_AT = 0.95
+GREEN_AT = 1.05
+
+
+def rqps_style(v: float | None, *, red: str = "red", green: str = "green", grey: str = "grey62") -> str:
+    """red <= 0.95, green >= 1.05, grey between (the posts' convention)."""
+    if v is None:
+        return "dim"
+    if v <= RED_AT:
+        return red
+    if v >= GREEN_AT:
+        return green
+    return grey
+
+
+def comparison_renderable(cmp: Comparison) -> Group:
+    multi = len(cmp.dops) > 1
+    legend = Text(
+        f"Relative to: {cmp.base}\n" + "\n".join(f"col-{i} : {c}" for i, c in enumerate(cmp.columns, 1))
+    )
+    rq = Table(title=f"rQPS on {cmp.host}", title_justify="left", box=None, pad_edge=False)
+    for i in range(len(cmp.columns)):
+        rq.add_column(f"col-{i + 1}", justify="right")
+    rq.add_column("workload")
+    rq.add_column("group", style="dim")
+    for row in cmp.rqps:
+        cells = [
+            Text(fmt_ratio(v) + (NOISE_MARK if row.within_noise[i] else ""), style=rqps_style(v))
+            for i, v in enumerate(row.values)
+        ]
+        label = f"{row.workload}@dop{row.dop}" if multi else row.workload
+        rq.add_row(*cells, label, row.group)
+    gs = Table(title="Summary per group", title_justify="left", box=None)
+    for name in ("column", "group", "min", "max", "avg", "median", "gmean"):
+        gs.add_column(name, justify="left" if name in ("column", "group") else "right")
+    for g in cmp.groups:
+        col = f"col-{cmp.columns.index(g.column) + 1}"
+        label = f"{g.group}@dop{g.dop}" if multi else g.group
+        vals = [Text(fmt_ratio(v), style=rqps_style(v)) for v in (g.min, g.max, g.avg, g.median, g.gmean)]
+        gs.add_row(col, label, *vals)
+    parts: list[Table | Text] = [legend, rq, gs]
+    for block in cmp.hw:
+        t = Table(
+            title=f"{block.workload}" + (f" dop {block.dop}" if block.dop else ""),
+            title_justify="left",
+            box=None,
+        )
+        t.add_column("dbms")
+        for k in HW_KEYS:
+            t.add_column(k, justify="right")
+        for k in HW_KEYS:
+            t.add_column(f"r {k}", justify="right", style="cyan")
+        base = block.rows[0].values
+        for r in block.rows:
+            t.add_row(
+                r.build,
+                *(fmt_hw(k, r.values[k]) for k in HW_KEYS),
+                *(fmt_rel(k, r.values, base) for k in HW_KEYS),
+            )
+        parts.append(t)
+    return Group(*parts)
+
+
+def print_comparison(cmp: Comparison, console: Console | None = None) -> None:
+    (console or Console()).print(comparison_renderable(cmp))
