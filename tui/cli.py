@@ -154,7 +154,9 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None) -> 
 @click.option("--with", "with_", multiple=True, required=True, help="Build to compare (repeat).")
 @click.option("--config", "config", help="Only runs with this DBMS config.")
 @click.option("--dop", type=int, help="Only runs at this concurrency.")
-@click.option("--suite", type=click.Choice(sorted(SUITES)), help="Only the steps of this suite, in its order.")
+@click.option(
+    "--suite", type=click.Choice(sorted(SUITES)), help="Only the steps of this suite, in its order."
+)
 @click.option(
     "--format",
     "fmt",

@@ -82,7 +82,9 @@ def test_newer_steps_are_merged_where_the_newer_suite_puts_them() -> None:
     names = default_catalogue().names()
     assert names.index("range-notcovered-si_range=100") < names.index("read-only-count_range=1000")
     assert names.index("read-only-count_range=1000") < names.index("read-only_range=10000")
-    assert names.index("scan_range=100") < names.index("scan.warm_range=100") < names.index("delete_range=100")
+    assert (
+        names.index("scan_range=100") < names.index("scan.warm_range=100") < names.index("delete_range=100")
+    )
     assert names[:42] != [n for n, _ in CLASSIC_42]  # extras are interleaved, not appended
     assert [n for n in names if n in dict(CLASSIC_42)] == [n for n, _ in CLASSIC_42]
 

@@ -1,0 +1,28 @@
+"""Pure parsers for benchmark tool output (sysbench, vmstat, iostat): text lines in, records out.
+
+No I/O here: callers feed lines (live tailing) or whole outputs (archives).
+"""
+
+from engine.parsers.iostat import IostatParser, IostatResult, parse_iostat
+from engine.parsers.sysbench import (
+    SysbenchParser,
+    SysbenchResult,
+    parse_command,
+    parse_interval,
+    parse_sysbench_output,
+)
+from engine.parsers.vmstat import VmstatParser, VmstatResult, parse_vmstat
+
+__all__ = [
+    "IostatParser",
+    "IostatResult",
+    "SysbenchParser",
+    "SysbenchResult",
+    "VmstatParser",
+    "VmstatResult",
+    "parse_command",
+    "parse_interval",
+    "parse_iostat",
+    "parse_sysbench_output",
+    "parse_vmstat",
+]

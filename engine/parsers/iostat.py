@@ -1,0 +1,170 @@
+"""iostat -x output (sysstat 10, 11 and 12 layouts): device rows, columns found by header name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.records import IostatSample, SkippedLine
+
+# Linux 6.x (host)  date  arch  (n CPU)
+_BANNER = re.compile(r"(?a)\S+\s+\S+\s+\(.*\)\s+\S+\s+.*\(\d+ CPU\)")
+_TIMESTAMP = re.compile(
+    r"(?a)(?:Time: )?(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}[ T])?\d{1,2}:\d{2}:\d{2}"
+    r"(?: ?[AP]M)?(?:Z|[+-]\d{2}:?\d{2})?"
+)  # 11/21/26 19:52:23, 11/21/2026 07:52:23 PM, 2026-11-21T19:52:23+0000, Time: 07:52:23 PM
+_NUMBER = re.compile(r"(?a)\d+(?:[.,]\d+)?")  # some locales print a decimal comma
+# IostatSample field -> header names accepted for it, with a factor to kB/s where needed.
+_COLUMNS: dict[str, tuple[tuple[str, float], ...]] = {
+    "r_s": (("r/s", 1.0),),
+    "w_s": (("w/s", 1.0),),
+    "rkb_s": (("rkB/s", 1.0), ("rMB/s", 1024.0), ("rsec/s", 0.5)),
+    "wkb_s": (("wkB/s", 1.0), ("wMB/s", 1024.0), ("wsec/s", 0.5)),
+    "rrqm_s": (("rrqm/s", 1.0),),
+    "wrqm_s": (("wrqm/s", 1.0),),
+    "r_await": (("r_await", 1.0),),
+    "w_await": (("w_await", 1.0),),
+    "aqu_sz": (("aqu-sz", 1.0), ("avgqu-sz", 1.0)),
+    "util": (("%util", 1.0),),
+}
+_REQUIRED = ("r_s", "w_s", "rkb_s", "wkb_s")
+_KNOWN = {name for names in _COLUMNS.values() for name, _ in names} | {
+    "tps", "kB_read/s", "kB_wrtn/s", "MB_read/s", "MB_wrtn/s", "Blk_read/s", "Blk_wrtn/s",
+    "%rrqm", "%wrqm", "d/s", "f/s", "rareq-sz", "wareq-sz", "await", "svctm", "avgrq-sz",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class IostatResult:
+    """Everything read from one iostat output."""
+
+    samples: tuple[IostatSample, ...]
+    skipped: tuple[SkippedLine, ...]
+    reports: int
+
+
+class IostatParser:
+    """Incremental iostat parser; ``feed`` one line at a time.
+
+    A report starts at a ``Device`` header (``--pretty``: at its first group's header);
+    ``seq`` numbers the kept reports from 0.
+    ``device`` keeps only rows of exactly that device; ``drop_first_report`` drops the
+    since-boot first report (output recorded without ``-y``).
+    Every line ends up exactly once in a sample, as recognised (``recognised`` counts them,
+    including rows of other devices) or in ``skipped`` with a reason.
+    """
+
+    def __init__(self, device: str | None = None, drop_first_report: bool = False) -> None:
+        self.device = device
+        self.drop_first_report = drop_first_report
+        self.samples: list[IostatSample] = []
+        self.skipped: list[SkippedLine] = []
+        self.reports = 0  # kept reports
+        self.dropped_reports = 0
+        self.recognised = 0
+        self._lineno = 0
+        self._header: list[str] | None = None
+        self._dev = 0  # index of the device name column
+        self._fields: dict[str, tuple[int, float]] = {}  # sample field -> (column, factor)
+        self._pretty = False
+        self._has_report = False
+        self._partial: dict[str, dict[str, float]] = {}  # --pretty: device -> values so far
+        self._cpu_values_next = False
+        self._timestamp: str | None = None
+        self._report_timestamp: str | None = None
+        self._dropping = False
+
+    def feed(self, line: str) -> list[IostatSample]:
+        """Consume one line (without its newline); return the samples it yields (0 or 1)."""
+        self._lineno += 1
+        line = line.rstrip("\r\n")
+        s = line.strip()
+        tokens = s.split()
+        cpu_values_next, self._cpu_values_next = self._cpu_values_next, False
+        if not s or (s.endswith("CPU)") and _BANNER.fullmatch(s)):
+            self._cpu_values_next = cpu_values_next and not s
+        elif _TIMESTAMP.fullmatch(s):
+            self._timestamp, self._has_report = s.removeprefix("Time: "), False
+        elif tokens[0] == "avg-cpu:":
+            self._cpu_values_next, self._has_report = True, False
+        elif cpu_values_next and all(_NUMBER.fullmatch(t) for t in tokens):
+            pass  # the avg-cpu values line
+        elif _is_header(tokens):
+            self._start_header(tokens)
+        else:
+            return self._device_row(line, tokens)
+        self.recognised += 1
+        return []
+
+    def _start_header(self, tokens: list[str]) -> None:
+        self._header = tokens
+        self._pretty = tokens[-1] == "Device" and tokens[0] != "Device"
+        self._dev = len(tokens) - 1 if self._pretty else 0
+        self._fields = {}
+        for field, names in _COLUMNS.items():
+            found = [(tokens.index(n), f) for n, f in names if n in tokens]
+            if found:
+                self._fields[field] = found[0]
+        # --pretty splits a report into r/w/d/f groups, each with its own header
+        if self._pretty and "r/s" not in tokens and self._has_report:
+            return
+        self._has_report, self._partial = True, {}
+        self._dropping = self.drop_first_report and self.reports + self.dropped_reports == 0
+        if self._dropping:
+            self.dropped_reports += 1
+        else:
+            self.reports += 1
+        self._report_timestamp, self._timestamp = self._timestamp, None
+
+    def _device_row(self, line: str, tokens: list[str]) -> list[IostatSample]:
+        header = self._header
+        if header is None:
+            return self._skip(line, "no header yet")
+        if len(tokens) != len(header):
+            return self._skip(line, f"{len(tokens)} fields, header has {len(header)}")
+        name = tokens[self._dev]
+        bad = [t for i, t in enumerate(tokens) if i != self._dev and not _NUMBER.fullmatch(t)]
+        if bad or _NUMBER.fullmatch(name):
+            return self._skip(line, f"non-numeric value {bad[0]!r}" if bad else "no device name")
+        v = {f: float(tokens[i].replace(",", ".")) * k for f, (i, k) in self._fields.items()}
+        if self._pretty:
+            v = self._partial.setdefault(name, {}) | v
+            self._partial[name] = v
+            if "%util" not in header:  # the last group of a --pretty report ends with %util
+                self.recognised += 1
+                return []
+        missing = [_COLUMNS[f][0][0] for f in _REQUIRED if f not in v]
+        if missing:
+            return self._skip(line, f"header lacks {', '.join(missing)}")
+        if self._dropping or (self.device is not None and name != self.device):
+            self.recognised += 1
+            return []
+        sample = IostatSample(
+            seq=self.reports - 1, device=name, r_s=v["r_s"], w_s=v["w_s"],
+            rkb_s=v["rkb_s"], wkb_s=v["wkb_s"], rrqm_s=v.get("rrqm_s"), wrqm_s=v.get("wrqm_s"),
+            r_await=v.get("r_await"), w_await=v.get("w_await"), aqu_sz=v.get("aqu_sz"),
+            util=v.get("util"), timestamp=self._report_timestamp,
+        )  # fmt: skip
+        self.samples.append(sample)
+        return [sample]
+
+    def _skip(self, line: str, reason: str) -> list[IostatSample]:
+        self.skipped.append(SkippedLine(self._lineno, line, reason))
+        return []
+
+
+def _is_header(tokens: list[str]) -> bool:
+    """``Device`` first (``--pretty``: last) and at least one known column name."""
+    device = tokens[0] in ("Device:", "Device") or tokens[-1] == "Device"
+    return device and any(t in _KNOWN for t in tokens)
+
+
+def parse_iostat(
+    lines: Iterable[str], device: str | None = None, drop_first_report: bool = False
+) -> IostatResult:
+    """Parse a whole iostat output."""
+    p = IostatParser(device, drop_first_report)
+    for line in lines:
+        p.feed(line)
+    return IostatResult(tuple(p.samples), tuple(p.skipped), p.reports)

@@ -1,0 +1,127 @@
+"""vmstat output (procps): columns found by header name; the since-boot first row is dropped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.records import SkippedLine, VmstatSample
+
+# Columns every sample needs (``gu`` is optional); VmstatSample names ``in`` as ``in_``.
+_REQUIRED = ("r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo", "in", "cs",
+             "us", "sy", "id", "wa", "st")  # fmt: skip
+_BANNER = re.compile(r"(?a)-*procs-*")  # procs ---memory--- ---swap-- ...
+_BANNER_PART = re.compile(r"(?a)-++[a-z]*+-*+")  # possessive: no backtracking
+_TZ = re.compile(r"(?a)[A-Z]{2,6}|[+-]\d{2,4}")  # -t header's last column: UTC, CEST, +04
+_DATE = re.compile(r"(?a)\d{4}-\d{2}-\d{2}")
+_TIME = re.compile(r"(?a)\d{2}:\d{2}:\d{2}")
+
+
+@dataclass(frozen=True, slots=True)
+class VmstatResult:
+    """Everything read from one vmstat output."""
+
+    samples: tuple[VmstatSample, ...]
+    skipped: tuple[SkippedLine, ...]
+    dropped_since_boot: int
+
+
+class VmstatParser:
+    """Incremental vmstat parser; ``feed`` one line at a time.
+
+    Every line ends up exactly once as a sample, as recognised (``recognised`` counts banners,
+    headers, blank lines and the dropped since-boot row) or in ``skipped`` with a reason.
+    """
+
+    def __init__(self) -> None:
+        self.samples: list[VmstatSample] = []
+        self.skipped: list[SkippedLine] = []
+        self.dropped_since_boot = 0
+        self.recognised = 0
+        self._lineno = 0
+        self._columns: dict[str, int] | None = None  # column name -> index, from the header
+        self._ncols = 0
+        self._tz = False
+        self._boot_row_pending = False
+
+    def feed(self, line: str) -> VmstatSample | None:
+        """Consume one line (without its newline); return the sample it yields, if any."""
+        self._lineno += 1
+        line = line.rstrip("\r\n")
+        tokens = line.split()
+        if not tokens or (_BANNER.fullmatch(tokens[0]) and all(map(_BANNER_PART.fullmatch, tokens[1:]))):
+            self.recognised += 1
+            return None
+        if tokens[0] == "r" and "b" in tokens and not any(map(_is_int, tokens)):
+            self._header(line, tokens)
+            return None
+        if self._columns is None:
+            self._skip(line, "no header yet")
+            return None
+        since_boot = self._boot_row_pending and _is_int(tokens[0])
+        self._boot_row_pending &= not since_boot
+        try:
+            sample = self._row(tokens)
+        except ValueError as exc:
+            self._skip(line, str(exc) + (" (the since-boot row)" if since_boot else ""))
+            return None
+        if since_boot:
+            self.dropped_since_boot += 1
+            self.recognised += 1
+            return None
+        self.samples.append(sample)
+        return sample
+
+    def _header(self, line: str, tokens: list[str]) -> None:
+        tz = bool(_TZ.fullmatch(tokens[-1]))
+        names = tokens[:-1] if tz else tokens
+        missing = [c for c in _REQUIRED if c not in names]
+        if missing or len(set(names)) != len(names):
+            reason = f"header lacks {', '.join(missing)}" if missing else "duplicate columns"
+            self._skip(line, reason)
+            return
+        if self._columns is None:
+            self._boot_row_pending = True  # vmstat's first row averages since boot
+        self._columns = {name: i for i, name in enumerate(names)}
+        self._ncols, self._tz = len(names), tz
+        self.recognised += 1
+
+    def _row(self, tokens: list[str]) -> VmstatSample:
+        assert self._columns is not None
+        timestamp = None
+        if self._tz:
+            if len(tokens) < 2 or not (_DATE.fullmatch(tokens[-2]) and _TIME.fullmatch(tokens[-1])):
+                raise ValueError("no timestamp at the end of a -t row")
+            timestamp, tokens = f"{tokens[-2]} {tokens[-1]}", tokens[:-2]
+        if len(tokens) != self._ncols:
+            raise ValueError(f"{len(tokens)} fields, header has {self._ncols}")
+        bad = [t for t in tokens if not _is_int(t)]
+        if bad:
+            raise ValueError(f"non-numeric value {bad[0]!r}")
+        col = self._columns
+
+        def val(name: str) -> int:
+            return int(tokens[col[name]])
+
+        return VmstatSample(
+            seq=len(self.samples), r=val("r"), b=val("b"), swpd=val("swpd"), free=val("free"),
+            buff=val("buff"), cache=val("cache"), si=val("si"), so=val("so"), bi=val("bi"),
+            bo=val("bo"), in_=val("in"), cs=val("cs"), us=val("us"), sy=val("sy"), id=val("id"),
+            wa=val("wa"), st=val("st"), gu=val("gu") if "gu" in col else None, timestamp=timestamp,
+        )  # fmt: skip
+
+    def _skip(self, line: str, reason: str) -> None:
+        self.skipped.append(SkippedLine(self._lineno, line, reason))
+
+
+def _is_int(token: str) -> bool:
+    return token.isascii() and token.isdigit()
+
+
+def parse_vmstat(lines: Iterable[str]) -> VmstatResult:
+    """Parse a whole vmstat output."""
+    p = VmstatParser()
+    for line in lines:
+        p.feed(line)
+    return VmstatResult(tuple(p.samples), tuple(p.skipped), p.dropped_since_boot)
