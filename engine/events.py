@@ -14,11 +14,33 @@ from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSum
 
 
 @dataclass(frozen=True, slots=True)
+class RemoteProc:
+    """A detached remote process of a run: what to signal, where its output goes."""
+
+    name: str
+    pid: int
+    pgid: int
+    out: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunStarted:
+    """The measured phase started; ``procs`` lets a later benchdeck reattach to it."""
+
     run_id: int
     host: str
     remote_dir: str
     started_at: datetime
+    procs: tuple[RemoteProc, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """A step of a run before or after the measured part (preflight, prepare, warm-up ...)."""
+
+    run_id: int
+    name: str
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,4 +103,4 @@ class RunCancelled:
 
 SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped
 EndEvent = RunFinished | RunFailed | RunCancelled
-RunEvent = RunStarted | SampleEvent | LogLine | EndEvent
+RunEvent = RunStarted | Phase | SampleEvent | LogLine | EndEvent

@@ -10,6 +10,7 @@ from engine.events import (
     BenchBatch,
     IostatBatch,
     LogLine,
+    Phase,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -19,7 +20,9 @@ from engine.events import (
     VmstatBatch,
 )
 from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+from engine.runner import RunPlan
 from store.db import Store
+from store.live import save_started
 from store.runs import RunSummary, save_summary, set_status
 from store.samples import append_bench, append_iostat, append_skipped, append_vmstat
 
@@ -45,8 +48,10 @@ class EventSink:
         batch_time: float = 0.25,
         batch_rows: int = 5000,
         clock: Callable[[], float] = time.monotonic,
+        plans: dict[int, RunPlan] | None = None,
     ):
         self.store = store
+        self.plans = plans if plans is not None else {}
         self.batch_time = batch_time
         self.batch_rows = batch_rows
         self.clock = clock
@@ -64,7 +69,11 @@ class EventSink:
                 self._buf(run_id).io.extend(rows)
             case Skipped(run_id, source, rows):
                 self._buf(run_id).skipped.setdefault(source, []).extend(rows)
-            case RunStarted() | LogLine():
+            case RunStarted():
+                if self.plans and event.run_id in self.plans:
+                    with self.store.transaction() as cur:
+                        save_started(cur, event, self.plans[event.run_id])
+            case LogLine() | Phase():
                 pass
             case RunFinished() | RunFailed() | RunCancelled():
                 self.flush()
@@ -79,6 +88,10 @@ class EventSink:
     def _due(self) -> bool:
         size = sum(p.size() for p in self._pending.values())
         return size >= self.batch_rows or (size > 0 and self.clock() - self._last_flush >= self.batch_time)
+
+    def flush_if_due(self) -> int:
+        """Flush when the oldest buffered row has waited ``batch_time``; call it on a timer."""
+        return self.flush() if self._due() else 0
 
     def flush(self) -> int:
         """Write everything buffered; returns the number of rows written."""

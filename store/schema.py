@@ -140,6 +140,20 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         -- zone maps already prune by run_id, and appends stay fast.
         """,
     ),
+    (
+        2,
+        """
+        -- Remote processes of a started run, so a later benchdeck can reattach and backfill.
+        CREATE TABLE remote_runs (
+            run_id     BIGINT PRIMARY KEY REFERENCES runs(run_id),
+            host       VARCHAR NOT NULL,
+            remote_dir VARCHAR NOT NULL,
+            procs      JSON NOT NULL,
+            plan       JSON NOT NULL,
+            started_at TIMESTAMP
+        );
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]

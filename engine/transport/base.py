@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal, Protocol, Self
@@ -118,6 +118,8 @@ class Transport(Protocol):
     async def kill_group(self, pgid: int, sig: str = "TERM") -> bool: ...
     async def is_alive(self, pid: int) -> bool: ...
     def stream(self, argv: Sequence[str]) -> AsyncIterator[str]: ...
+    def stream_bytes(self, argv: Sequence[str]) -> AsyncGenerator[bytes, None]: ...
+    def follow(self, path: str, offset: int = 0) -> AsyncGenerator[bytes, None]: ...
 
 
 # --- constant helper scripts (positional parameters only) -----------------------------------
@@ -196,6 +198,19 @@ class ShellTransport(abc.ABC):
     @abc.abstractmethod
     def stream(self, argv: Sequence[str]) -> AsyncIterator[str]:
         """Lines of a short-lived foreground command's stdout."""
+
+    @abc.abstractmethod
+    def stream_bytes(self, argv: Sequence[str]) -> AsyncGenerator[bytes, None]:
+        """Raw stdout chunks of a command, as they arrive."""
+
+    def follow(self, path: str, offset: int = 0) -> AsyncGenerator[bytes, None]:
+        """The bytes of ``path`` from ``offset`` on, then whatever is appended (``tail -F``).
+
+        Never ends by itself: the caller stops iterating (which kills the remote ``tail``).
+        """
+        if offset < 0:
+            raise ValueError("offset must be >= 0")
+        return self.stream_bytes(["tail", "-c", f"+{offset + 1}", "-F", "--", path])
 
     async def __aenter__(self) -> Self:
         await self.connect()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 from engine.transport.base import HostSpec, ShellTransport
 from engine.transport.errors import CommandTimeout, TransportError
@@ -59,6 +59,20 @@ class LocalTransport(ShellTransport):
             raise
         assert proc.returncode is not None
         return proc.returncode, out, err
+
+    async def stream_bytes(self, argv: Sequence[str]) -> AsyncGenerator[bytes, None]:
+        """Yield raw stdout chunks as they arrive; the process is killed if we stop early."""
+        proc = await self._spawn(list(argv), stdin=False, stderr=asyncio.subprocess.DEVNULL)
+        assert proc.stdout is not None
+        try:
+            while chunk := await proc.stdout.read(1 << 16):
+                yield chunk
+            await proc.wait()
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
 
     async def stream(self, argv: Sequence[str]) -> AsyncIterator[str]:
         """Yield stdout lines (without the newline); the process is killed if we stop early."""

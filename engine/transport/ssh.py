@@ -17,7 +17,7 @@ import contextlib
 import os
 import shlex
 import stat
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import asyncssh
@@ -246,6 +246,27 @@ class SSHTransport(ShellTransport):
                 if line == "":
                     break
                 yield line.rstrip("\r\n")
+            await proc.wait()
+        except _LINK_ERRORS:
+            raise ConnectionLost(f"connection to {self.target} lost during {argv[0]}") from None
+        finally:
+            if proc.returncode is None:
+                self._abandon(proc, pid)
+            else:
+                proc.close()
+
+    async def stream_bytes(self, argv: Sequence[str]) -> AsyncGenerator[bytes, None]:
+        """Yield raw stdout chunks of a command as they arrive; it is killed if we stop early."""
+        _, proc = await self._start(argv, encoding=None, stdin=asyncssh.DEVNULL, stderr=asyncssh.DEVNULL)
+        pid: int | None = None
+        try:
+            first = await proc.stdout.readline()
+            if first.strip().isdigit():
+                pid = int(first)
+            elif first:
+                yield first
+            while chunk := await proc.stdout.read(1 << 16):
+                yield chunk
             await proc.wait()
         except _LINK_ERRORS:
             raise ConnectionLost(f"connection to {self.target} lost during {argv[0]}") from None

@@ -1,0 +1,332 @@
+"""One benchmark run on a host: detached remote processes, followed by byte offset, as events.
+
+The measured part runs sysbench with ``vmstat 1`` and ``iostat -y -kx 1`` beside it, each
+detached in its own process group inside a per-run remote directory, writing to files. The
+runner follows those files and yields typed events. A dropped connection only pauses the
+following; a new runner can :meth:`Runner.reattach` to a run started by an earlier process
+and backfill, given the high-water marks of what was already stored (exactly once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from engine.events import (
+    BenchBatch,
+    IostatBatch,
+    LogLine,
+    Phase,
+    RemoteProc,
+    RunCancelled,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    Skipped,
+    VmstatBatch,
+)
+from engine.follow import LineFollower
+from engine.metrics import per_op, run_qps
+from engine.parsers import IostatParser, SysbenchParser, VmstatParser
+from engine.records import BenchInterval, IostatSample, VmstatSample
+from engine.transport import DetachedProcess, Transport, TransportError
+
+POLL_S = 0.5
+# Prints each of "$@" that is not on PATH; a constant script, tools passed as data.
+_MISSING_TOOLS = 'for t do command -v "$t" >/dev/null || echo "$t"; done'
+MONITOR_GRACE_S = 15
+
+
+def _now() -> datetime:
+    return datetime.now().replace(microsecond=0)
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    """What to run and how to read it; everything needed to finish or reattach a run."""
+
+    run_id: int
+    host: str
+    workload: str
+    remote_dir: str
+    bench_argv: tuple[str, ...]
+    duration_s: int
+    prepare_argv: tuple[str, ...] | None = None
+    tables_exist_argv: tuple[str, ...] | None = None
+    warmup_argv: tuple[str, ...] | None = None
+    device: str | None = None
+    table_size: int | None = None
+    ncpu: int | None = None
+    monitors: bool = True
+
+    def vmstat_argv(self) -> list[str]:
+        return ["vmstat", "-n", "1", str(self.duration_s + MONITOR_GRACE_S)]
+
+    def iostat_argv(self) -> list[str]:
+        argv = ["iostat", "-y", "-kx", "1", str(self.duration_s + MONITOR_GRACE_S)]
+        return [*argv, self.device] if self.device else argv
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """What the store already holds of a run: samples up to here are not sent again."""
+
+    bench_t: float | None = None
+    vm_seq: int | None = None
+    io_seq: int | None = None
+    io_devices_at_seq: frozenset[str] = frozenset()
+
+
+@dataclass
+class _Source:
+    name: str
+    proc: DetachedProcess
+    follower: LineFollower
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Runner:
+    """Runs (or reattaches to) one plan on one transport; iterate :meth:`events`."""
+
+    def __init__(self, transport: Transport, plan: RunPlan, marks: Marks | None = None):
+        self.t = transport
+        self.plan = plan
+        self.marks = marks or Marks()
+        self._queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
+        self._cancel = asyncio.Event()
+        self._sb = SysbenchParser()
+        self._vm = VmstatParser()
+        self._io = IostatParser(device=plan.device)
+        self.bench: list[BenchInterval] = []
+        self.vm: list[VmstatSample] = []
+        self.io: list[IostatSample] = []
+        self._n_msgs = 0
+
+    def cancel(self) -> None:
+        """Ask the run to stop: the remote process groups are killed, samples kept."""
+        self._cancel.set()
+
+    # --- public entry points ------------------------------------------------------------
+
+    async def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncIterator[RunEvent]:
+        """Run the plan (or, with ``procs`` of an earlier start, reattach) and yield its events."""
+        task = asyncio.create_task(self._drive(procs))
+        try:
+            while (ev := await self._queue.get()) is not None:
+                yield ev
+        finally:
+            if not task.done():
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # --- phases -------------------------------------------------------------------------
+
+    async def _drive(self, procs: Sequence[RemoteProc] | None) -> None:
+        rid = self.plan.run_id
+        try:
+            if procs is None:
+                await self._before()
+                if self._cancel.is_set():
+                    self._emit(RunCancelled(rid, _now()))
+                    return
+                procs = await self._start()
+            else:
+                self._emit(Phase(rid, "reattach", self.plan.remote_dir))
+            await self._follow(procs)
+        except TransportError as exc:
+            self._emit(RunFailed(rid, str(exc), _now()))
+        except _StepFailed as exc:
+            self._emit(RunFailed(rid, str(exc), _now()))
+        finally:
+            self._queue.put_nowait(None)
+
+    def _emit(self, ev: RunEvent) -> None:
+        self._queue.put_nowait(ev)
+
+    async def _before(self) -> None:
+        p = self.plan
+        self._emit(Phase(p.run_id, "preflight"))
+        tools = [p.bench_argv[0], *(["vmstat", "iostat"] if p.monitors else [])]
+        res = await self.t.run(["sh", "-c", _MISSING_TOOLS, "-", *tools])
+        missing = res.stdout.split()
+        if missing:
+            raise _StepFailed(f"{p.host}: missing {', '.join(missing)} (install: {_packages(missing)})")
+        if p.prepare_argv:
+            exists = False
+            if p.tables_exist_argv:
+                chk = await self.t.run(list(p.tables_exist_argv), timeout=60)
+                exists = chk.ok and chk.stdout.strip() not in ("", "0")
+            if exists:
+                self._emit(Phase(p.run_id, "prepare", "tables exist: skipped"))
+            else:
+                self._emit(Phase(p.run_id, "prepare"))
+                await self._step("prepare", p.prepare_argv)
+        if p.warmup_argv and not self._cancel.is_set():
+            self._emit(Phase(p.run_id, "warm-up"))
+            await self._step("warmup", p.warmup_argv)
+
+    async def _step(self, name: str, argv: Sequence[str]) -> None:
+        """Run a preparatory command detached and wait for it (it survives a dropped link)."""
+        proc = await self.t.start_detached(argv, run_dir=self.plan.remote_dir, stdout_name=f"{name}.out")
+        rc = await self._wait_rc(proc)
+        if rc is None:
+            return
+        if rc != 0:
+            tail = await self._tail(proc.stdout_path)
+            raise _StepFailed(f"{name} failed (exit {rc}): {tail}")
+
+    async def _wait_rc(self, proc: DetachedProcess) -> int | None:
+        """Exit code of a detached process once it ends; ``None`` if cancelled (group killed)."""
+        while True:
+            if self._cancel.is_set():
+                await self._kill(proc)
+                return None
+            with contextlib.suppress(TransportError):
+                if await self.t.file_size(proc.rc_path) is not None:
+                    raw = await self.t.read_from(proc.rc_path, 0, 64)
+                    return int(raw.strip() or b"0")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._cancel.wait(), POLL_S)
+
+    async def _start(self) -> list[RemoteProc]:
+        p = self.plan
+        d = p.remote_dir
+        procs: list[RemoteProc] = []
+        if p.monitors:
+            for name, argv in (("vmstat", p.vmstat_argv()), ("iostat", p.iostat_argv())):
+                dp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{name}.out")
+                procs.append(RemoteProc(name, dp.pid, dp.pgid, dp.stdout_name))
+        dp = await self.t.start_detached(list(p.bench_argv), run_dir=d, stdout_name="bench.out")
+        procs.append(RemoteProc("bench", dp.pid, dp.pgid, dp.stdout_name))
+        self._emit(RunStarted(p.run_id, p.host, d, _now(), tuple(procs)))
+        return procs
+
+    # --- following the measured part ------------------------------------------------------
+
+    async def _follow(self, procs: Sequence[RemoteProc]) -> None:
+        p = self.plan
+        sources = {
+            rp.name: _Source(
+                rp.name,
+                DetachedProcess(rp.pid, rp.pgid, p.remote_dir, rp.name, rp.out),
+                LineFollower(self.t, f"{p.remote_dir}/{rp.out}", on_retry=self._log_retry),
+            )
+            for rp in procs
+        }
+        readers = [asyncio.create_task(self._read(src)) for src in sources.values()]
+        try:
+            bench = sources["bench"]
+            rc = await self._wait_rc(bench.proc)
+            cancelled = rc is None
+            await self._drain(bench)
+            for name in ("vmstat", "iostat"):
+                if name in sources:
+                    await self._kill(sources[name].proc)
+                    await self._drain(sources[name])
+        finally:
+            for r in readers:
+                r.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+        self._finish(rc, cancelled)
+
+    def _log_retry(self, msg: str) -> None:
+        self._emit(LogLine(self.plan.run_id, "benchdeck", f"connection trouble: {msg}"))
+
+    async def _read(self, src: _Source) -> None:
+        async for lines in src.follower.batches():
+            self._feed(src.name, lines)
+
+    async def _drain(self, src: _Source) -> None:
+        """Wait until everything the process wrote has been read and parsed."""
+        while True:
+            with contextlib.suppress(TransportError):
+                size = await self.t.file_size(src.follower.path)
+                if size is None or src.follower.offset >= size:
+                    return
+            await asyncio.sleep(0.05)
+
+    async def _kill(self, proc: DetachedProcess) -> None:
+        with contextlib.suppress(TransportError):
+            await self.t.kill_group(proc.pgid)
+
+    def _feed(self, name: str, lines: list[str]) -> None:
+        rid, m = self.plan.run_id, self.marks
+        if name == "bench":
+            n_skip = len(self._sb.skipped)
+            rows = [iv for ln in lines if (iv := self._sb.feed(ln)) is not None]
+            self.bench += rows
+            new = tuple(r for r in rows if m.bench_t is None or r.t > m.bench_t)
+            if new:
+                self._emit(BenchBatch(rid, new))
+            for msg in self._sb.messages[self._n_msgs :]:
+                self._emit(LogLine(rid, "sysbench", msg.text))
+            self._n_msgs = len(self._sb.messages)
+            self._skipped("sysbench", self._sb.skipped[n_skip:])
+        elif name == "vmstat":
+            n_skip = len(self._vm.skipped)
+            vrows = [s for ln in lines if (s := self._vm.feed(ln)) is not None]
+            self.vm += vrows
+            vnew = tuple(s for s in vrows if m.vm_seq is None or s.seq > m.vm_seq)
+            if vnew:
+                self._emit(VmstatBatch(rid, vnew))
+            self._skipped("vmstat", self._vm.skipped[n_skip:])
+        else:
+            n_skip = len(self._io.skipped)
+            irows = [s for ln in lines for s in self._io.feed(ln)]
+            self.io += irows
+            inew = tuple(s for s in irows if _io_is_new(s, m))
+            if inew:
+                self._emit(IostatBatch(rid, inew))
+            self._skipped("iostat", self._io.skipped[n_skip:])
+
+    def _skipped(self, source: str, rows: Sequence[Any]) -> None:
+        if rows:
+            self._emit(Skipped(self.plan.run_id, source, tuple(rows)))
+
+    def _finish(self, rc: int | None, cancelled: bool) -> None:
+        p = self.plan
+        if cancelled or self._cancel.is_set():
+            self._emit(RunCancelled(p.run_id, _now()))
+            return
+        summary = self._sb.summary()
+        qps = run_qps(summary, p.workload, p.table_size)
+        if rc != 0 or qps is None:
+            why = "; ".join(m.text for m in self._sb.messages[-3:]) or "no final sysbench summary"
+            self._emit(RunFailed(p.run_id, f"sysbench exited {rc}: {why}", _now()))
+            return
+        window = p.duration_s
+        dev_rows = [s for s in self.io if p.device is None or s.device == p.device]
+        metrics = per_op(qps, self.vm[:window], [s for s in dev_rows if s.seq < window], p.ncpu)
+        self._emit(RunFinished(p.run_id, summary, qps, metrics, _now()))
+
+    async def _tail(self, path: str, nbytes: int = 2000) -> str:
+        with contextlib.suppress(TransportError, FileNotFoundError):
+            size = await self.t.file_size(path) or 0
+            raw = await self.t.read_from(path, max(0, size - nbytes), nbytes)
+            lines = [ln for ln in raw.decode(errors="replace").splitlines() if ln.strip()]
+            return " | ".join(lines[-3:])
+        return "(no output)"
+
+
+def _io_is_new(s: IostatSample, m: Marks) -> bool:
+    if m.io_seq is None or s.seq > m.io_seq:
+        return True
+    return s.seq == m.io_seq and s.device not in m.io_devices_at_seq
+
+
+class _StepFailed(Exception):
+    """A step before the measured part failed; the run fails with this message."""
+
+
+_PACKAGES = {"sysbench": "sysbench", "vmstat": "procps", "iostat": "sysstat"}
+
+
+def _packages(tools: Sequence[str]) -> str:
+    pkgs = sorted({_PACKAGES.get(t, t) for t in tools})
+    return "apt-get install " + " ".join(pkgs)
