@@ -36,7 +36,9 @@ from engine.parsers import IostatParser, SysbenchParser, VmstatParser
 from engine.records import BenchInterval, IostatSample, VmstatSample
 from engine.transport import DetachedProcess, Transport, TransportError
 
-POLL_S = 0.5
+POLL_S = 5.0
+# sysbench's last summary line: the run is over, look for its exit code now.
+_LAST_LINE = "execution time (avg/stddev):"
 # Prints each of "$@" that is not on PATH; a constant script, tools passed as data.
 _MISSING_TOOLS = 'for t do command -v "$t" >/dev/null || echo "$t"; done'
 MONITOR_GRACE_S = 15
@@ -99,6 +101,7 @@ class Runner:
         self.marks = marks or Marks()
         self._queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self._cancel = asyncio.Event()
+        self._output_ended = asyncio.Event()
         self._sb = SysbenchParser()
         self._vm = VmstatParser()
         self._io = IostatParser(device=plan.device)
@@ -191,8 +194,16 @@ class Runner:
                 if await self.t.file_size(proc.rc_path) is not None:
                     raw = await self.t.read_from(proc.rc_path, 0, 64)
                     return int(raw.strip() or b"0")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._cancel.wait(), POLL_S)
+            await self._wake(POLL_S)
+
+    async def _wake(self, seconds: float) -> None:
+        """Sleep until cancelled, the benchmark's output ended, or ``seconds`` passed."""
+        waits = [asyncio.ensure_future(self._cancel.wait()), asyncio.ensure_future(self._output_ended.wait())]
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
 
     async def _start(self) -> list[RemoteProc]:
         p = self.plan
@@ -260,6 +271,8 @@ class Runner:
         if name == "bench":
             n_skip = len(self._sb.skipped)
             rows = [iv for ln in lines if (iv := self._sb.feed(ln)) is not None]
+            if any(_LAST_LINE in ln for ln in lines):
+                self._output_ended.set()
             self.bench += rows
             new = tuple(r for r in rows if m.bench_t is None or r.t > m.bench_t)
             if new:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,6 +90,12 @@ class EventSink:
         size = sum(p.size() for p in self._pending.values())
         return size >= self.batch_rows or (size > 0 and self.clock() - self._last_flush >= self.batch_time)
 
+    def time_to_due(self) -> float | None:
+        """Seconds until buffered rows are due for a flush; ``None`` when nothing is buffered."""
+        if not any(p.size() for p in self._pending.values()):
+            return None
+        return max(0.0, self.batch_time - (self.clock() - self._last_flush))
+
     def flush_if_due(self) -> int:
         """Flush when the oldest buffered row has waited ``batch_time``; call it on a timer."""
         return self.flush() if self._due() else 0
@@ -146,3 +153,27 @@ class EventSink:
                 set_status(cur, event.run_id, "failed", error=event.error, finished_at=event.finished_at)
             else:
                 set_status(cur, event.run_id, "cancelled", finished_at=event.finished_at)
+
+
+async def pump(
+    queue: asyncio.Queue[RunEvent | None],
+    sink: EventSink,
+    on_event: Callable[[RunEvent], None] | None = None,
+) -> None:
+    """Feed events from ``queue`` into ``sink`` until a ``None`` arrives; flush on time.
+
+    Sleeps until the next event or the next due flush, never on a fixed poll.
+    """
+    while True:
+        wait = sink.time_to_due()
+        try:
+            ev = await (queue.get() if wait is None else asyncio.wait_for(queue.get(), wait))
+        except TimeoutError:
+            sink.flush_if_due()
+            continue
+        if ev is None:
+            sink.flush()
+            return
+        if on_event is not None:
+            on_event(ev)
+        sink.handle(ev)

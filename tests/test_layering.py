@@ -17,6 +17,12 @@ CORE_MODULES = [
     "engine.transport.ssh",
     "engine.transport.local",
     "engine.transport.hostkeys",
+    "engine.inventory",
+    "engine.hostfacts",
+    "engine.servers",
+    "engine.runner",
+    "engine.follow",
+    "engine.sysbench_cmd",
     "store",
     "store.db",
     "store.compare",
@@ -24,6 +30,7 @@ CORE_MODULES = [
     "store.importers",
     "store.ingest",
     "store.queries",
+    "store.live",
 ]
 
 

@@ -198,6 +198,15 @@ def compare_cmd(
         click.echo(render(result, fmt), nl=False)
 
 
+def _register() -> None:
+    from tui.cli_hosts import hosts_group
+
+    cli.add_command(hosts_group)
+
+
+_register()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one line and an exit code."""
     try:

@@ -1,0 +1,166 @@
+"""``benchdeck hosts``: list the inventory, check hosts (facts into the store), trust host keys.
+
+Registered on the root group by ``tui.cli`` (``cli.add_command(hosts_group)``). ``tui.cli``
+is imported lazily here, so either module may be imported first; so is the engine, so
+registering this group does not slow down the other commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+import click
+
+if TYPE_CHECKING:  # engine imports are deferred: asyncssh costs every other command ~0.2 s
+    from engine.hostfacts import HostFacts
+    from engine.inventory import HostConfig, Inventory
+    from engine.transport import HostKeyError
+    from tui.cli import Ctx
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    from tui.cli import fail
+
+    fail(" ".join(message.split()), code)
+
+
+def _inventory() -> Inventory:
+    """The inventory from ``$BENCHDECK_CONFIG`` (set by ``--config``) or the default file."""
+    from engine.inventory import ConfigError, load_inventory
+
+    try:
+        return load_inventory(None)
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+def _select(inv: Inventory, names: Sequence[str]) -> list[HostConfig]:
+    from engine.inventory import ConfigError
+
+    if not names:
+        return list(inv.hosts.values())
+    try:
+        return [inv.host(n) for n in dict.fromkeys(names)]
+    except ConfigError as exc:
+        raise click.UsageError(str(exc).removeprefix(f"{inv.path}: ")) from None
+
+
+@click.group("hosts")
+def hosts_group() -> None:
+    """The host inventory (benchdeck.toml): list hosts, check them, trust their host keys."""
+
+
+@hosts_group.command("list")
+def list_cmd() -> None:
+    """Name, address, transport and builds of every host."""
+    inv = _inventory()
+    if not inv.from_file:
+        click.echo(f"benchdeck: no config file at {inv.path}: only the local host", err=True)
+    rows = [("NAME", "ADDRESS", "TRANSPORT", "BUILDS")]
+    for h in inv.hosts.values():
+        rows.append((h.name, h.address, h.transport, ", ".join(h.builds) or "-"))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[3])
+
+
+async def _facts(host: HostConfig) -> HostFacts:
+    from engine.hostfacts import gather_facts
+    from engine.transport import make_transport
+
+    transport = make_transport(host.spec)
+    try:
+        return await gather_facts(transport)
+    finally:
+        await transport.close()
+
+
+async def _check_all(hosts: list[HostConfig]) -> list[HostFacts | BaseException]:
+    return await asyncio.gather(*(_facts(h) for h in hosts), return_exceptions=True)
+
+
+@hosts_group.command("check")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.pass_obj
+def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
+    """Connect to hosts (all by default) at once, store their facts, name missing tools."""
+    from engine.hostfacts import describe, missing_tools
+    from engine.transport import TransportError
+    from store.runs import save_host_facts
+
+    hosts = _select(_inventory(), names)
+    results = asyncio.run(_check_all(hosts))
+    good: list[tuple[HostConfig, HostFacts]] = []
+    failed = 0
+    for host, res in zip(hosts, results, strict=True):
+        if isinstance(res, TransportError | OSError):
+            failed += 1
+            reason = " ".join(str(res).split()) or type(res).__name__
+            click.echo(f"benchdeck: {host.name}: {reason}", err=True)
+        elif isinstance(res, BaseException):
+            raise res
+        else:
+            good.append((host, res))
+    if good:
+        with obj.open_store() as store, store.transaction() as cur:
+            for host, facts in good:
+                save_host_facts(cur, host.name, facts.as_dict())
+    for host, facts in good:
+        click.echo(f"{host.name}: {describe(facts)}")
+        for tool, package in missing_tools(facts):
+            click.echo(f"  {host.name}: {tool} is missing: apt-get install -y {package}")
+    if failed:
+        sys.exit(1)
+
+
+async def _offered_key(host: HostConfig) -> HostKeyError | None:
+    """The key the host offers if known_hosts does not trust it yet; None if it does.
+
+    Connecting the way ``hosts check`` does makes the trusted entry the one that check
+    looks up (also for ``ssh = alias`` hosts whose HostName/Port come from ~/.ssh/config).
+    """
+    from engine.transport import AuthFailed, HostKeyError, SSHTransport
+
+    transport = SSHTransport(host.spec, connect_timeout=15)
+    try:
+        await transport.connect()
+    except HostKeyError as exc:
+        return exc
+    except AuthFailed:
+        return None  # the host key was accepted before authentication
+    finally:
+        await transport.close()
+    return None
+
+
+@hosts_group.command("trust")
+@click.argument("name")
+@click.option("--yes", "-y", is_flag=True, help="Trust the key without asking.")
+def trust_cmd(name: str, yes: bool) -> None:
+    """Show a host's SSH host key and add it to known_hosts once you confirm."""
+    from engine.transport import SSHTransport, TransportError, hostkeys
+
+    host = _select(_inventory(), [name])[0]
+    if host.transport == "local":
+        raise click.UsageError(f"host {name} uses the local transport: it has no host key to trust")
+    try:
+        offered = asyncio.run(_offered_key(host))
+    except TransportError as exc:
+        _fail(f"{name}: {exc}")
+    known_hosts = SSHTransport(host.spec).known_hosts_path
+    if offered is None:
+        click.echo(f"{name}: host key already trusted in {known_hosts}")
+        return
+    if offered.changed:
+        _fail(str(offered))
+    where = offered.host if offered.port == hostkeys.DEFAULT_PORT else f"{offered.host} port {offered.port}"
+    click.echo(f"{name}: {where} offers {offered.key_type} key {offered.fingerprint}")
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError("not asking without a terminal: check the fingerprint, then add --yes")
+        click.confirm(f"Trust it (add to {offered.known_hosts})?", default=False, abort=True)
+    line = hostkeys.trust(offered.known_hosts, offered.host, offered.port, offered.openssh_line)
+    click.echo(f"{name}: added to {offered.known_hosts}: {line.split()[0]} {offered.key_type}")
