@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from engine.metrics import PerOp
+from engine.plan import RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """The plan of a run, before anything starts remotely (persist it to reattach later)."""
+
+    run_id: int
+    plan: RunPlan
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,4 +112,4 @@ class RunCancelled:
 
 SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped
 EndEvent = RunFinished | RunFailed | RunCancelled
-RunEvent = RunStarted | Phase | SampleEvent | LogLine | EndEvent
+RunEvent = Planned | RunStarted | Phase | SampleEvent | LogLine | EndEvent

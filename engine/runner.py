@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from engine.events import (
     BenchBatch,
     IostatBatch,
     LogLine,
     Phase,
+    Planned,
     RemoteProc,
     RunCancelled,
     RunEvent,
@@ -32,8 +34,9 @@ from engine.events import (
 )
 from engine.follow import LineFollower
 from engine.metrics import per_op, run_qps
-from engine.parsers import IostatParser, SysbenchParser, VmstatParser
-from engine.records import BenchInterval, IostatSample, VmstatSample
+from engine.parsers import IostatParser, VmstatParser
+from engine.plan import Marks, RunPlan
+from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
 from engine.transport import DetachedProcess, Transport, TransportError
 
 POLL_S = 5.0
@@ -41,47 +44,10 @@ POLL_S = 5.0
 _LAST_LINE = "execution time (avg/stddev):"
 # Prints each of "$@" that is not on PATH; a constant script, tools passed as data.
 _MISSING_TOOLS = 'for t do command -v "$t" >/dev/null || echo "$t"; done'
-MONITOR_GRACE_S = 15
 
 
 def _now() -> datetime:
     return datetime.now().replace(microsecond=0)
-
-
-@dataclass(frozen=True, slots=True)
-class RunPlan:
-    """What to run and how to read it; everything needed to finish or reattach a run."""
-
-    run_id: int
-    host: str
-    workload: str
-    remote_dir: str
-    bench_argv: tuple[str, ...]
-    duration_s: int
-    prepare_argv: tuple[str, ...] | None = None
-    tables_exist_argv: tuple[str, ...] | None = None
-    warmup_argv: tuple[str, ...] | None = None
-    device: str | None = None
-    table_size: int | None = None
-    ncpu: int | None = None
-    monitors: bool = True
-
-    def vmstat_argv(self) -> list[str]:
-        return ["vmstat", "-n", "1", str(self.duration_s + MONITOR_GRACE_S)]
-
-    def iostat_argv(self) -> list[str]:
-        argv = ["iostat", "-y", "-kx", "1", str(self.duration_s + MONITOR_GRACE_S)]
-        return [*argv, self.device] if self.device else argv
-
-
-@dataclass(frozen=True, slots=True)
-class Marks:
-    """What the store already holds of a run: samples up to here are not sent again."""
-
-    bench_t: float | None = None
-    vm_seq: int | None = None
-    io_seq: int | None = None
-    io_devices_at_seq: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -102,7 +68,7 @@ class Runner:
         self._queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self._cancel = asyncio.Event()
         self._output_ended = asyncio.Event()
-        self._sb = SysbenchParser()
+        self._sb = parser_for(plan.family)
         self._vm = VmstatParser()
         self._io = IostatParser(device=plan.device)
         self.bench: list[BenchInterval] = []
@@ -132,6 +98,7 @@ class Runner:
 
     async def _drive(self, procs: Sequence[RemoteProc] | None) -> None:
         rid = self.plan.run_id
+        self._emit(Planned(rid, self.plan))
         try:
             if procs is None:
                 await self._before()
@@ -155,6 +122,8 @@ class Runner:
     async def _before(self) -> None:
         p = self.plan
         self._emit(Phase(p.run_id, "preflight"))
+        for name, content in p.files:
+            await self.t.run(["sh", "-c", _WRITE_FILE, "-", f"{p.remote_dir}/{name}"], stdin=content)
         tools = [p.bench_argv[0], *(["vmstat", "iostat"] if p.monitors else [])]
         res = await self.t.run(["sh", "-c", _MISSING_TOOLS, "-", *tools])
         missing = res.stdout.split()
@@ -176,7 +145,9 @@ class Runner:
 
     async def _step(self, name: str, argv: Sequence[str]) -> None:
         """Run a preparatory command detached and wait for it (it survives a dropped link)."""
-        proc = await self.t.start_detached(argv, run_dir=self.plan.remote_dir, stdout_name=f"{name}.out")
+        proc = await self.t.start_detached(
+            argv, run_dir=self.plan.remote_dir, stdout_name=f"{name}.out", env=dict(self.plan.env)
+        )
         rc = await self._wait_rc(proc)
         if rc is None:
             return
@@ -213,7 +184,9 @@ class Runner:
             for name, argv in (("vmstat", p.vmstat_argv()), ("iostat", p.iostat_argv())):
                 dp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{name}.out")
                 procs.append(RemoteProc(name, dp.pid, dp.pgid, dp.stdout_name))
-        dp = await self.t.start_detached(list(p.bench_argv), run_dir=d, stdout_name="bench.out")
+        dp = await self.t.start_detached(
+            list(p.bench_argv), run_dir=d, stdout_name="bench.out", env=dict(p.env)
+        )
         procs.append(RemoteProc("bench", dp.pid, dp.pgid, dp.stdout_name))
         self._emit(RunStarted(p.run_id, p.host, d, _now(), tuple(procs)))
         return procs
@@ -335,6 +308,39 @@ def _io_is_new(s: IostatSample, m: Marks) -> bool:
 
 class _StepFailed(Exception):
     """A step before the measured part failed; the run fails with this message."""
+
+
+# Writes stdin to "$1", creating its directory; a constant script, the path passed as data.
+_WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
+
+
+class BenchParser(Protocol):
+    """What the runner needs of a family's output parser (sysbench, db_bench, pgbench ...)."""
+
+    skipped: list[SkippedLine]
+    messages: list[SkippedLine]
+
+    def feed(self, line: str) -> BenchInterval | None: ...
+    def summary(self) -> SysbenchSummary: ...
+
+
+_FAMILY_PARSERS = {
+    "sysbench": ("engine.parsers.sysbench", "SysbenchParser"),
+    "dbbench": ("engine.parsers.dbbench", "DbBenchParser"),
+    "pgbench": ("engine.parsers.pgbench", "PgbenchParser"),
+}
+
+
+def parser_for(family: str) -> BenchParser:
+    """A fresh output parser for a workload family."""
+    try:
+        module, cls = _FAMILY_PARSERS[family]
+    except KeyError:
+        raise ValueError(
+            f"unknown workload family {family!r} (known: {', '.join(_FAMILY_PARSERS)})"
+        ) from None
+    parser: BenchParser = getattr(importlib.import_module(module), cls)()
+    return parser
 
 
 _PACKAGES = {"sysbench": "sysbench", "vmstat": "procps", "iostat": "sysstat"}

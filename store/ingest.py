@@ -12,6 +12,7 @@ from engine.events import (
     IostatBatch,
     LogLine,
     Phase,
+    Planned,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -20,8 +21,8 @@ from engine.events import (
     Skipped,
     VmstatBatch,
 )
+from engine.plan import RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
-from engine.runner import RunPlan
 from store.db import Store
 from store.live import save_started
 from store.runs import RunSummary, save_summary, set_status
@@ -70,6 +71,8 @@ class EventSink:
                 self._buf(run_id).io.extend(rows)
             case Skipped(run_id, source, rows):
                 self._buf(run_id).skipped.setdefault(source, []).extend(rows)
+            case Planned(run_id, plan):
+                self.plans[run_id] = plan
             case RunStarted():
                 if self.plans and event.run_id in self.plans:
                     with self.store.transaction() as cur:

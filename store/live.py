@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from engine.events import RemoteProc, RunStarted
-from engine.runner import Marks, RunPlan
+from engine.plan import Marks, RunPlan
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +50,13 @@ def plan_from_dict(d: dict[str, Any]) -> RunPlan:
     for f in fields(RunPlan):
         if f.name in d:
             v = d[f.name]
-            kw[f.name] = tuple(v) if isinstance(v, list) else v
+            kw[f.name] = _tuples(v)
     return RunPlan(**kw)
+
+
+def _tuples(v: Any) -> Any:
+    """JSON lists back to the tuples a frozen plan holds (argv, env pairs, files)."""
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
 
 
 def unfinished(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list[LiveRun]:

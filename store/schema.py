@@ -154,6 +154,29 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         );
         """,
     ),
+    (
+        3,
+        """
+        -- A run matrix (hosts x builds x workloads): hosts in parallel, each host serially.
+        CREATE SEQUENCE queue_id_seq START 1;
+        CREATE SEQUENCE queue_item_id_seq START 1;
+        CREATE TABLE queues (
+            queue_id   INTEGER PRIMARY KEY DEFAULT nextval('queue_id_seq'),
+            created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+            options    JSON NOT NULL
+        );
+        CREATE TABLE queue_items (
+            item_id  INTEGER PRIMARY KEY DEFAULT nextval('queue_item_id_seq'),
+            queue_id INTEGER NOT NULL REFERENCES queues(queue_id),
+            position INTEGER NOT NULL,
+            host     VARCHAR NOT NULL,
+            build    VARCHAR NOT NULL,
+            workload VARCHAR NOT NULL,
+            status   VARCHAR NOT NULL DEFAULT 'pending',
+            run_id   BIGINT
+        );
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]

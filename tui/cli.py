@@ -55,10 +55,18 @@ def fail(message: str, code: int = 1) -> NoReturn:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="TOML file with a [groups] table (workload = group) overriding the default groups.",
 )
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Inventory TOML file (hosts, builds, suites); env BENCHDECK_CONFIG.",
+)
 @click.version_option(package_name="benchdeck")
 @click.pass_context
-def cli(ctx: click.Context, db: Path | None, groups: Path | None) -> None:
+def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path | None) -> None:
     """Run, watch and compare database benchmarks. Without a command, opens the app."""
+    if config is not None:
+        os.environ["BENCHDECK_CONFIG"] = str(config)
     ctx.obj = Ctx(db, groups)
     if ctx.invoked_subcommand is None:
         from tui.app import run_app  # imported late: Textual is not needed by other commands
@@ -200,8 +208,10 @@ def compare_cmd(
 
 def _register() -> None:
     from tui.cli_hosts import hosts_group
+    from tui.cli_run import queue_cmd, resume_cmd, run_cmd
 
-    cli.add_command(hosts_group)
+    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd):
+        cli.add_command(command)
 
 
 _register()

@@ -1,0 +1,117 @@
+"""The persisted run queue: a matrix of (host, build, workload) items run in order per host."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import duckdb
+
+ITEM_STATUSES = ("pending", "running", "finished", "failed", "cancelled")
+
+
+@dataclass(frozen=True, slots=True)
+class QueueItem:
+    item_id: int
+    queue_id: int
+    position: int
+    host: str
+    build: str
+    workload: str
+    status: str
+    run_id: int | None
+    options: dict[str, Any]
+
+
+def create_queue(
+    cur: duckdb.DuckDBPyConnection,
+    hosts: Sequence[str],
+    builds: Sequence[str],
+    workloads: Sequence[str],
+    options: Any,
+) -> int:
+    """Persist the matrix; per host, builds in the given order, workloads in suite order."""
+    opts = asdict(options) if hasattr(options, "__dataclass_fields__") else dict(options)
+    row = cur.execute(
+        "INSERT INTO queues (options) VALUES (?) RETURNING queue_id", [json.dumps(opts, sort_keys=True)]
+    ).fetchone()
+    assert row is not None
+    qid = int(row[0])
+    pos = 0
+    for host in hosts:
+        for build in builds:
+            for wl in workloads:
+                cur.execute(
+                    "INSERT INTO queue_items (queue_id, position, host, build, workload) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [qid, pos, host, build, wl],
+                )
+                pos += 1
+    return qid
+
+
+_SELECT = (
+    "SELECT i.item_id, i.queue_id, i.position, i.host, i.build, i.workload, i.status, i.run_id, q.options "
+    "FROM queue_items i JOIN queues q USING (queue_id) "
+)
+
+
+def _item(row: tuple[Any, ...]) -> QueueItem:
+    item_id, queue_id, position, host, build, workload, status, run_id, options = row
+    return QueueItem(item_id, queue_id, position, host, build, workload, status, run_id, json.loads(options))
+
+
+def items(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None) -> list[QueueItem]:
+    rows = cur.execute(
+        _SELECT + "WHERE $q IS NULL OR i.queue_id = $q ORDER BY i.queue_id, i.position", {"q": queue_id}
+    ).fetchall()
+    return [_item(r) for r in rows]
+
+
+def next_item(cur: duckdb.DuckDBPyConnection, host: str, queue_id: int | None = None) -> QueueItem | None:
+    """The next pending item for ``host`` (oldest queue first), marked running."""
+    row = cur.execute(
+        _SELECT + "WHERE i.host = $h AND i.status = 'pending' AND ($q IS NULL OR i.queue_id = $q) "
+        "ORDER BY i.queue_id, i.position LIMIT 1",
+        {"h": host, "q": queue_id},
+    ).fetchone()
+    if row is None:
+        return None
+    cur.execute("UPDATE queue_items SET status = 'running' WHERE item_id = ?", [row[0]])
+    return _item(row)
+
+
+def attach_run(cur: duckdb.DuckDBPyConnection, item_id: int, run_id: int) -> None:
+    cur.execute("UPDATE queue_items SET run_id = ? WHERE item_id = ?", [run_id, item_id])
+
+
+def finish_item(cur: duckdb.DuckDBPyConnection, item_id: int, status: str) -> None:
+    if status not in ITEM_STATUSES:
+        raise ValueError(f"unknown queue item status {status!r}")
+    cur.execute("UPDATE queue_items SET status = ? WHERE item_id = ?", [status, item_id])
+
+
+def settle_interrupted(cur: duckdb.DuckDBPyConnection) -> int:
+    """After a restart: items marked running whose run ended take the run's status; items
+    marked running that never got a run go back to pending. Returns the items changed."""
+    changed = cur.execute(
+        "UPDATE queue_items SET status = r.status FROM runs r "
+        "WHERE queue_items.run_id = r.run_id AND queue_items.status = 'running' "
+        "AND r.status IN ('finished', 'failed', 'cancelled') RETURNING item_id"
+    ).fetchall()
+    reset = cur.execute(
+        "UPDATE queue_items SET status = 'pending' "
+        "WHERE status = 'running' AND run_id IS NULL RETURNING item_id"
+    ).fetchall()
+    return len(changed) + len(reset)
+
+
+def hosts_with_work(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None) -> list[str]:
+    rows = cur.execute(
+        "SELECT DISTINCT host FROM queue_items WHERE status = 'pending' AND ($q IS NULL OR queue_id = $q) "
+        "ORDER BY host",
+        {"q": queue_id},
+    ).fetchall()
+    return [r[0] for r in rows]

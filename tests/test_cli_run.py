@@ -1,0 +1,163 @@
+"""The real ``benchdeck run | queue | resume`` over a real sshd against a real MariaDB.
+
+benchdeck is run as a separate process; one test kills it with SIGKILL mid-run and checks
+that ``benchdeck resume`` reattaches and stores every interval line exactly once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.servers.mariadb import MariaDBServer
+from tests.servers.sshd import SshdServer
+
+BUILD = "ma101119_rel"
+WORKLOAD = "point-query_range=100"
+CLI = [sys.executable, "-c", "from tui.cli import main; main()"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def env(tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer) -> dict[str, str]:
+    cfg = tmp_path / "benchdeck.toml"
+    cfg.write_text(
+        f"""
+[hosts.sshd]
+hostname = "127.0.0.1"
+port = {sshd_server.port}
+user = "{sshd_server.user}"
+key = "{sshd_server.client_key}"
+known_hosts = "{sshd_server.known_hosts}"
+workdir = "{tmp_path / "remote"}"
+threads = 1
+tables = 1
+table_size = 10000
+
+[[hosts.sshd.builds]]
+name = "{BUILD}"
+host = "{mariadb_server.host}"
+port = {mariadb_server.port}
+user = "{mariadb_server.user}"
+password = "{mariadb_server.password}"
+database = "{mariadb_server.database}"
+"""
+    )
+    e = dict(os.environ)
+    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    return e
+
+
+def bd(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def db_rows(env: dict[str, str], sql: str, params: list[object] | None = None) -> list[tuple[object, ...]]:
+    con = duckdb.connect(env["BENCHDECK_DB"], read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def remote_output(env: dict[str, str], run_id: int) -> str:
+    ((remote_dir,),) = db_rows(env, "SELECT remote_dir FROM remote_runs WHERE run_id = ?", [run_id])
+    return Path(str(remote_dir), "bench.out").read_text()
+
+
+def interval_ts(text: str) -> list[float]:
+    return [float(t) for t in re.findall(r"^\[ (\d+)s \] thds:", text, re.M)]
+
+
+def sysbench_qps(text: str) -> float:
+    m = re.search(r"queries:\s+\d+\s+\(([\d.]+) per sec\.\)", text)
+    assert m, text[-1500:]
+    return float(m.group(1))
+
+
+def test_run_over_ssh_ends_with_run_id_and_qps(env: dict[str, str]) -> None:
+    r = bd(env, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "4")
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"^run (\d+) finished qps ([\d.]+)", r.stdout, re.M)
+    assert m, r.stdout
+    run_id, qps = int(m.group(1)), float(m.group(2))
+    assert "measuring on sshd" in r.stdout, "plain progress lines when not a tty"
+    text = remote_output(env, run_id)
+    assert qps == pytest.approx(sysbench_qps(text), abs=0.005)
+    ((stored, nb),) = db_rows(env, "SELECT qps, bench_samples FROM run_summary WHERE run_id = ?", [run_id])
+    assert stored == sysbench_qps(text)
+    assert nb == len(interval_ts(text))
+
+
+def test_killed_benchdeck_is_resumed_and_backfilled(env: dict[str, str]) -> None:
+    proc = subprocess.Popen(
+        [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "8"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    seen = 0
+    run_id = None
+    for line in proc.stdout:  # plain progress lines; stop benchdeck after 3 samples
+        m = re.match(r"\[run (\d+)\] \d+s qps", line)
+        if m:
+            run_id, seen = int(m.group(1)), seen + 1
+            if seen == 3:
+                break
+    assert run_id is not None, "the run printed samples before being killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+
+    r = bd(env, "resume")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(rf"^run {run_id} finished qps", r.stdout, re.M), r.stdout
+    text = remote_output(env, run_id)
+    stored = [
+        row[0] for row in db_rows(env, "SELECT t FROM bench_samples WHERE run_id = ? ORDER BY t", [run_id])
+    ]
+    assert stored == interval_ts(text), "every interval line stored exactly once"
+    ((qps,),) = db_rows(env, "SELECT qps FROM run_summary WHERE run_id = ?", [run_id])
+    assert qps == sysbench_qps(text)
+    assert bd(env, "resume").stdout.strip() == "nothing to resume"
+
+
+def test_queue_runs_the_matrix_in_order(env: dict[str, str]) -> None:
+    r = bd(
+        env,
+        "queue",
+        "--host",
+        "sshd",
+        "--build",
+        BUILD,
+        "--workload",
+        WORKLOAD,
+        "--workload",
+        "read-only_range=10",
+        "--time",
+        "2",
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[0] == "queue 1: 2 runs"
+    rows = db_rows(
+        env,
+        "SELECT i.workload, i.status, r.status FROM queue_items i JOIN runs r USING (run_id) "
+        "ORDER BY i.position",
+    )
+    assert rows == [(WORKLOAD, "finished", "finished"), ("read-only_range=10", "finished", "finished")]
+
+
+def test_unknown_build_fails_with_one_clear_line(env: dict[str, str]) -> None:
+    r = bd(env, "run", "--host", "sshd", "--build", "my9999_rel", "--workload", WORKLOAD, "--time", "2")
+    assert r.returncode == 1
+    assert "has no build 'my9999_rel'" in r.stdout
+    assert "Traceback" not in r.stdout + r.stderr

@@ -1,0 +1,285 @@
+"""``benchdeck run``, ``queue`` and ``resume``: headless runs with live progress.
+
+On a terminal progress is a live Rich table; otherwise plain lines, one per event worth
+seeing. Every run ends with a line ``run <id> <status> qps <QPS>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+from rich.live import Live
+from rich.table import Table
+
+from engine.events import (
+    BenchBatch,
+    LogLine,
+    Phase,
+    RunCancelled,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+)
+from engine.inventory import load_inventory
+from engine.session import RunOptions, RunRequest, Session
+from store import queue as q
+from store.db import Store
+from tui.run_service import Outcome, RunService
+
+if TYPE_CHECKING:
+    from tui.cli import Ctx
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class _Live:
+    phase: str = "queued"
+    t: float = 0.0
+    qps: float | None = None
+    lat: float | None = None
+    started: float = field(default_factory=time.monotonic)
+
+
+class Progress:
+    """Consumes events: plain lines when not a terminal, a live Rich table when it is."""
+
+    def __init__(self, plain: bool):
+        self.plain = plain
+        self.runs: dict[int, _Live] = {}
+        self._live: Live | None = None
+        if not plain:
+            self._live = Live(self._table(), refresh_per_second=4, transient=False)
+
+    def __enter__(self) -> Progress:
+        if self._live is not None:
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+
+    def _table(self) -> Table:
+        t = Table(box=None)
+        for col in ("run", "phase", "t (s)", "QPS", "p95 ms"):
+            t.add_column(col, justify="right" if col != "phase" else "left")
+        for rid, r in sorted(self.runs.items()):
+            t.add_row(
+                str(rid),
+                r.phase,
+                f"{r.t:.0f}",
+                f"{r.qps:,.1f}" if r.qps else "-",
+                f"{r.lat:.2f}" if r.lat is not None else "-",
+            )
+        return t
+
+    def __call__(self, ev: RunEvent) -> None:
+        r = self.runs.setdefault(ev.run_id, _Live())
+        line: str | None = None
+        match ev:
+            case Phase(_, name, detail):
+                r.phase = name
+                line = f"{name}{': ' + detail if detail else ''}"
+            case RunStarted(_, host, remote_dir, _, _):
+                r.phase = "measuring"
+                line = f"measuring on {host} ({remote_dir})"
+            case BenchBatch(_, rows):
+                last = rows[-1]
+                r.t, r.qps, r.lat = last.t, last.qps if last.qps is not None else last.tps, last.latency_ms
+                qps = f"{r.qps:.1f}" if r.qps is not None else "-"
+                line = f"{last.t:.0f}s qps {qps} lat {last.latency_ms} ms"
+            case LogLine(_, stream, text):
+                line = f"{stream}: {text}"
+            case RunFinished(_, _, qps, _, _):
+                r.phase, r.qps = "finished", qps
+            case RunFailed(_, error, _):
+                r.phase = "failed"
+                line = f"failed: {error}"
+            case RunCancelled():
+                r.phase = "cancelled"
+        if self.plain and line is not None:
+            click.echo(f"[run {ev.run_id}] {line}")
+        elif self._live is not None:
+            self._live.update(self._table())
+
+
+def _report(outcomes: Sequence[Outcome]) -> None:
+    for o in outcomes:
+        qps = f"{o.qps:.2f}" if o.qps is not None else "-"
+        tail = f" ({o.error})" if o.error else ""
+        click.echo(f"run {o.run_id} {o.status} qps {qps}  {o.host} {o.build} {o.workload}{tail}")
+    if any(o.status != "finished" for o in outcomes):
+        sys.exit(1)
+
+
+async def _with_service(
+    db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
+) -> list[Outcome]:
+    inventory = load_inventory(None)
+    session = Session(inventory)
+    plain = not sys.stdout.isatty()
+    try:
+        with Store.open(db) as store, Progress(plain) as progress:
+            async with RunService(store, session, progress) as svc:
+                return await coro_factory(svc)
+    finally:
+        await session.close()
+
+
+def _options(
+    threads: int | None,
+    tables: int | None,
+    table_size: int | None,
+    time_s: int | None,
+    warmup: int,
+    no_prepare: bool,
+    stop_server: bool,
+    params: Sequence[str],
+) -> RunOptions:
+    extra: dict[str, str] = {}
+    for p in params:
+        key, sep, value = p.partition("=")
+        if not sep or not key:
+            raise click.UsageError(f"--param wants KEY=VALUE, got {p!r}")
+        extra[key] = value
+    return RunOptions(
+        threads=threads,
+        tables=tables,
+        table_size=table_size,
+        duration_s=time_s,
+        warmup_s=warmup,
+        prepare=not no_prepare,
+        stop_server=stop_server,
+        extra=extra,
+    )
+
+
+def _run_options(f: F) -> F:
+    for opt in reversed(
+        [
+            click.option("--threads", type=click.IntRange(min=1), help="Client threads (dop)."),
+            click.option("--tables", type=click.IntRange(min=1), help="Tables."),
+            click.option("--table-size", type=click.IntRange(min=1), help="Rows per table."),
+            click.option(
+                "--time",
+                "time_s",
+                type=click.IntRange(min=1),
+                help="Seconds measured (default: 300 read-only, 600 writes).",
+            ),
+            click.option(
+                "--warmup", type=click.IntRange(min=0), default=0, help="Warm-up seconds, not measured."
+            ),
+            click.option("--no-prepare", is_flag=True, help="Do not create tables (they must exist)."),
+            click.option("--stop-server", is_flag=True, help="Stop a managed server after the run."),
+            click.option(
+                "--param",
+                "params",
+                multiple=True,
+                metavar="KEY=VALUE",
+                help="Extra sysbench option, passed as data (repeat).",
+            ),
+        ]
+    ):
+        f = opt(f)
+    return f
+
+
+@click.command("run")
+@click.option("--host", required=True, help="Host from the inventory (local by default).")
+@click.option("--build", required=True, help="Build configured on that host, or 'sqlite' (built-in).")
+@click.option("--workload", required=True, help="Workload, e.g. point-query_range=100.")
+@_run_options
+@click.pass_obj
+def run_cmd(
+    obj: Ctx,
+    host: str,
+    build: str,
+    workload: str,
+    threads: int | None,
+    tables: int | None,
+    table_size: int | None,
+    time_s: int | None,
+    warmup: int,
+    no_prepare: bool,
+    stop_server: bool,
+    params: Sequence[str],
+) -> None:
+    """Run one workload on one host and build; ends with the run id and QPS."""
+    opts = _options(threads, tables, table_size, time_s, warmup, no_prepare, stop_server, params)
+    req = RunRequest(host, build, workload, opts)
+
+    async def go(svc: RunService) -> list[Outcome]:
+        return [await svc.run(req)]
+
+    _report(asyncio.run(_with_service(obj.db, go)))
+
+
+@click.command("queue")
+@click.option("--host", "hosts", multiple=True, required=True, help="Host (repeat): hosts run in parallel.")
+@click.option("--build", "builds", multiple=True, required=True, help="Build (repeat), run in this order.")
+@click.option("--workload", "workloads", multiple=True, help="Workload (repeat).")
+@click.option("--suite", help="A suite: classic, modern, or one from the inventory's [suites].")
+@_run_options
+@click.pass_obj
+def queue_cmd(
+    obj: Ctx,
+    hosts: Sequence[str],
+    builds: Sequence[str],
+    workloads: Sequence[str],
+    suite: str | None,
+    threads: int | None,
+    tables: int | None,
+    table_size: int | None,
+    time_s: int | None,
+    warmup: int,
+    no_prepare: bool,
+    stop_server: bool,
+    params: Sequence[str],
+) -> None:
+    """Queue a matrix (hosts x builds x workloads) and run it; ``resume`` continues it later."""
+    from engine.catalogue import SUITES
+
+    names = list(workloads)
+    if suite:
+        inv_suites = load_inventory(None).suites
+        if suite in inv_suites:
+            names += list(inv_suites[suite])
+        elif suite in SUITES:
+            names += [n for n, _ in SUITES[suite]]
+        else:
+            raise click.UsageError(f"unknown suite {suite!r}")
+    if not names:
+        raise click.UsageError("give --workload or --suite")
+    opts = _options(threads, tables, table_size, time_s, warmup, no_prepare, stop_server, params)
+    db = obj.db
+    with Store.open(db) as store, store.transaction() as cur:
+        qid = q.create_queue(cur, hosts, builds, names, opts)
+    click.echo(f"queue {qid}: {len(hosts) * len(builds) * len(names)} runs")
+
+    async def go(svc: RunService) -> list[Outcome]:
+        return await svc.run_queue(qid)
+
+    _report(asyncio.run(_with_service(db, go)))
+
+
+@click.command("resume")
+@click.pass_obj
+def resume_cmd(obj: Ctx) -> None:
+    """Reattach to runs an earlier benchdeck left running (backfilling), then finish queues."""
+
+    async def go(svc: RunService) -> list[Outcome]:
+        return await svc.resume()
+
+    outcomes = asyncio.run(_with_service(obj.db, go))
+    if not outcomes:
+        click.echo("nothing to resume")
+    _report(outcomes)

@@ -1,0 +1,171 @@
+"""Runs and queues for the clients (CLI and app): engine events into the store, and to a listener.
+
+The engine knows nothing of the store; this is where the two meet. One event queue feeds one
+:class:`~store.ingest.EventSink`; hosts run in parallel, each host serially.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import duckdb
+
+from engine.builds import Build
+from engine.events import RunCancelled, RunEvent, RunFailed, RunFinished
+from engine.runner import Runner
+from engine.session import BUILTIN_BUILD, RunOptions, RunRequest, Session, execute
+from engine.transport import TransportError
+from store import queue as q
+from store.db import Store
+from store.ingest import EventSink, pump
+from store.live import LiveRun, marks, unfinished
+from store.runs import NewRun, create_run, set_status
+
+Listener = Callable[[RunEvent], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    run_id: int
+    host: str
+    build: str
+    workload: str
+    status: str
+    qps: float | None = None
+    error: str | None = None
+
+
+def builtin_build() -> Build:
+    return Build(name=BUILTIN_BUILD, dbms="sqlite", version=sqlite3.sqlite_version)
+
+
+class RunService:
+    """Starts runs and queues, resumes interrupted ones, records everything in ``store``."""
+
+    def __init__(self, store: Store, session: Session, listener: Listener | None = None):
+        self.store = store
+        self.session = session
+        self.listener = listener
+        self.sink = EventSink(store, batch_time=0.1)
+        self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
+        self.runners: dict[int, Runner] = {}
+
+    async def __aenter__(self) -> RunService:
+        self._pump = asyncio.create_task(pump(self._events, self.sink, self.listener))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._events.put(None)
+        await self._pump
+
+    def _build(self, host: str, build: str) -> Build:
+        cfg = self.session.inventory.host(host).builds.get(build)
+        return cfg.build if cfg is not None else builtin_build()
+
+    def new_run(self, req: RunRequest) -> int:
+        host = self.session.inventory.host(req.host)
+        o = req.options
+        with self.store.transaction() as cur:
+            return create_run(
+                cur,
+                NewRun(
+                    host=req.host,
+                    build=self._build(req.host, req.build),
+                    workload=req.workload,
+                    source="run",
+                    config=(cfg.config if (cfg := host.builds.get(req.build)) else ""),
+                    threads=o.threads or host.threads,
+                    tables=o.tables or host.tables,
+                    table_size=o.table_size or host.table_size,
+                    device=host.device,
+                    status="queued",
+                ),
+            )
+
+    async def _drive(
+        self, run_id: int, host: str, build: str, workload: str, events: AsyncIterator[RunEvent]
+    ) -> Outcome:
+        status, qps, error = "failed", None, None
+        async for ev in events:
+            await self._events.put(ev)
+            if isinstance(ev, RunFinished):
+                status, qps = "finished", ev.qps
+            elif isinstance(ev, RunFailed):
+                status, error = "failed", ev.error
+            elif isinstance(ev, RunCancelled):
+                status = "cancelled"
+        return Outcome(run_id, host, build, workload, status, qps, error)
+
+    async def run(self, req: RunRequest) -> Outcome:
+        run_id = self.new_run(req)
+        return await self._drive(
+            run_id, req.host, req.build, req.workload, execute(self.session, req, run_id)
+        )
+
+    async def run_queue(self, queue_id: int | None = None) -> list[Outcome]:
+        """Run every pending item (of ``queue_id``, or of all queues): hosts in parallel."""
+        hosts = q.hosts_with_work(self.store.cursor(), queue_id)
+        results = await asyncio.gather(*(self._host_loop(h, queue_id) for h in hosts))
+        return [o for per_host in results for o in per_host]
+
+    async def _host_loop(self, host: str, queue_id: int | None) -> list[Outcome]:
+        out: list[Outcome] = []
+        while True:
+            with self.store.transaction() as cur:
+                item = q.next_item(cur, host, queue_id)
+            if item is None:
+                return out
+            req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options))
+            run_id = self.new_run(req)
+            with self.store.transaction() as cur:
+                q.attach_run(cur, item.item_id, run_id)
+            outcome = await self._drive(
+                run_id, host, item.build, item.workload, execute(self.session, req, run_id)
+            )
+            with self.store.transaction() as cur:
+                q.finish_item(cur, item.item_id, outcome.status)
+            out.append(outcome)
+
+    async def resume(self) -> list[Outcome]:
+        """Reattach to runs a previous benchdeck left running, then continue pending queues."""
+        with self.store.transaction() as cur:
+            live = unfinished(cur)
+            self._fail_never_started(cur, {r.run_id for r in live})
+        outcomes = await asyncio.gather(*(self._reattach(r) for r in live))
+        with self.store.transaction() as cur:
+            q.settle_interrupted(cur)
+        return [*outcomes, *await self.run_queue()]
+
+    async def _reattach(self, live: LiveRun) -> Outcome:
+        run_id, host, plan = live.run_id, live.host, live.plan
+        row = self.store.con.execute(
+            "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
+        ).fetchone()
+        build = row[0] if row else "?"
+        try:
+            transport = await self.session.transport(host)
+        except (TransportError, ValueError) as exc:
+            return Outcome(run_id, host, build, plan.workload, "running", error=f"cannot reattach: {exc}")
+        runner = Runner(transport, plan, marks(self.store.cursor(), run_id))
+        self.runners[run_id] = runner
+        return await self._drive(run_id, host, build, plan.workload, runner.events(live.procs))
+
+    def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
+        """Runs left 'running'/'queued' with no remote processes recorded never started."""
+        rows = cur.execute(
+            "SELECT run_id FROM runs WHERE status IN ('running', 'queued') AND source = 'run' "
+            "AND run_id NOT IN (SELECT run_id FROM remote_runs)"
+        ).fetchall()
+        for (rid,) in rows:
+            if rid not in live:
+                set_status(
+                    cur,
+                    rid,
+                    "failed",
+                    error="interrupted before the measured part started",
+                    finished_at=datetime.now().replace(microsecond=0),
+                )
