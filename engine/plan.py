@@ -27,6 +27,7 @@ class RunPlan:
     family: str = "sysbench"
     env: tuple[tuple[str, str], ...] = ()
     files: tuple[tuple[str, str], ...] = ()  # (name, content) written into remote_dir first
+    min_free_mb: int = 1024
 
     def vmstat_argv(self) -> list[str]:
         return ["vmstat", "-n", "1", str(self.duration_s + MONITOR_GRACE_S)]

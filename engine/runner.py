@@ -40,6 +40,7 @@ from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSum
 from engine.transport import DetachedProcess, Transport, TransportError
 
 POLL_S = 5.0
+CANCEL_MARK = "cancelled"
 # sysbench's last summary line: the run is over, look for its exit code now.
 _LAST_LINE = "execution time (avg/stddev):"
 # Prints each of "$@" that is not on PATH; a constant script, tools passed as data.
@@ -129,11 +130,15 @@ class Runner:
         missing = res.stdout.split()
         if missing:
             raise _StepFailed(f"{p.host}: missing {', '.join(missing)} (install: {_packages(missing)})")
+        await self._check_disk()
+        exists = False
+        if p.tables_exist_argv:
+            chk = await self.t.run(list(p.tables_exist_argv), timeout=60)
+            if not chk.ok:
+                why = (chk.stderr or chk.stdout).strip().splitlines()
+                raise _StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")
+            exists = chk.stdout.strip() not in ("", "0")
         if p.prepare_argv:
-            exists = False
-            if p.tables_exist_argv:
-                chk = await self.t.run(list(p.tables_exist_argv), timeout=60)
-                exists = chk.ok and chk.stdout.strip() not in ("", "0")
             if exists:
                 self._emit(Phase(p.run_id, "prepare", "tables exist: skipped"))
             else:
@@ -142,6 +147,19 @@ class Runner:
         if p.warmup_argv and not self._cancel.is_set():
             self._emit(Phase(p.run_id, "warm-up"))
             await self._step("warmup", p.warmup_argv)
+
+    async def _check_disk(self) -> None:
+        """Refuse to start when the run directory's filesystem is nearly full."""
+        p = self.plan
+        res = await self.t.run(["sh", "-c", _FREE_KB, "-", p.remote_dir])
+        try:
+            free_mb = int(res.stdout.strip()) // 1024
+        except ValueError:
+            return  # df unavailable: not a reason to refuse
+        if free_mb < p.min_free_mb:
+            raise _StepFailed(
+                f"{p.host}: only {free_mb} MB free under {p.remote_dir} (need {p.min_free_mb} MB)"
+            )
 
     async def _step(self, name: str, argv: Sequence[str]) -> None:
         """Run a preparatory command detached and wait for it (it survives a dropped link)."""
@@ -207,7 +225,7 @@ class Runner:
         try:
             bench = sources["bench"]
             rc = await self._wait_rc(bench.proc)
-            cancelled = rc is None
+            cancelled = rc is None or await self._cancel_marked()
             await self._drain(bench)
             for name in ("vmstat", "iostat"):
                 if name in sources:
@@ -218,6 +236,12 @@ class Runner:
                 r.cancel()
             await asyncio.gather(*readers, return_exceptions=True)
         self._finish(rc, cancelled)
+
+    async def _cancel_marked(self) -> bool:
+        """True when another benchdeck cancelled this run (``benchdeck cancel``)."""
+        with contextlib.suppress(TransportError):
+            return await self.t.file_size(f"{self.plan.remote_dir}/{CANCEL_MARK}") is not None
+        return False
 
     def _log_retry(self, msg: str) -> None:
         self._emit(LogLine(self.plan.run_id, "benchdeck", f"connection trouble: {msg}"))
@@ -310,6 +334,8 @@ class _StepFailed(Exception):
     """A step before the measured part failed; the run fails with this message."""
 
 
+# Free KB on the filesystem that will hold "$1" (created first so df can see it).
+_FREE_KB = 'mkdir -p -- "$1" && df -Pk -- "$1" | awk \'NR==2 {print $4}\''
 # Writes stdin to "$1", creating its directory; a constant script, the path passed as data.
 _WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 
@@ -349,3 +375,16 @@ _PACKAGES = {"sysbench": "sysbench", "vmstat": "procps", "iostat": "sysstat"}
 def _packages(tools: Sequence[str]) -> str:
     pkgs = sorted({_PACKAGES.get(t, t) for t in tools})
     return "apt-get install " + " ".join(pkgs)
+
+
+async def cancel_remote(transport: Transport, remote_dir: str, procs: Sequence[RemoteProc]) -> int:
+    """Cancel a run from any benchdeck: mark it, then kill its process groups.
+
+    Returns how many groups still had processes to kill.
+    """
+    await transport.run(["sh", "-c", _WRITE_FILE, "-", f"{remote_dir}/{CANCEL_MARK}"], stdin="cancelled\n")
+    killed = 0
+    for proc in procs:
+        if await transport.kill_group(proc.pgid):
+            killed += 1
+    return killed

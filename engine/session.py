@@ -228,9 +228,18 @@ def _builtin_plan(
     from engine.builtin.catalogue import builtin_argv  # the built-in SQLite workload
 
     db_path = posixpath.join(posixpath.dirname(posixpath.dirname(remote_dir)), "builtin.sqlite")
-    common = {"threads": threads, "tables": tables, "table_size": table_size, "db_path": db_path}
-    run = builtin_argv(req.workload, time_s=duration, command="run", **common)
-    prepare = builtin_argv(req.workload, time_s=duration, command="prepare", **common)
+    run, prepare = (
+        builtin_argv(
+            req.workload,
+            db_path=db_path,
+            time_s=duration,
+            threads=threads,
+            tables=tables,
+            table_size=table_size,
+            command=command,
+        )
+        for command in ("run", "prepare")
+    )
     return RunPlan(
         run_id=run_id,
         host=host.name,

@@ -161,3 +161,37 @@ def test_unknown_build_fails_with_one_clear_line(env: dict[str, str]) -> None:
     assert r.returncode == 1
     assert "has no build 'my9999_rel'" in r.stdout
     assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_cancel_from_another_benchdeck_keeps_samples(env: dict[str, str]) -> None:
+    proc = subprocess.Popen(
+        [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "60"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    run_id = None
+    for line in proc.stdout:
+        m = re.match(r"\[run (\d+)\] 2s qps", line)
+        if m:
+            run_id = int(m.group(1))
+            break
+    assert run_id is not None
+    r = bd(env, "cancel", str(run_id))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"run {run_id} cancelled" in r.stdout
+    rest = proc.stdout.read()
+    assert proc.wait(timeout=60) == 1, "a cancelled run is not a success"
+    assert re.search(rf"^run {run_id} cancelled", rest, re.M), rest
+    ((status, n),) = db_rows(
+        env,
+        "SELECT r.status, count(b.t) FROM runs r LEFT JOIN bench_samples b "
+        "USING (run_id) WHERE r.run_id = ? GROUP BY r.status",
+        [run_id],
+    )
+    assert status == "cancelled"
+    assert n >= 2, "samples taken before the cancel are kept"
+    assert "General statistics" not in remote_output(env, run_id), "sysbench was stopped early"

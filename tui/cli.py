@@ -208,9 +208,9 @@ def compare_cmd(
 
 def _register() -> None:
     from tui.cli_hosts import hosts_group
-    from tui.cli_run import queue_cmd, resume_cmd, run_cmd
+    from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
 
-    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd):
+    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd):
         cli.add_command(command)
 
 

@@ -283,3 +283,36 @@ def resume_cmd(obj: Ctx) -> None:
     if not outcomes:
         click.echo("nothing to resume")
     _report(outcomes)
+
+
+@click.command("cancel")
+@click.argument("run_id", type=int)
+@click.pass_obj
+def cancel_cmd(obj: Ctx, run_id: int) -> None:
+    """Stop a running benchmark: its remote processes are killed, its samples kept."""
+    from engine.runner import cancel_remote
+    from store.db import StoreLocked
+    from store.live import unfinished
+    from store.runs import set_status
+
+    with Store.open_for_reading(obj.db) as store:
+        live = {r.run_id: r for r in unfinished(store.cursor())}
+    if run_id not in live:
+        raise click.ClickException(f"run {run_id} is not running")
+    run = live[run_id]
+
+    async def go() -> int:
+        session = Session(load_inventory(None))
+        try:
+            return await cancel_remote(await session.transport(run.host), run.plan.remote_dir, run.procs)
+        finally:
+            await session.close()
+
+    killed = asyncio.run(go())
+    try:
+        with Store.open(obj.db) as store, store.transaction() as cur:
+            set_status(cur, run_id, "cancelled")
+        note = ""
+    except StoreLocked:
+        note = " (the benchdeck following it records the end)"
+    click.echo(f"run {run_id} cancelled: {killed} process group(s) stopped{note}")
