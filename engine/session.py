@@ -110,17 +110,31 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             server = make_server(transport, _server_spec(build, workdir))
             yield Phase(run_id, "server", f"starting {build.name}")
             await _ensure_running(server)
+        elif build is not None and build.start:
+            yield Phase(run_id, "server", f"starting {build.name}: {build.start[0]}")
+            await _run_script(transport, build.start, "start")
         plan = make_plan(run_id, host, build, req, remote_dir, server)
     except (WorkloadError, ServerError, TransportError, ValueError) as exc:
         yield RunFailed(run_id, str(exc), datetime.now().replace(microsecond=0))
         return
     async for ev in Runner(transport, plan).events():
         yield ev
-    if server is not None and req.options.stop_server:
+    if req.options.stop_server and (server is not None or (build is not None and build.stop)):
         try:
-            await server.stop()
-        except ServerError as exc:
+            if server is not None:
+                await server.stop()
+            elif build is not None and build.stop:
+                await _run_script(transport, build.stop, "stop")
+        except (ServerError, TransportError) as exc:
             yield LogLine(run_id, "benchdeck", f"stopping the server failed: {exc}")
+
+
+async def _run_script(transport: Transport, argv: tuple[str, ...], what: str) -> None:
+    """The user's own start/stop command (an argv list from the inventory)."""
+    res = await transport.run(list(argv), timeout=600)
+    if not res.ok:
+        lines = (res.stderr or res.stdout).strip().splitlines()
+        raise ServerError(f"{what} command {argv[0]} exited {res.exit_status}: {lines[-1] if lines else ''}")
 
 
 def _server_spec(build: BuildConfig, workdir: str) -> ServerSpec:

@@ -195,3 +195,41 @@ def test_cancel_from_another_benchdeck_keeps_samples(env: dict[str, str]) -> Non
     assert status == "cancelled"
     assert n >= 2, "samples taken before the cancel are kept"
     assert "General statistics" not in remote_output(env, run_id), "sysbench was stopped early"
+
+
+def test_managed_server_is_created_started_and_stopped(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    work = tmp_path / "w"
+    cfg = tmp_path / "managed.toml"
+    cfg.write_text(
+        f"""
+[hosts.here]
+transport = "local"
+workdir = "{work}"
+table_size = 5000
+
+[[hosts.here.builds]]
+name = "{BUILD}"
+config = "small"
+managed = true
+port = {port}
+"""
+    )
+    e = dict(os.environ)
+    e.update(BENCHDECK_DB=str(tmp_path / "m.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    r = bd(
+        e, "run", "--host", "here", "--build", BUILD, "--workload", WORKLOAD, "--time", "2", "--stop-server"
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "server: starting" in r.stdout
+    assert re.search(r"^run \d+ finished qps [\d.]+", r.stdout, re.M), r.stdout
+    datadir = work / "servers" / f"{BUILD}.small" / "data"
+    assert (datadir / "mysql").is_dir(), "the datadir was created"
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0, "the server was stopped after the run"
+    ((config,),) = db_rows(e, "SELECT config FROM runs")
+    assert config == "small"
