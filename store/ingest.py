@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 from engine.events import (
@@ -162,21 +163,31 @@ async def pump(
     queue: asyncio.Queue[RunEvent | None],
     sink: EventSink,
     on_event: Callable[[RunEvent], None] | None = None,
+    writer: Executor | None = None,
 ) -> None:
     """Feed events from ``queue`` into ``sink`` until a ``None`` arrives; flush on time.
 
-    Sleeps until the next event or the next due flush, never on a fixed poll.
+    Sleeps until the next event or the next due flush, never on a fixed poll. With ``writer``
+    (a one-thread executor) the DuckDB writes happen there, off the event loop's thread.
     """
+    loop = asyncio.get_running_loop()
+
+    async def call(fn: Callable[..., object], *args: object) -> None:
+        if writer is None:
+            fn(*args)
+        else:
+            await loop.run_in_executor(writer, fn, *args)
+
     while True:
         wait = sink.time_to_due()
         try:
             ev = await (queue.get() if wait is None else asyncio.wait_for(queue.get(), wait))
         except TimeoutError:
-            sink.flush_if_due()
+            await call(sink.flush_if_due)
             continue
         if ev is None:
-            sink.flush()
+            await call(sink.flush)
             return
         if on_event is not None:
             on_event(ev)
-        sink.handle(ev)
+        await call(sink.handle, ev)

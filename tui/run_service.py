@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 import duckdb
 
@@ -26,6 +28,7 @@ from store.live import LiveRun, marks, unfinished
 from store.runs import NewRun, create_run, set_status
 
 Listener = Callable[[RunEvent], None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,16 +49,23 @@ def builtin_build() -> Build:
 class RunService:
     """Starts runs and queues, resumes interrupted ones, records everything in ``store``."""
 
-    def __init__(self, store: Store, session: Session, listener: Listener | None = None):
+    def __init__(
+        self,
+        store: Store,
+        session: Session,
+        listener: Listener | None = None,
+        writer: Executor | None = None,
+    ):
         self.store = store
         self.session = session
         self.listener = listener
         self.sink = EventSink(store, batch_time=0.1)
         self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self.runners: dict[int, Runner] = {}
+        self.writer = writer
 
     async def __aenter__(self) -> RunService:
-        self._pump = asyncio.create_task(pump(self._events, self.sink, self.listener))
+        self._pump = asyncio.create_task(pump(self._events, self.sink, self.listener, self.writer))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -100,8 +110,26 @@ class RunService:
                 status = "cancelled"
         return Outcome(run_id, host, build, workload, status, qps, error)
 
+    async def _db(self, fn: Callable[..., T], *args: object) -> T:
+        """Store work on the writer thread when there is one (keeps a UI loop responsive)."""
+        if self.writer is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.writer, fn, *args)
+
+    def _next(self, host: str, queue_id: int | None) -> q.QueueItem | None:
+        with self.store.transaction() as cur:
+            return q.next_item(cur, host, queue_id)
+
+    def _attach(self, item_id: int, run_id: int) -> None:
+        with self.store.transaction() as cur:
+            q.attach_run(cur, item_id, run_id)
+
+    def _finish(self, item_id: int, status: str) -> None:
+        with self.store.transaction() as cur:
+            q.finish_item(cur, item_id, status)
+
     async def run(self, req: RunRequest) -> Outcome:
-        run_id = self.new_run(req)
+        run_id = await self._db(self.new_run, req)
         return await self._drive(
             run_id, req.host, req.build, req.workload, execute(self.session, req, run_id)
         )
@@ -115,19 +143,16 @@ class RunService:
     async def _host_loop(self, host: str, queue_id: int | None) -> list[Outcome]:
         out: list[Outcome] = []
         while True:
-            with self.store.transaction() as cur:
-                item = q.next_item(cur, host, queue_id)
+            item = await self._db(self._next, host, queue_id)
             if item is None:
                 return out
             req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options))
-            run_id = self.new_run(req)
-            with self.store.transaction() as cur:
-                q.attach_run(cur, item.item_id, run_id)
+            run_id = await self._db(self.new_run, req)
+            await self._db(self._attach, item.item_id, run_id)
             outcome = await self._drive(
                 run_id, host, item.build, item.workload, execute(self.session, req, run_id)
             )
-            with self.store.transaction() as cur:
-                q.finish_item(cur, item.item_id, outcome.status)
+            await self._db(self._finish, item.item_id, outcome.status)
             out.append(outcome)
 
     async def resume(self) -> list[Outcome]:
