@@ -28,6 +28,7 @@ class RunPlan:
     env: tuple[tuple[str, str], ...] = ()
     files: tuple[tuple[str, str], ...] = ()  # (name, content) written into remote_dir first
     min_free_mb: int = 1024
+    build: str = ""
 
     def vmstat_argv(self) -> list[str]:
         return ["vmstat", "-n", "1", str(self.duration_s + MONITOR_GRACE_S)]

@@ -209,6 +209,7 @@ def make_plan(
         warmup_argv=tuple(cmd.run_argv(o.warmup_s)) if o.warmup_s else None,
         device=host.device,
         table_size=table_size,
+        build=req.build,
     )
 
 
@@ -264,4 +265,5 @@ def _builtin_plan(
         prepare_argv=tuple(prepare) if req.options.prepare else None,
         device=host.device,
         table_size=table_size,
+        build=req.build,
     )

@@ -1,0 +1,66 @@
+"""The Live screen's model, fed with real engine event types."""
+
+from datetime import datetime
+
+from engine.events import BenchBatch, LogLine, Phase, Planned, RunFinished, RunStarted, VmstatBatch
+from engine.metrics import PerOp
+from engine.plan import RunPlan
+from engine.records import BenchInterval, SysbenchSummary, VmstatSample
+from tui.live_model import LOG_LINES, LiveModel
+from tui.screens.live import headline
+
+NOW = datetime(2026, 11, 21, 12, 0, 0)
+
+
+def plan(run_id: int, host: str) -> RunPlan:
+    return RunPlan(run_id, host, "point-query_range=100", "/tmp/r", ("sysbench",), 300, build="my8040_rel")
+
+
+def vm(seq: int) -> VmstatSample:
+    return VmstatSample(seq, 2, 0, 0, 1, 1, 1, 0, 0, 0, 0, 100, 5000 + seq, 30, 10, 60, 0, 0)
+
+
+def test_a_run_builds_its_series_and_headline() -> None:
+    m = LiveModel()
+    m.progress.total, m.progress.planned_s = 4, 4 * 300
+    m.apply(Planned(1, plan(1, "dell32")))
+    m.apply(Phase(1, "prepare"))
+    m.apply(RunStarted(1, "dell32", "/tmp/r", NOW))
+    for t in (1.0, 2.0, 3.0):
+        m.apply(BenchBatch(1, (BenchInterval(t=t, threads=4, tps=10.0, qps=1000.0 * t, latency_ms=2.5),)))
+    m.apply(VmstatBatch(1, (vm(0), vm(1))))
+    v = m.view(1)
+    v.base_qps = 2500.0
+    assert v.t == [1.0, 2.0, 3.0]
+    assert v.vm["cs"] == [5000.0, 5001.0]
+    assert v.rqps == 3000.0 / 2500.0
+    line = headline(v, m.progress.eta_s(), m.progress.done, m.progress.total)
+    assert line == (
+        "run 1  my8040_rel  point-query_range=100  measuring 3/300 s  "
+        "QPS 3,000.0  rQPS 1.20  suite 0/4 ETA 20m00s"
+    )
+    m.apply(RunFinished(1, SysbenchSummary(qps=2900.0), 2900.0, PerOp(ops=2900.0), NOW))
+    assert m.progress.done == 1
+    assert v.rqps == 2900.0 / 2500.0, "the final figure replaces the last interval"
+    assert m.active() == []
+
+
+def test_each_host_shows_its_newest_run() -> None:
+    m = LiveModel()
+    for rid, host in ((1, "a"), (2, "b"), (3, "a")):
+        m.apply(Planned(rid, plan(rid, host)))
+    assert m.hosts() == ["a", "b"]
+    current = m.current("a")
+    assert current is not None
+    assert current.run_id == 3
+    assert m.version == 3
+
+
+def test_log_keeps_a_bounded_tail_and_counts_lines() -> None:
+    m = LiveModel()
+    for i in range(LOG_LINES + 50):
+        m.apply(LogLine(7, "sysbench", f"line {i}"))
+    v = m.view(7)
+    assert len(v.log) == LOG_LINES
+    assert v.log_total == LOG_LINES + 50
+    assert v.log[-1] == f"sysbench: line {LOG_LINES + 49}"

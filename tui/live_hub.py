@@ -1,0 +1,125 @@
+"""The app's live side: queues run in the app's event loop, store writes on one writer thread.
+
+The hub owns the run service for the app's lifetime, keeps the :class:`LiveModel` current and
+tells listeners (the Live screen) that something changed. Nothing here blocks the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from engine.events import Planned, RunEvent
+from engine.inventory import Inventory, load_inventory
+from engine.runner import cancel_remote
+from engine.session import RunOptions, Session
+from store import queue as q
+from store.db import Store
+from tui.live_model import LiveModel
+from tui.run_service import Outcome, RunService
+
+T = TypeVar("T")
+
+
+class LiveHub:
+    """Starts queues and cancels runs for the app; the model is read by the Live screen."""
+
+    def __init__(self, store: Callable[[], Store], base_build: Callable[[], str | None] = lambda: None):
+        self._store = store
+        self.base_build = base_build
+        self.model = LiveModel()
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")
+        self.session: Session | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.listeners: list[Callable[[], None]] = []
+        self.outcomes: list[Outcome] = []
+
+    async def query(self, fn: Callable[[Store], T]) -> T:
+        """Run ``fn(store)`` on the writer thread (store access never blocks the UI loop)."""
+        store = self._store
+        return await asyncio.get_running_loop().run_in_executor(self.writer, lambda: fn(store()))
+
+    def inventory(self) -> Inventory:
+        return load_inventory(None)
+
+    def _changed(self) -> None:
+        for fn in self.listeners:
+            fn()
+
+    def _on_event(self, ev: RunEvent) -> None:
+        view = self.model.apply(ev)
+        if isinstance(ev, Planned):
+            task = asyncio.create_task(self._lookup_base(view.run_id, ev.plan.host, ev.plan.workload))
+            self._keep(task)
+        self._changed()
+
+    def _keep(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _lookup_base(self, run_id: int, host: str, workload: str) -> None:
+        base = self.base_build()
+        if not base:
+            return
+        loop = asyncio.get_running_loop()
+        qps = await loop.run_in_executor(self.writer, self._base_qps, host, base, workload)
+        self.model.view(run_id).base_qps = qps
+        self._changed()
+
+    def _base_qps(self, host: str, build: str, workload: str) -> float | None:
+        row = (
+            self._store()
+            .cursor()
+            .execute(
+                "SELECT median(s.qps) FROM runs r JOIN hosts h USING (host_id) "
+                "JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) "
+                "JOIN run_summary s USING (run_id) "
+                "WHERE h.name = ? AND b.name = ? AND w.name = ? AND r.status = 'finished'",
+                [host, build, workload],
+            )
+            .fetchone()
+        )
+        return float(row[0]) if row and row[0] is not None else None
+
+    async def start_queue(
+        self, hosts: Sequence[str], builds: Sequence[str], workloads: Sequence[str], options: RunOptions
+    ) -> int:
+        """Persist the matrix, then run it in the background; returns the queue id."""
+        loop = asyncio.get_running_loop()
+
+        def create() -> int:
+            with self._store().transaction() as cur:
+                return q.create_queue(cur, hosts, builds, workloads, options)
+
+        qid = await loop.run_in_executor(self.writer, create)
+        n = len(hosts) * len(builds) * len(workloads)
+        per_run = options.duration_s or 300
+        self.model.progress.total += n
+        self.model.progress.planned_s += n * (per_run + options.warmup_s)
+        self._keep(asyncio.create_task(self._run(qid)))
+        self._changed()
+        return qid
+
+    async def _run(self, queue_id: int) -> None:
+        if self.session is None:
+            self.session = Session(self.inventory())
+        async with RunService(self._store(), self.session, self._on_event, self.writer) as svc:
+            self.outcomes += await svc.run_queue(queue_id)
+        self._changed()
+
+    async def cancel(self, run_id: int) -> None:
+        view = self.model.runs.get(run_id)
+        if view is None or view.done or not view.procs or self.session is None:
+            return
+        transport = await self.session.transport(view.host)
+        await cancel_remote(transport, view.remote_dir, view.procs)
+
+    async def close(self) -> None:
+        for t in list(self._tasks):
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.session is not None:
+            await self.session.close()
+        self.writer.shutdown(wait=True)

@@ -1,0 +1,199 @@
+"""Launch: pick hosts, builds, a suite or workloads, and options; see the matrix; queue it."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
+
+from engine.builtin.catalogue import BUILTIN_WORKLOADS
+from engine.catalogue import SUITES
+from engine.hostfacts import HostFacts, describe, gather_facts
+from engine.inventory import ConfigError, Inventory, load_inventory
+from engine.session import BUILTIN_BUILD, RunOptions
+from engine.transport import TransportError, make_transport
+from store.db import Store
+from tui.screens.base import tcss
+
+if TYPE_CHECKING:
+    from tui.live_hub import LiveHub
+
+BUILTIN_SUITE = "builtin"
+OVERHEAD_S = 5  # preflight, prepare check, start-up per run
+
+
+def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
+    """Every suite a user can pick: the built-in SQLite one, the posts' suites, the inventory's."""
+    suites = {BUILTIN_SUITE: BUILTIN_WORKLOADS}
+    suites |= {name: tuple(n for n, _ in steps) for name, steps in SUITES.items()}
+    suites |= dict(inv.suites)
+    return suites
+
+
+def estimate_s(hosts: int, builds: int, workloads: int, duration_s: int, warmup_s: int) -> float:
+    """Hosts run in parallel, each host serially: the longest host's share."""
+    if not hosts:
+        return 0.0
+    return builds * workloads * (duration_s + warmup_s + OVERHEAD_S)
+
+
+class LaunchScreen(Screen[None]):
+    """Build a run matrix and queue it; the default runs the built-in workload on this machine."""
+
+    CSS_PATH = tcss("launch.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "start", "Start", id="launch.start", tooltip="Queue the matrix and watch it live"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inv: Inventory | None = None
+
+    @property
+    def hub(self) -> LiveHub:
+        return self.app.hub  # type: ignore[attr-defined,no-any-return]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="launch-columns"):
+            with Vertical(classes="launch-col"):
+                yield Label("Hosts")
+                yield SelectionList[str](id="launch-hosts")
+                yield Label("Builds")
+                yield SelectionList[str](id="launch-builds")
+            with Vertical(classes="launch-col"):
+                yield Label("Suite")
+                yield Select[str]([], id="launch-suite", allow_blank=False)
+                yield Label("Workloads")
+                yield SelectionList[str](id="launch-workloads")
+            with Vertical(classes="launch-col"):
+                yield Label("Threads")
+                yield Input("1", id="launch-threads", type="integer")
+                yield Label("Seconds per workload")
+                yield Input("10", id="launch-time", type="integer")
+                yield Label("Warm-up seconds")
+                yield Input("0", id="launch-warmup", type="integer")
+                yield Static("", id="launch-facts")
+                yield Static("", id="launch-matrix")
+                yield Button("Start", id="launch-start", variant="primary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        try:
+            self.inv = load_inventory(None)
+        except ConfigError as exc:
+            self.notify(str(exc), severity="error", timeout=15)
+            return
+        hosts = self.query_one("#launch-hosts", SelectionList)
+        for name in self.inv.hosts:
+            hosts.add_option((name, name, name == "local" or len(self.inv.hosts) == 1))
+        suites = suite_names(self.inv)
+        self.query_one("#launch-suite", Select).set_options((n, n) for n in suites)
+        self._refresh_builds()
+        self._fill_workloads(BUILTIN_SUITE)
+
+    def _selected(self, sel_id: str) -> list[str]:
+        return [str(v) for v in self.query_one(sel_id, SelectionList).selected]
+
+    def _refresh_builds(self) -> None:
+        assert self.inv is not None
+        chosen = self._selected("#launch-hosts")
+        names: list[str] = []
+        for h in chosen:
+            cfg = self.inv.hosts[h]
+            names += [b for b in cfg.builds if b not in names]
+            if cfg.transport == "local" and BUILTIN_BUILD not in names:
+                names.append(BUILTIN_BUILD)
+        builds = self.query_one("#launch-builds", SelectionList)
+        keep = set(self._selected("#launch-builds")) or {BUILTIN_BUILD}
+        builds.clear_options()
+        builds.add_options([(n, n, n in keep) for n in names])
+        if chosen:
+            self.load_facts(chosen[0])
+        self._update_matrix()
+
+    def _fill_workloads(self, suite: str) -> None:
+        assert self.inv is not None
+        wl = self.query_one("#launch-workloads", SelectionList)
+        wl.clear_options()
+        wl.add_options([(n, n, True) for n in suite_names(self.inv).get(suite, ())])
+        self._update_matrix()
+
+    @on(SelectionList.SelectedChanged, "#launch-hosts")
+    def _hosts_changed(self) -> None:
+        self._refresh_builds()
+
+    @on(SelectionList.SelectedChanged)
+    @on(Input.Changed)
+    def _inputs_changed(self) -> None:
+        self._update_matrix()
+
+    @on(Select.Changed, "#launch-suite")
+    def _suite_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._fill_workloads(event.value)
+
+    def _int(self, sel: str, default: int) -> int:
+        try:
+            return max(0, int(self.query_one(sel, Input).value))
+        except ValueError:
+            return default
+
+    def _update_matrix(self) -> None:
+        h, b, w = (len(self._selected(s)) for s in ("#launch-hosts", "#launch-builds", "#launch-workloads"))
+        secs = estimate_s(h, b, w, self._int("#launch-time", 10) or 1, self._int("#launch-warmup", 0))
+        m, s = divmod(int(secs), 60)
+        self.query_one("#launch-matrix", Static).update(
+            f"{h * b * w} runs = {h} host(s) x {b} build(s) x {w} workload(s); about {m} min {s:02d} s"
+        )
+
+    @work(exclusive=True, group="facts", exit_on_error=False)
+    async def load_facts(self, host: str) -> None:
+        """Facts recorded by `benchdeck hosts check`, else gathered now from the host."""
+        facts = await self._stored_facts(host)
+        if facts is None and self.inv is not None:
+            try:
+                facts = await gather_facts(make_transport(self.inv.hosts[host].spec))
+            except TransportError as exc:
+                self.query_one("#launch-facts", Static).update(f"{host}: {exc}")
+                return
+        text = describe(facts) if facts else "facts unknown: run `benchdeck hosts check`"
+        self.query_one("#launch-facts", Static).update(f"{host}: {text}")
+
+    async def _stored_facts(self, host: str) -> HostFacts | None:
+        def read(store: Store) -> str | None:
+            row = store.cursor().execute("SELECT facts FROM hosts WHERE name = ?", [host]).fetchone()
+            return str(row[0]) if row and row[0] else None
+
+        raw = await self.hub.query(read)
+        return HostFacts.from_dict(json.loads(raw)) if raw else None
+
+    @on(Button.Pressed, "#launch-start")
+    def _pressed(self) -> None:
+        self.action_start()
+
+    def action_start(self) -> None:
+        hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
+        workloads = self._selected("#launch-workloads")
+        if not (hosts and builds and workloads):
+            self.notify("pick at least one host, build and workload", severity="warning")
+            return
+        opts = RunOptions(
+            threads=self._int("#launch-threads", 1) or None,
+            duration_s=self._int("#launch-time", 10) or None,
+            warmup_s=self._int("#launch-warmup", 0),
+        )
+        self.run_worker(self._start(hosts, builds, workloads, opts), group="launch", exit_on_error=False)
+
+    async def _start(
+        self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions
+    ) -> None:
+        qid = await self.hub.start_queue(hosts, builds, workloads, opts)
+        self.notify(f"queue {qid}: {len(hosts) * len(builds) * len(workloads)} runs started")
+        self.app.switch_mode("live")
