@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar
 
+from engine.requirements import PACKAGES
 from engine.transport.base import Transport, sh
 from engine.transport.errors import AuthFailed, ConnectionLost, HostKeyError, HostUnreachable, TransportError
 
@@ -26,8 +27,8 @@ TOOLS: tuple[str, ...] = ("sysbench", "vmstat", "iostat", "mariadb", "mysql", "m
 TOOLS += ("psql", "pgbench", "pg_ctl", "db_bench", "python3")  # the order of HostFacts.tools
 VERSION_FLAG = {"vmstat": "-V", "iostat": "-V"}  # others: --version
 # tools needed to benchmark -> Debian package; "a|b" is satisfied by either
-NEEDED = {"sysbench": "sysbench", "vmstat": "procps", "iostat": "sysstat", "mariadb|mysql": "mariadb-client"}
-NEEDED |= {"psql": "postgresql-client", "pgbench": "postgresql-client", "db_bench": "rocksdb-tools"}
+# Tools a benchmarking host needs ("a|b": either will do); packages come from engine.requirements.
+NEEDED = ("sysbench", "vmstat", "iostat", "mariadb|mysql", "psql", "pgbench", "db_bench")
 # One channel for all tools (a login shell per channel is what an SSH command costs).
 # $@ = pairs of tool name and version flag. Finds each tool (pg_ctl is off PATH on Debian),
 # runs the found ones' version commands in parallel, prints "@@ NAME PATH" + their output.
@@ -319,10 +320,10 @@ def parse_tools(text: str) -> tuple[dict[str, str | None], dict[str, str]]:
 def missing_tools(facts: HostFacts) -> list[tuple[str, str]]:
     """(tool, Debian package) for every tool needed to benchmark that the host lacks."""
     out = []
-    for tools, package in NEEDED.items():
+    for tools in NEEDED:
         names = tools.split("|")
         if not any(facts.tools.get(t) for t in names):
-            out.append((names[0], package))
+            out.append((names[0], PACKAGES.get(names[0], names[0])))
     return out
 
 

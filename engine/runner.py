@@ -37,9 +37,11 @@ from engine.metrics import per_op, run_qps
 from engine.parsers import IostatParser, VmstatParser
 from engine.plan import Marks, RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+from engine.requirements import PACKAGES
 from engine.transport import DetachedProcess, Transport, TransportError
 
-POLL_S = 5.0
+POLL_S = 5.0  # the measured step also wakes on sysbench's last line
+STEP_POLL_S = 0.5  # prepare and warm-up: no such line to wait for
 CANCEL_MARK = "cancelled"
 # sysbench's last summary line: the run is over, look for its exit code now.
 _LAST_LINE = "execution time (avg/stddev):"
@@ -166,14 +168,14 @@ class Runner:
         proc = await self.t.start_detached(
             argv, run_dir=self.plan.remote_dir, stdout_name=f"{name}.out", env=dict(self.plan.env)
         )
-        rc = await self._wait_rc(proc)
+        rc = await self._wait_rc(proc, STEP_POLL_S)
         if rc is None:
             return
         if rc != 0:
             tail = await self._tail(proc.stdout_path)
             raise _StepFailed(f"{name} failed (exit {rc}): {tail}")
 
-    async def _wait_rc(self, proc: DetachedProcess) -> int | None:
+    async def _wait_rc(self, proc: DetachedProcess, poll_s: float = POLL_S) -> int | None:
         """Exit code of a detached process once it ends; ``None`` if cancelled (group killed)."""
         while True:
             if self._cancel.is_set():
@@ -183,7 +185,7 @@ class Runner:
                 if await self.t.file_size(proc.rc_path) is not None:
                     raw = await self.t.read_from(proc.rc_path, 0, 64)
                     return int(raw.strip() or b"0")
-            await self._wake(POLL_S)
+            await self._wake(poll_s)
 
     async def _wake(self, seconds: float) -> None:
         """Sleep until cancelled, the benchmark's output ended, or ``seconds`` passed."""
@@ -369,11 +371,8 @@ def parser_for(family: str) -> BenchParser:
     return parser
 
 
-_PACKAGES = {"sysbench": "sysbench", "vmstat": "procps", "iostat": "sysstat"}
-
-
 def _packages(tools: Sequence[str]) -> str:
-    pkgs = sorted({_PACKAGES.get(t, t) for t in tools})
+    pkgs = sorted({PACKAGES.get(t, t) for t in tools})
     return "apt-get install " + " ".join(pkgs)
 
 

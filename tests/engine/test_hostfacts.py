@@ -153,7 +153,7 @@ def test_tools_output_and_missing_tools() -> None:
         ("vmstat", "procps"),
         ("iostat", "sysstat"),
         ("psql", "postgresql-client"),
-        ("pgbench", "postgresql-client"),
+        ("pgbench", "postgresql"),
         ("db_bench", "rocksdb-tools"),
     ]
 
