@@ -18,7 +18,13 @@ from engine.inventory import BuildConfig, HostConfig, Inventory
 from engine.plan import RunPlan
 from engine.runner import Runner
 from engine.servers import ManagedServer, ServerError, ServerSpec, make_server
-from engine.sysbench_cmd import SysbenchCommand, WorkloadError, mysql_db_args, pgsql_db_args, step_for
+from engine.sysbench_cmd import (
+    SysbenchCommand,
+    WorkloadError,
+    default_duration,
+    mysql_db_args,
+    pgsql_db_args,
+)
 from engine.transport import Transport, TransportError, make_transport
 
 BUILTIN_BUILD = "sqlite"
@@ -50,14 +56,6 @@ class RunRequest:
     build: str
     workload: str
     options: RunOptions = RunOptions()
-
-
-def default_duration(workload: str) -> int:
-    """The posts' defaults: read-only steps 300 s, write steps 600 s."""
-    try:
-        return 600 if step_for(workload).writes else 300
-    except WorkloadError:
-        return 300
 
 
 class Session:
@@ -176,13 +174,14 @@ def make_plan(
     threads = o.threads or host.threads
     tables = o.tables or host.tables
     table_size = o.table_size or host.table_size
-    duration = o.duration_s or default_duration(req.workload)
     if build is None:
+        duration = o.duration_s or 60
         if host.transport != "local":
             raise WorkloadError(
                 f"the built-in {BUILTIN_BUILD} workload runs on a local host, not {host.name}"
             )
         return _builtin_plan(run_id, host, req, remote_dir, threads, tables, table_size, duration)
+    duration = o.duration_s or default_duration(req.workload)
     dbms = "postgres" if build.build.dbms == "postgres" else "mysql"
     db_args = tuple(server.sysbench_args()) if server else _external_db_args(build, dbms)
     cmd = SysbenchCommand(
@@ -193,6 +192,7 @@ def make_plan(
         table_size=table_size,
         duration_s=duration,
         extra=dict(o.extra),
+        script_dir=remote_dir,
     )
     check = _TABLES_SQL[dbms].format(n=tables)
     client = server.client_argv() if server else _external_client(build, dbms)
@@ -210,6 +210,8 @@ def make_plan(
         device=host.device,
         table_size=table_size,
         build=req.build,
+        env=tuple(cmd.env().items()),
+        files=tuple(cmd.files().items()),
     )
 
 

@@ -142,7 +142,7 @@ def test_queue_runs_the_matrix_in_order(env: dict[str, str]) -> None:
         "--workload",
         WORKLOAD,
         "--workload",
-        "read-only_range=10",
+        "points-covered-si_range=100",
         "--time",
         "2",
     )
@@ -153,7 +153,10 @@ def test_queue_runs_the_matrix_in_order(env: dict[str, str]) -> None:
         "SELECT i.workload, i.status, r.status FROM queue_items i JOIN runs r USING (run_id) "
         "ORDER BY i.position",
     )
-    assert rows == [(WORKLOAD, "finished", "finished"), ("read-only_range=10", "finished", "finished")]
+    assert rows == [
+        (WORKLOAD, "finished", "finished"),
+        ("points-covered-si_range=100", "finished", "finished"),
+    ]
 
 
 def test_unknown_build_fails_with_one_clear_line(env: dict[str, str]) -> None:
