@@ -71,7 +71,7 @@ class Runner:
         self._queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self._cancel = asyncio.Event()
         self._output_ended = asyncio.Event()
-        self._sb = parser_for(plan.family)
+        self._sb = parser_for(plan.family, plan.bench_argv)
         self._vm = VmstatParser()
         self._io = IostatParser(device=plan.device)
         self.bench: list[BenchInterval] = []
@@ -270,7 +270,7 @@ class Runner:
         if name == "bench":
             n_skip = len(self._sb.skipped)
             rows = [iv for ln in lines if (iv := self._sb.feed(ln)) is not None]
-            if any(_LAST_LINE in ln for ln in lines):
+            if any(_LAST_LINE in ln for ln in lines) or getattr(self._sb, "ended", False):
                 self._output_ended.set()
             self.bench += rows
             new = tuple(r for r in rows if m.bench_t is None or r.t > m.bench_t)
@@ -359,15 +359,16 @@ _FAMILY_PARSERS = {
 }
 
 
-def parser_for(family: str) -> BenchParser:
-    """A fresh output parser for a workload family."""
+def parser_for(family: str, argv: Sequence[str] = ()) -> BenchParser:
+    """A fresh output parser for a workload family; some read the command (threads, steps)."""
     try:
         module, cls = _FAMILY_PARSERS[family]
     except KeyError:
         raise ValueError(
             f"unknown workload family {family!r} (known: {', '.join(_FAMILY_PARSERS)})"
         ) from None
-    parser: BenchParser = getattr(importlib.import_module(module), cls)()
+    factory = getattr(importlib.import_module(module), cls)
+    parser: BenchParser = factory() if family == "sysbench" else factory(list(argv) or None)
     return parser
 
 
