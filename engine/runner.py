@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import posixpath
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -270,7 +271,8 @@ class Runner:
         if name == "bench":
             n_skip = len(self._sb.skipped)
             rows = [iv for ln in lines if (iv := self._sb.feed(ln)) is not None]
-            if any(_LAST_LINE in ln for ln in lines) or getattr(self._sb, "ended", False):
+            ended = getattr(self._sb, "ended", False) or getattr(self._sb, "finished", False)
+            if ended or any(_LAST_LINE in ln for ln in lines):
                 self._output_ended.set()
             self.bench += rows
             new = tuple(r for r in rows if m.bench_t is None or r.t > m.bench_t)
@@ -310,7 +312,8 @@ class Runner:
         qps = run_qps(summary, p.workload, p.table_size)
         if rc != 0 or qps is None:
             why = "; ".join(m.text for m in self._sb.messages[-3:]) or "no final sysbench summary"
-            self._emit(RunFailed(p.run_id, f"sysbench exited {rc}: {why}", _now()))
+            tool = posixpath.basename(p.bench_argv[0])
+            self._emit(RunFailed(p.run_id, f"{tool} exited {rc}: {why}", _now()))
             return
         window = p.duration_s
         dev_rows = [s for s in self.io if p.device is None or s.device == p.device]
@@ -356,6 +359,7 @@ _FAMILY_PARSERS = {
     "sysbench": ("engine.parsers.sysbench", "SysbenchParser"),
     "dbbench": ("engine.parsers.dbbench", "DbBenchParser"),
     "pgbench": ("engine.parsers.pgbench", "PgbenchParser"),
+    "insertbench": ("engine.parsers.insertbench", "InsertBenchParser"),
 }
 
 
@@ -368,7 +372,7 @@ def parser_for(family: str, argv: Sequence[str] = ()) -> BenchParser:
             f"unknown workload family {family!r} (known: {', '.join(_FAMILY_PARSERS)})"
         ) from None
     factory = getattr(importlib.import_module(module), cls)
-    parser: BenchParser = factory() if family == "sysbench" else factory(list(argv) or None)
+    parser: BenchParser = factory(list(argv) or None) if family in ("dbbench", "pgbench") else factory()
     return parser
 
 

@@ -22,6 +22,7 @@ from engine.transport import LocalTransport
 from store.db import Store
 from store.ingest import EventSink
 from store.runs import NewRun, create_run
+from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 
 
@@ -104,3 +105,37 @@ async def test_pgbench_select_only(store: Store, postgres_server: PostgresServer
     assert status == "finished"
     assert qps == pytest.approx(float(m.group(1)), rel=1e-9), "QPS is pgbench's own tps"
     assert nb >= 2, "live intervals from --progress=1 (stderr, merged into the run's output)"
+
+
+async def test_insert_benchmark_steps_store_their_rates(store: Store, mariadb_server: MariaDBServer) -> None:
+    import sys
+
+    from engine.insertbench.steps import step_argv as ib_argv
+
+    db = mariadb_server
+    common = {
+        "dbms": "mariadb",
+        "host": db.host,
+        "port": db.port,
+        "user": db.user,
+        "password": db.password,
+        "database": db.database,
+        "python": sys.executable,
+    }
+    load = tuple(ib_argv("l.i0", overrides={"rows": 3000}, **common))  # type: ignore[arg-type]
+    rid, out = await run_plan(store, "ma101119_rel", "l.i0", "insertbench", bench_argv=load, duration_s=5)
+    m = re.search(r"^inserts: \d+ \(([\d.]+) per sec\.\)", out, re.M)
+    assert m, out[-2000:]
+    status, qps, nb, _ = stored(store, rid)
+    assert status == "finished"
+    assert qps == float(m.group(1)), "a load step's figure is inserts per second"
+    assert nb >= 1
+
+    query = tuple(ib_argv("qp100", overrides={"seconds": 2}, **common))  # type: ignore[arg-type]
+    rid, out = await run_plan(store, "ma101119_rel", "qp100", "insertbench", bench_argv=query, duration_s=2)
+    m = re.search(r"^queries: \d+ \(([\d.]+) per sec\.\)", out, re.M)
+    assert m, out[-2000:]
+    assert "sla: ok" in out
+    status, qps, nb, _ = stored(store, rid)
+    assert status == "finished"
+    assert qps == float(m.group(1)), "a query step's figure is queries per second"
