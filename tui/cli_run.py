@@ -136,6 +136,7 @@ async def _with_service(
 
 
 def _options(
+    *,
     threads: int | None,
     tables: int | None,
     table_size: int | None,
@@ -145,6 +146,7 @@ def _options(
     stop_server: bool,
     params: Sequence[str],
 ) -> RunOptions:
+    """RunOptions from the options every run command shares (see :func:`_run_options`)."""
     extra: dict[str, str] = {}
     for p in params:
         key, sep, value = p.partition("=")
@@ -199,22 +201,9 @@ def _run_options(f: F) -> F:
 @click.option("--workload", required=True, help="Workload, e.g. point-query_range=100.")
 @_run_options
 @click.pass_obj
-def run_cmd(
-    obj: Ctx,
-    host: str,
-    build: str,
-    workload: str,
-    threads: int | None,
-    tables: int | None,
-    table_size: int | None,
-    time_s: int | None,
-    warmup: int,
-    no_prepare: bool,
-    stop_server: bool,
-    params: Sequence[str],
-) -> None:
+def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, **run_opts: Any) -> None:
     """Run one workload on one host and build; ends with the run id and QPS."""
-    opts = _options(threads, tables, table_size, time_s, warmup, no_prepare, stop_server, params)
+    opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts)
 
     async def go(svc: RunService) -> list[Outcome]:
@@ -232,18 +221,12 @@ def run_cmd(
 @click.pass_obj
 def queue_cmd(
     obj: Ctx,
+    /,
     hosts: Sequence[str],
     builds: Sequence[str],
     workloads: Sequence[str],
     suite: str | None,
-    threads: int | None,
-    tables: int | None,
-    table_size: int | None,
-    time_s: int | None,
-    warmup: int,
-    no_prepare: bool,
-    stop_server: bool,
-    params: Sequence[str],
+    **run_opts: Any,
 ) -> None:
     """Queue a matrix (hosts x builds x workloads) and run it; ``resume`` continues it later."""
     from engine.catalogue import SUITES
@@ -259,7 +242,7 @@ def queue_cmd(
             raise click.UsageError(f"unknown suite {suite!r}")
     if not names:
         raise click.UsageError("give --workload or --suite")
-    opts = _options(threads, tables, table_size, time_s, warmup, no_prepare, stop_server, params)
+    opts = _options(**run_opts)
     db = obj.db
     with Store.open(db) as store, store.transaction() as cur:
         qid = q.create_queue(cur, hosts, builds, names, opts)
