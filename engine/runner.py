@@ -42,7 +42,8 @@ from engine.requirements import PACKAGES
 from engine.transport import DetachedProcess, Transport, TransportError
 
 POLL_S = 5.0  # the measured step also wakes on sysbench's last line
-STEP_POLL_S = 0.5  # prepare and warm-up: no such line to wait for
+STEP_POLL_S = 0.5
+MONITORS = ("vmstat", "iostat")  # prepare and warm-up: no such line to wait for
 CANCEL_MARK = "cancelled"
 # sysbench's last summary line: the run is over, look for its exit code now.
 _LAST_LINE = "execution time (avg/stddev):"
@@ -79,6 +80,7 @@ class Runner:
         self.vm: list[VmstatSample] = []
         self.io: list[IostatSample] = []
         self._n_msgs = 0
+        self._monitors: list[str] = list(MONITORS) if plan.monitors else []
 
     def cancel(self) -> None:
         """Ask the run to stop: the remote process groups are killed, samples kept."""
@@ -128,11 +130,16 @@ class Runner:
         self._emit(Phase(p.run_id, "preflight"))
         for name, content in p.files:
             await self.t.run(["sh", "-c", _WRITE_FILE, "-", f"{p.remote_dir}/{name}"], stdin=content)
-        tools = [p.bench_argv[0], *(["vmstat", "iostat"] if p.monitors else [])]
+        tools = [p.bench_argv[0], *(MONITORS if p.monitors else [])]
         res = await self.t.run(["sh", "-c", _MISSING_TOOLS, "-", *tools])
         missing = res.stdout.split()
-        if missing:
-            raise _StepFailed(f"{p.host}: missing {', '.join(missing)} (install: {_packages(missing)})")
+        if p.bench_argv[0] in missing:
+            tool = p.bench_argv[0]
+            raise _StepFailed(f"{p.host}: missing {tool} (install: {_packages([tool])})")
+        self._monitors = [m for m in MONITORS if p.monitors and m not in missing]
+        for m in missing:
+            note = f"{m} missing on {p.host}: running without it, so no per-op metrics from it"
+            self._emit(LogLine(p.run_id, "benchdeck", f"{note} (install: {_packages([m])})"))
         await self._check_disk()
         exists = False
         if p.tables_exist_argv:
@@ -201,8 +208,8 @@ class Runner:
         p = self.plan
         d = p.remote_dir
         procs: list[RemoteProc] = []
-        if p.monitors:
-            for name, argv in (("vmstat", p.vmstat_argv()), ("iostat", p.iostat_argv())):
+        for name, argv in (("vmstat", p.vmstat_argv()), ("iostat", p.iostat_argv())):
+            if name in self._monitors:
                 dp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{name}.out")
                 procs.append(RemoteProc(name, dp.pid, dp.pgid, dp.stdout_name))
         dp = await self.t.start_detached(
@@ -377,8 +384,12 @@ def parser_for(family: str, argv: Sequence[str] = ()) -> BenchParser:
 
 
 def _packages(tools: Sequence[str]) -> str:
-    pkgs = sorted({PACKAGES.get(t, t) for t in tools})
-    return "apt-get install " + " ".join(pkgs)
+    known = sorted({PACKAGES[t] for t in tools if t in PACKAGES})
+    unknown = [t for t in tools if t not in PACKAGES]
+    hints = [f"apt-get install {' '.join(known)}"] if known else []
+    hints += [f"put {t} on PATH" for t in unknown]
+    return "; ".join(hints)
+
 
 
 async def cancel_remote(transport: Transport, remote_dir: str, procs: Sequence[RemoteProc]) -> int:
