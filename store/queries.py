@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
 
 import duckdb
 
@@ -45,3 +47,228 @@ def list_builds(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list
         {"host": host},
     ).fetchall()
     return [r[0] for r in rows]
+
+
+# --- Run history, tags, deletion and time series (used by the TUI's Runs and Triage screens) ---
+
+# Tables keyed by run_id that hold what was recorded for a run; ``runs`` itself is deleted last.
+_RUN_DATA_TABLES = (
+    "bench_samples",
+    "vmstat_samples",
+    "iostat_samples",
+    "skipped_lines",
+    "raw_files",
+    "run_summary",
+    "remote_runs",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunFilter:
+    """What the run history shows: all fields optional; ``workload`` matches a substring."""
+
+    host: str | None = None
+    build: str | None = None
+    workload: str | None = None
+    since: date | None = None
+    until: date | None = None
+    tag: str | None = None
+    limit: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    run_id: int
+    host: str
+    build: str
+    config: str
+    workload: str
+    threads: int | None
+    status: str
+    qps: float | None
+    created_at: datetime
+    tags: tuple[str, ...]
+
+
+def run_history(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> list[HistoryRow]:
+    """Runs matching ``f``, newest first (``until`` is inclusive)."""
+    f = f or RunFilter()
+    rows = cur.execute(
+        "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, r.created_at, "
+        "r.tags FROM runs r JOIN hosts h ON h.host_id = r.host_id JOIN builds b ON b.build_id = r.build_id "
+        "JOIN workloads w ON w.workload_id = r.workload_id LEFT JOIN run_summary s ON s.run_id = r.run_id "
+        "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "
+        "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) "
+        "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
+        "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
+        "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "
+        "ORDER BY r.run_id DESC LIMIT $limit",
+        {
+            "host": f.host,
+            "build": f.build,
+            "wl": f.workload or None,
+            "since": f.since,
+            "until": f.until,
+            "tag": f.tag or None,
+            "limit": f.limit,
+        },
+    ).fetchall()
+    return [_history_row(r) for r in rows]
+
+
+def _history_row(r: tuple[Any, ...]) -> HistoryRow:
+    return HistoryRow(
+        run_id=int(r[0]),
+        host=r[1],
+        build=r[2],
+        config=r[3],
+        workload=r[4],
+        threads=r[5],
+        status=r[6],
+        qps=r[7],
+        created_at=r[8],
+        tags=tuple(r[9] or ()),
+    )
+
+
+def normalise_tags(tags: Sequence[str]) -> list[str]:
+    """Trimmed, non-empty, first occurrence kept, in the given order."""
+    return list(dict.fromkeys(t.strip() for t in tags if t.strip()))
+
+
+def set_tags(cur: duckdb.DuckDBPyConnection, run_id: int, tags: Sequence[str]) -> list[str]:
+    """Replace a run's tags; returns the tags stored. Raises ``KeyError`` for an unknown run."""
+    clean = normalise_tags(tags)
+    _require_run(cur, run_id)
+    cur.execute("UPDATE runs SET tags = ? WHERE run_id = ?", [clean, run_id])
+    return clean
+
+
+def delete_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
+    """Delete a run with its samples, summary, raw files, skipped lines and remote_runs row, in
+    one transaction (``cur`` must not be inside one). Returns False if the run did not exist."""
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        for table in _RUN_DATA_TABLES:
+            cur.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])  # noqa: S608 (our constants)
+        gone = cur.execute("DELETE FROM runs WHERE run_id = ? RETURNING run_id", [run_id]).fetchall()
+        cur.execute("COMMIT")
+    except BaseException:
+        cur.execute("ROLLBACK")
+        raise
+    return bool(gone)
+
+
+def _require_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> None:
+    if not cur.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone():
+        raise KeyError(f"run {run_id} does not exist")
+
+
+def busiest_host(cur: duckdb.DuckDBPyConnection) -> str | None:
+    """The host with the most finished runs (the first one to compare on)."""
+    row = cur.execute(
+        "SELECT h.name FROM runs r JOIN hosts h ON h.host_id = r.host_id WHERE r.status = 'finished' "
+        "GROUP BY h.name ORDER BY count(*) DESC, h.name LIMIT 1"
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def list_configs(cur: duckdb.DuckDBPyConnection, host: str) -> list[str]:
+    """Configs with finished runs on ``host``."""
+    rows = cur.execute(
+        "SELECT DISTINCT r.config FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "WHERE h.name = ? AND r.status = 'finished' ORDER BY 1",
+        [host],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def list_dops(cur: duckdb.DuckDBPyConnection, host: str) -> list[int | None]:
+    """Concurrency levels (threads) with finished runs on ``host``, ``None`` (unknown) first."""
+    rows = cur.execute(
+        "SELECT DISTINCT r.threads FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "WHERE h.name = ? AND r.status = 'finished' ORDER BY 1 NULLS FIRST",
+        [host],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def latest_run(
+    cur: duckdb.DuckDBPyConnection,
+    *,
+    host: str,
+    build: str,
+    workload: str,
+    dop: int | None = None,
+    config: str | None = None,
+) -> int | None:
+    """The newest finished run of ``build`` and ``workload`` on ``host`` (for its time series)."""
+    row = cur.execute(
+        "SELECT r.run_id FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "JOIN builds b ON b.build_id = r.build_id JOIN workloads w ON w.workload_id = r.workload_id "
+        "WHERE h.name = $host AND b.name = $build AND w.name = $wl AND r.status = 'finished' "
+        "AND ($dop IS NULL OR r.threads = $dop) AND ($config IS NULL OR r.config = $config) "
+        "ORDER BY r.run_id DESC LIMIT 1",
+        {"host": host, "build": build, "wl": workload, "dop": dop, "config": config},
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSeries:
+    """A run's samples over time: QPS by second, vmstat and iostat (one device) by sample."""
+
+    run: HistoryRow
+    device: str | None
+    t: list[float] = field(default_factory=list)
+    qps: list[float | None] = field(default_factory=list)
+    vm_seq: list[int] = field(default_factory=list)
+    vm: dict[str, list[float | None]] = field(default_factory=dict)
+    io_seq: list[int] = field(default_factory=list)
+    io: dict[str, list[float | None]] = field(default_factory=dict)
+
+
+VM_SERIES = ("us", "sy", "id", "wa", "cs")
+IO_SERIES = ("r_s", "w_s", "rkb_s", "wkb_s")
+
+
+def run_series(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunSeries:
+    """The time series of one run; iostat rows are the run's device (else its busiest one)."""
+    found = cur.execute(
+        "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, r.created_at, "
+        "r.tags, r.device FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "JOIN builds b ON b.build_id = r.build_id JOIN workloads w ON w.workload_id = r.workload_id "
+        "LEFT JOIN run_summary s ON s.run_id = r.run_id WHERE r.run_id = ?",
+        [run_id],
+    ).fetchone()
+    if found is None:
+        raise KeyError(f"run {run_id} does not exist")
+    run = _history_row(found)
+    bench = cur.execute("SELECT t, qps FROM bench_samples WHERE run_id = ? ORDER BY t", [run_id]).fetchall()
+    vm = cur.execute(
+        "SELECT seq, us, sy, id, wa, cs FROM vmstat_samples WHERE run_id = ? ORDER BY seq", [run_id]
+    ).fetchall()
+    device = found[10] or _busiest_device(cur, run_id)
+    io = cur.execute(
+        "SELECT seq, r_s, w_s, rkb_s, wkb_s FROM iostat_samples WHERE run_id = ? AND device = ? ORDER BY seq",
+        [run_id, device],
+    ).fetchall()
+    return RunSeries(
+        run=run,
+        device=device,
+        t=[r[0] for r in bench],
+        qps=[r[1] for r in bench],
+        vm_seq=[r[0] for r in vm],
+        vm={k: [r[i] for r in vm] for i, k in enumerate(VM_SERIES, 1)},
+        io_seq=[r[0] for r in io],
+        io={k: [r[i] for r in io] for i, k in enumerate(IO_SERIES, 1)},
+    )
+
+
+def _busiest_device(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
+    row = cur.execute(
+        "SELECT device FROM iostat_samples WHERE run_id = ? GROUP BY device "
+        "ORDER BY sum(coalesce(r_s, 0) + coalesce(w_s, 0)) DESC, device LIMIT 1",
+        [run_id],
+    ).fetchone()
+    return str(row[0]) if row else None

@@ -177,6 +177,51 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         );
         """,
     ),
+    (
+        4,
+        """
+        -- DuckDB checks foreign keys against committed rows and runs an UPDATE as delete +
+        -- insert, so rows referencing runs(run_id) made every later UPDATE of a finished run
+        -- (status, tags) fail. Recreate the two referencing tables without the constraint.
+        CREATE TABLE run_summary_v4 (
+            run_id        BIGINT PRIMARY KEY,
+            qps           DOUBLE,
+            tps           DOUBLE,
+            eps           DOUBLE,
+            lat_avg_ms    DOUBLE,
+            lat_pct_ms    DOUBLE,
+            lat_pct       DOUBLE,
+            lat_max_ms    DOUBLE,
+            total_events  BIGINT,
+            elapsed_s     DOUBLE,
+            cpu_o         DOUBLE,
+            cs_o          DOUBLE,
+            r_o           DOUBLE,
+            rkb_o         DOUBLE,
+            wkb_o         DOUBLE,
+            cpu_us_o      DOUBLE,
+            bench_samples INTEGER NOT NULL DEFAULT 0,
+            vm_samples    INTEGER NOT NULL DEFAULT 0,
+            io_samples    INTEGER NOT NULL DEFAULT 0,
+            tool_version  VARCHAR
+        );
+        INSERT INTO run_summary_v4 SELECT * FROM run_summary;
+        DROP TABLE run_summary;
+        ALTER TABLE run_summary_v4 RENAME TO run_summary;
+
+        CREATE TABLE remote_runs_v4 (
+            run_id     BIGINT PRIMARY KEY,
+            host       VARCHAR NOT NULL,
+            remote_dir VARCHAR NOT NULL,
+            procs      JSON NOT NULL,
+            plan       JSON NOT NULL,
+            started_at TIMESTAMP
+        );
+        INSERT INTO remote_runs_v4 SELECT * FROM remote_runs;
+        DROP TABLE remote_runs;
+        ALTER TABLE remote_runs_v4 RENAME TO remote_runs;
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]

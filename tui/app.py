@@ -1,158 +1,176 @@
-"""The benchdeck Textual app: runs history and comparisons over the store.
+"""The benchdeck Textual app: Runs, Compare and Triage over the store.
 
-Store access runs in thread workers; results come back as messages, errors as notifications.
+Screens are modes listed in :data:`NAV`: adding a screen is one line there (its key, its
+footer entry and its command come with it). Store access runs in thread workers; results come
+back as messages, errors as notifications.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from textual import on, work
-from textual.app import App, ComposeResult
+from textual import work
+from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
-from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Label, Select, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState
+from textual.screen import Screen
+from textual.worker import Worker
 
-from engine.catalogue import default_catalogue
-from store.compare import Comparison, compare
+from engine.session import RunOptions
 from store.db import Store
-from store.queries import RunRow, list_builds, list_hosts, list_runs
-from tui.render_rich import rqps_style
+from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
+from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir
+from tui.commands import BenchdeckCommands
+from tui.live_hub import LiveHub
+from tui.screens.base import Selection, StoreHandle, report_worker_error, tcss
+from tui.screens.compare import CompareScreen
+from tui.screens.launch import LaunchScreen
+from tui.screens.live import LiveScreen
+from tui.screens.runs import RerunRequested, RunsScreen
+from tui.screens.triage import TriageScreen
 
 
-@dataclass
-class Loaded(Message):
-    """Runs, hosts and builds read from the store."""
+@dataclass(frozen=True, slots=True)
+class Nav:
+    """A top-level screen: its mode name, title, key and factory."""
 
-    runs: list[RunRow]
-    hosts: list[str]
-    builds: list[str]
-    note: str
+    mode: str
+    title: str
+    key: str
+    screen: Callable[[], Screen[Any]]
+    description: str
 
 
-@dataclass
-class Compared(Message):
-    result: Comparison
+NAV: tuple[Nav, ...] = (
+    Nav("runs", "Runs", "1", RunsScreen, "The run history: filter, tag, delete, set a base"),
+    Nav("compare", "Compare", "2", CompareScreen, "rQPS of builds against a base, per-op metrics"),
+    Nav("triage", "Triage", "3", TriageScreen, "Regressions first, with the metrics that moved"),
+    Nav("launch", "Launch", "4", LaunchScreen, "Pick hosts, builds and workloads; queue the matrix"),
+    Nav("live", "Live", "5", LiveScreen, "Watch running benchmarks: QPS, vmstat, iostat, log"),
+)
 
 
 class BenchdeckApp(App[None]):
-    """Pick, watch and compare benchmark runs."""
+    """Run, watch and compare benchmark sessions."""
 
     TITLE = "benchdeck"
-    CSS_PATH = str(Path(__file__).resolve().parent.parent / "themes" / "app.tcss")
+    CSS_PATH = tcss("app.tcss")
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {n.mode: n.screen for n in NAV}
+    DEFAULT_MODE: ClassVar[str] = NAV[0].mode
+    COMMANDS = App.COMMANDS | {BenchdeckCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "reload", "Reload", id="reload"),
-        Binding("c", "show_tab('compare')", "Compare", id="compare"),
-        Binding("u", "show_tab('runs')", "Runs", id="runs"),
-        Binding("q", "quit", "Quit", id="quit"),
+        *(
+            Binding(
+                n.key, f"switch_mode('{n.mode}')", n.title, id=f"app.mode.{n.mode}", tooltip=n.description
+            )
+            for n in NAV
+        ),
+        Binding("ctrl+t", "next_theme", "Theme", id="app.next_theme", tooltip="Next benchdeck theme"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit benchdeck"),
     ]
 
     def __init__(self, db: Path | None = None) -> None:
         super().__init__()
         self.db = db
+        self.store = StoreHandle(db)
+        self.selection = Selection()
+        """The comparison being looked at (host, base, with builds ...), shared by the screens."""
+        self.hub = LiveHub(self.store.get, base_build=lambda: self.selection.base)
+        """Runs started from the app: the Launch screen queues, the Live screen watches."""
+        self.startup_errors: list[str] = []
+        self._remember_theme = False
+        for theme in bundled_themes():
+            self.register_theme(theme)
+        themes, errors = user_themes(user_themes_dir())
+        self.startup_errors += errors
+        for theme in themes:
+            self.register_theme(theme)
+        try:
+            self.saved = load_ui_settings()
+        except SettingsError as exc:
+            self.startup_errors.append(str(exc))
+            self.saved = UiSettings()
+        wanted = self.saved.theme
+        if wanted and wanted not in self.available_themes:
+            self.startup_errors.append(
+                f"theme {wanted!r} (from the settings) is not known: using {DEFAULT_THEME}"
+            )
+        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with TabbedContent(initial="runs"):
-            with TabPane("Runs", id="runs"):
-                yield Label("", id="store-note")
-                yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-            with TabPane("Compare", id="compare"):
-                with Horizontal(id="compare-pickers"):
-                    yield Select[str]([], prompt="host", id="pick-host")
-                    yield Select[str]([], prompt="base build", id="pick-base")
-                    yield Select[str]([], prompt="with build", id="pick-with")
-                yield DataTable(id="rqps-table", zebra_stripes=True)
-        yield Footer()
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return rqps_defaults(self.current_theme)
 
     def on_mount(self) -> None:
-        table = self.query_one("#runs-table", DataTable)
-        table.add_columns("run", "host", "build", "config", "workload", "dop", "status", "QPS")
-        self.action_reload()
+        self._remember_theme = True  # from now on a theme change is the user's choice
+        for error in self.startup_errors:
+            self.notify(error, title="settings", severity="error")
+        self.first_screen()
 
-    def action_reload(self) -> None:
-        self.load_store()
+    @work(exclusive=True, group="first-screen", exit_on_error=False)
+    async def first_screen(self) -> None:
+        """A store with no runs yet opens on Launch (the built-in workload is one key away)."""
+        runs = await self.hub.query(lambda store: store.scalar("SELECT count(*) FROM runs"))
+        if not runs and self.current_mode == NAV[0].mode:
+            self.switch_mode("launch")
 
-    def action_show_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+    async def on_unmount(self) -> None:
+        await self.hub.close()
+        self.store.close()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="store")
-    def load_store(self) -> None:
-        with Store.open_for_reading(self.db) if self._db_exists() else Store.open(self.db) as store:
-            cur = store.cursor()
-            note = f"store: {store.snapshot_of or store.path}"
-            if store.snapshot_of:
-                note += " (in use elsewhere: showing a read-only snapshot)"
-            self.post_message(Loaded(list_runs(cur), list_hosts(cur), list_builds(cur), note))
+    # --- themes ---
 
-    def _db_exists(self) -> bool:
-        from store.db import default_db_path
+    @property
+    def benchdeck_themes(self) -> list[str]:
+        """Themes that define rQPS colours (the bundled ones and the user's), in name order."""
+        return sorted(
+            n for n, t in self.available_themes.items() if any(v in t.variables for v in RQPS_VARIABLES)
+        )
 
-        return (self.db or default_db_path()).exists()
+    def action_next_theme(self) -> None:
+        names = self.benchdeck_themes
+        self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
+        self.notify(f"theme: {self.theme}", timeout=2)
 
-    def on_loaded(self, msg: Loaded) -> None:
-        self.query_one("#store-note", Label).update(msg.note)
-        table = self.query_one("#runs-table", DataTable)
-        table.clear()
-        for r in msg.runs:
-            qps = f"{r.qps:,.1f}" if r.qps is not None else "-"
-            table.add_row(
-                str(r.run_id),
-                r.host,
-                r.build,
-                r.config,
-                r.workload,
-                str(r.threads or ""),
-                r.status,
-                qps,
+    def watch_theme(self, name: str) -> None:
+        if self._remember_theme and name != self.saved.theme:
+            self.saved = UiSettings(theme=name)
+            self.save_settings(self.saved)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="settings")
+    def save_settings(self, settings: UiSettings) -> None:
+        save_ui_settings(settings)
+
+    # --- messages from the screens ---
+
+    @work(exclusive=False, group="rerun", exit_on_error=False)
+    async def on_rerun_requested(self, msg: RerunRequested) -> None:
+        """Queue the same host, build and workload again, with the same concurrency."""
+
+        def lookup(store: Store) -> tuple[str, str, str, int | None] | None:
+            row = (
+                store.cursor()
+                .execute(
+                    "SELECT h.name, b.name, w.name, r.threads FROM runs r JOIN hosts h USING (host_id) "
+                    "JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) WHERE r.run_id = ?",
+                    [msg.run_id],
+                )
+                .fetchone()
             )
-        self.query_one("#pick-host", Select).set_options((h, h) for h in msg.hosts)
-        for sel in ("#pick-base", "#pick-with"):
-            self.query_one(sel, Select).set_options((b, b) for b in msg.builds)
+            return (str(row[0]), str(row[1]), str(row[2]), row[3]) if row else None
 
-    @on(Select.Changed)
-    def pickers_changed(self) -> None:
-        host = self.query_one("#pick-host", Select).value
-        base = self.query_one("#pick-base", Select).value
-        other = self.query_one("#pick-with", Select).value
-        if all(isinstance(v, str) for v in (host, base, other)) and base != other:
-            self.run_compare(str(host), str(base), str(other))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="compare")
-    def run_compare(self, host: str, base: str, other: str) -> None:
-        cat = default_catalogue()
-        with Store.open_for_reading(self.db) as store:
-            result = compare(
-                store.cursor(),
-                host=host,
-                base=base,
-                with_builds=[other],
-                group_of=cat.group_of,
-                sort_key=cat.sort_key,
-            )
-        self.post_message(Compared(result))
-
-    def on_compared(self, msg: Compared) -> None:
-        from rich.text import Text
-
-        table = self.query_one("#rqps-table", DataTable)
-        table.clear(columns=True)
-        table.add_columns("col-1", "workload", "group")
-        for row in msg.result.rqps:
-            v = row.values[0]
-            table.add_row(
-                Text(f"{v:.2f}" if v is not None else "-", style=rqps_style(v)),
-                row.workload,
-                row.group,
-            )
+        found = await self.hub.query(lookup)
+        if found is None:
+            self.notify(f"run {msg.run_id} is gone", severity="error")
+            return
+        host, build, workload, threads = found
+        qid = await self.hub.start_queue([host], [build], [workload], RunOptions(threads=threads))
+        self.notify(f"run {msg.run_id} queued again (queue {qid})", title="Re-run")
+        self.switch_mode("live")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.notify(str(event.worker.error), title="benchdeck", severity="error")
+        report_worker_error(self, event)
 
 
 def run_app(db: Path | None = None) -> None:

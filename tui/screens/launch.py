@@ -69,7 +69,12 @@ class LaunchScreen(Screen[None]):
                 yield SelectionList[str](id="launch-builds")
             with Vertical(classes="launch-col"):
                 yield Label("Suite")
-                yield Select[str]([], id="launch-suite", allow_blank=False)
+                yield Select[str](
+                    [(BUILTIN_SUITE, BUILTIN_SUITE)],
+                    value=BUILTIN_SUITE,
+                    id="launch-suite",
+                    allow_blank=False,
+                )
                 yield Label("Workloads")
                 yield SelectionList[str](id="launch-workloads")
             with Vertical(classes="launch-col"):

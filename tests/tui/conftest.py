@@ -1,0 +1,34 @@
+"""TUI test fixtures: a fixed demo store (built once, copied per test) and a private config dir."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.tui.storedata import Demo, build_demo
+from themes.settings import CONFIG_DIR_ENV
+
+
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every TUI test gets its own settings dir: the user's ui.toml is never read or written."""
+    d = tmp_path / "config"
+    monkeypatch.setenv(CONFIG_DIR_ENV, str(d))
+    return d
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return build_demo(tmp_path_factory.mktemp("demo") / "demo.duckdb")
+
+
+@pytest.fixture
+def demo(demo_template: Demo, tmp_path: Path) -> Demo:
+    """A private copy of the demo store (named demo.duckdb: the name shows in the header)."""
+    d = tmp_path / "store"
+    d.mkdir()
+    shutil.copy2(demo_template.path, d / "demo.duckdb")
+    return replace(demo_template, path=d / "demo.duckdb")

@@ -1,0 +1,68 @@
+"""Every key binding is also a command in the palette; the palette runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.actions import parse
+from textual.binding import Binding
+from textual.command import CommandPalette
+from textual.screen import Screen
+
+from tests.tui.helpers import settle
+from tests.tui.storedata import BASE, HOST, NEW, Demo
+from tui.app import NAV, BenchdeckApp
+from tui.commands import BenchdeckCommands
+from tui.screens.base import Selection
+from tui.screens.compare import CompareScreen
+
+SIZE = (100, 30)
+
+
+def binding_ids(node: Any) -> set[str]:
+    return {b.id for b in node.BINDINGS if isinstance(b, Binding) and b.id}
+
+
+def command_names(screen: Screen[Any]) -> list[str]:
+    return [name for name, _, _ in BenchdeckCommands(screen).commands()]
+
+
+async def test_each_screen_offers_all_its_bindings_as_commands(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (NEW,))
+        for nav in NAV:
+            await pilot.press(nav.key)
+            await settle(pilot)
+            screen = app.screen
+            names = command_names(screen)
+            prefix = type(screen).__name__.removesuffix("Screen") + ": "
+            for b in type(screen).BINDINGS:
+                assert isinstance(b, Binding)
+                assert b.id, f"{type(screen).__name__} binding {b.key} has no id"
+                assert b.description, f"{b.id} has no description"
+                _, action, params = parse(b.action)
+                if screen.check_action(action, params) is not False:  # hidden when it does not apply
+                    assert prefix + b.description in names, b.id
+            for b in app.BINDINGS:
+                assert isinstance(b, Binding)
+                assert b.description in names
+            assert "Theme: benchdeck-light" in names
+        assert binding_ids(app) >= {f"app.mode.{n.mode}" for n in NAV}
+
+
+async def test_palette_runs_a_screen_action_and_switches_theme(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Compare", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Theme: benchdeck-colorb", "enter")
+        await settle(pilot)
+        assert app.theme == "benchdeck-colorblind"

@@ -1,0 +1,209 @@
+"""Compare screen: base/column changes re-render rQPS, theme colours, tabs, export (real store)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static, TabbedContent
+
+from store.compare import Comparison
+from store.db import Store
+from store.report import render
+from tests.tui.helpers import cell_colour, column_texts, on_screen, settle, static_text
+from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
+from themes.loader import load_theme_file
+from tui.app import BenchdeckApp
+from tui.screens.base import Selection
+from tui.screens.compare import CompareScreen, run_comparison
+from tui.screens.dialogs import ExportDialog
+from tui.widgets.charts import RqpsBars
+
+SIZE = (100, 30)
+THEMES = Path(__file__).resolve().parents[2] / "themes"
+
+
+def expected(demo: Demo, sel: Selection) -> Comparison:
+    with Store.open(demo.path) as store:
+        return run_comparison(store.cursor(), sel)
+
+
+def chosen(app: BenchdeckApp) -> Selection:
+    """The app's selection, read afresh (an assert on it must not narrow later reads)."""
+    return app.selection
+
+
+def rqps(app: BenchdeckApp) -> DataTable[object]:
+    return app.screen.query_one("#compare-rqps", DataTable)
+
+
+async def open_compare(app: BenchdeckApp, pilot: object, sel: Selection | None = None) -> None:
+    if sel is not None:
+        app.selection = sel
+    await pilot.press("2")  # type: ignore[attr-defined]
+    await settle(pilot)  # type: ignore[arg-type]
+    assert isinstance(app.screen, CompareScreen)
+
+
+async def test_change_base_and_columns_rerenders_rqps(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        want = expected(demo, app.selection)
+        assert column_texts(rqps(app), 0) == [
+            "1.06", "0.98~", "0.93", "0.90", "0.96", "1.12", "0.80", "0.56", "0.75"
+        ]  # fmt: skip
+        assert column_texts(rqps(app), 1) == [r.workload for r in want.rqps]
+
+        await pilot.press("a")  # add a column: a dialog lists the builds not shown yet
+        await pilot.press("enter")
+        await settle(pilot)
+        assert chosen(app).with_builds == (NEW, LTO)
+        assert [str(c.label) for c in rqps(app).columns.values()][:2] == ["col-1", "col-2"]
+        assert column_texts(rqps(app), 1)[:3] == ["1.10", "1.02~", "0.97"]
+
+        await pilot.press("b", "down", "enter")  # the base moves to the next build (LTO)
+        await settle(pilot)
+        await settle(pilot)
+        assert chosen(app).base == LTO
+        assert chosen(app).with_builds == (NEW,), "a build is never compared with itself"
+        lto_vs_new = expected(demo, app.selection)
+        assert column_texts(rqps(app), 0) == [f"{r.values[0]:.2f}" for r in lto_vs_new.rqps]
+        assert column_texts(rqps(app), 0)[7] == f"{0.56 / 0.60:.2f}"
+
+        await pilot.press("x")  # drop the last column: nothing left to compare
+        await settle(pilot)
+        assert chosen(app).with_builds == ()
+        assert rqps(app).row_count == 0
+        assert "Pick a base" in static_text(app.screen.query_one("#compare-legend", Static))
+
+
+async def test_rqps_colours_come_from_the_theme(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        for theme_file in ("dark.toml", "colorblind.toml", "light.toml"):
+            theme = load_theme_file(THEMES / theme_file)
+            app.theme = theme.name
+            await settle(pilot)
+            v = theme.variables
+            assert cell_colour(rqps(app), 7, 0) == v["rqps-bad"].upper()  # update-index 0.56
+            assert cell_colour(rqps(app), 5, 0) == v["rqps-good"].upper()  # scan 1.12
+            assert cell_colour(rqps(app), 1, 0) == v["rqps-neutral"].upper()  # point-query 0.98~
+        assert load_theme_file(THEMES / "colorblind.toml").variables["rqps-bad"] == "#E69F00"
+
+
+async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW, LTO)))
+        want = expected(demo, app.selection)
+        tabs = app.screen.query_one("#compare-tabs", TabbedContent)
+        await pilot.press("right_square_bracket")
+        assert tabs.active == "tab-groups"
+        groups = app.screen.query_one("#compare-groups", DataTable)
+        assert groups.row_count == len(want.groups)
+        assert column_texts(groups, 1)[:5] == ["point-1", "point-2", "range-1", "range-2", "writes"]
+
+        await pilot.press("right_square_bracket")
+        hw = static_text(app.screen.query_one("#compare-hw", Static))
+        assert tabs.active == "tab-hw"
+        assert hw.count("update-index_range=100") == 1
+
+        await pilot.press("right_square_bracket")
+        chart = app.screen.query_one("#compare-chart", RqpsBars)
+        assert (chart.cmp, chart.column) == (on_screen(app, CompareScreen).cmp, 0)
+        await pilot.press("n")
+        assert chart.column == 1
+
+        await pilot.press("right_square_bracket")
+        noise = app.screen.query_one("#compare-noise", DataTable)
+        assert tabs.active == "tab-noise"
+        pq = next(i for i, w in enumerate(column_texts(noise, 0)) if w == "point-query_range=100")
+        assert column_texts(noise, 2)[pq : pq + 3] == ["3", "2", "1"]  # repeats of base, NEW, LTO
+        assert column_texts(noise, 6)[pq] == "20.0%"
+
+
+@pytest.mark.parametrize("fmt", ["md", "csv", "text"])
+async def test_export_writes_the_report(demo: Demo, tmp_path: Path, fmt: str) -> None:
+    seen: list[Message] = []
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW, LTO)))
+        await pilot.press("e")
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.click(f"#export-{fmt}")
+        path_input = app.screen.query_one("#export-path", Input)
+        assert path_input.value.endswith({"md": ".md", "csv": ".csv", "text": ".txt"}[fmt])
+        target = tmp_path / "out" / f"report.{fmt}"
+        path_input.value = str(target)
+        path_input.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        exported = [m for m in seen if isinstance(m, CompareScreen.Exported)]
+        assert [(m.path, m.fmt) for m in exported] == [(target, fmt)]
+        assert any(str(target) in n.message for n in app._notifications)
+    assert target.read_text() == render(expected(demo, Selection(HOST, BASE, (NEW, LTO))), fmt)
+
+
+def test_compare_is_fast_on_the_demo_store(demo: Demo) -> None:
+    with Store.open(demo.path) as store:
+        cur = store.cursor()
+        run_comparison(cur, Selection(HOST, BASE, (NEW, LTO)))  # warm
+        t0 = time.perf_counter()
+        for _ in range(10):
+            run_comparison(cur, Selection(HOST, BASE, (NEW, LTO)))
+        per_call = (time.perf_counter() - t0) / 10
+    assert per_call < 0.1, f"compare took {per_call * 1000:.1f} ms"
+
+
+async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path: Path) -> None:
+    from engine.builds import parse_build_name
+    from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+
+    db = tmp_path / "s.duckdb"
+    with Store.open(db) as store:
+        for config, dop, build, qps in [
+            ("cfgA", 1, BASE, 100.0),
+            ("cfgA", 1, NEW, 90.0),
+            ("cfgA", 8, BASE, 700.0),
+            ("cfgA", 8, NEW, 770.0),
+            ("cfgB", 1, BASE, 50.0),
+            ("cfgB", 1, NEW, 60.0),
+        ]:
+            with store.transaction() as cur:
+                run = NewRun(
+                    HOST, parse_build_name(build), "insert_range=100", "test", config=config, threads=dop
+                )
+                rid = create_run(cur, run)
+                save_summary(cur, rid, RunSummary(qps=qps))
+                set_status(cur, rid, "finished")
+    app = BenchdeckApp(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot)
+        screen = on_screen(app, CompareScreen)
+        assert screen.query_one("#compare-config").display
+        assert screen.query_one("#compare-dop").display
+        assert (chosen(app).config, chosen(app).dop) == ("cfgA", None)
+        assert column_texts(rqps(app), 1) == ["insert_range=100@dop1", "insert_range=100@dop8"]
+        assert column_texts(rqps(app), 0) == ["0.90", "1.10"]
+
+        await pilot.press("o", "down", "down", "enter")  # all dops, dop 1, [dop 8]
+        await settle(pilot)
+        assert chosen(app).dop == 8
+        assert column_texts(rqps(app), 0) == ["1.10"]
+
+        await pilot.press("c", "down", "enter")  # cfgA, [cfgB]
+        await settle(pilot)
+        assert chosen(app).config == "cfgB"
+        assert rqps(app).row_count == 0, "cfgB has no dop 8 runs"
+        await pilot.press("o", "up", "up", "enter")  # the cursor starts on dop 8: up to [all dops]
+        await settle(pilot)
+        assert column_texts(rqps(app), 0) == ["1.20"]

@@ -1,0 +1,159 @@
+"""Runs screen: history, filters, tag, delete, set base, re-run, time series (real DuckDB store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.message import Message
+from textual.widgets import DataTable, Input, Select
+
+from store.db import Store
+from store.queries import run_history
+from tests.tui.helpers import column_texts, on_screen, settle
+from tests.tui.storedata import BASE, HOST, NEW, OTHER_HOST, Demo
+from tui.app import BenchdeckApp
+from tui.screens.dialogs import ConfirmDialog, TextDialog
+from tui.screens.runs import RerunRequested, RunsScreen
+from tui.screens.series import SeriesScreen
+
+SIZE = (100, 30)
+
+
+def runs_table(app: BenchdeckApp) -> DataTable[object]:
+    return app.screen.query_one("#runs-table", DataTable)
+
+
+def move_to_run(app: BenchdeckApp, run_id: int) -> None:
+    table = runs_table(app)
+    table.move_cursor(row=table.get_row_index(str(run_id)))
+
+
+async def test_history_newest_first_and_filters(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, RunsScreen)
+        ids = [int(x) for x in column_texts(runs_table(app), 0)]
+        assert len(ids) == 35
+        assert ids == sorted(ids, reverse=True)
+        assert app.sub_title == "demo.duckdb"
+
+        app.screen.query_one("#runs-host", Select).value = OTHER_HOST
+        await settle(pilot)
+        assert set(column_texts(runs_table(app), 1)) == {OTHER_HOST}
+        assert runs_table(app).row_count == 4
+
+        app.screen.query_one("#runs-host", Select).clear()
+        app.screen.query_one("#runs-build", Select).value = NEW
+        await pilot.press("slash", *"update-index")
+        await settle(pilot)
+        assert column_texts(runs_table(app), 3) == ["update-index_range=100"]
+        assert column_texts(runs_table(app), 2) == [NEW]
+
+        since = app.screen.query_one("#runs-since", Input)
+        since.value = "2024-13"  # not a date: the filter stays as it was
+        await settle(pilot)
+        assert runs_table(app).row_count == 1
+        since.value = "2024-11-02"  # every demo run is from 2024-11-01
+        await settle(pilot)
+        assert runs_table(app).row_count == 0
+
+
+async def test_tag_persists_in_the_store(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        move_to_run(app, demo.base_update_index)
+        await pilot.press("t")
+        assert isinstance(app.screen, TextDialog)
+        await pilot.press(*"baseline, noisy,  baseline", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RunsScreen)
+        row = runs_table(app).get_row(str(demo.base_update_index))
+        assert row[-1] == "baseline, noisy"
+    with Store.open(demo.path) as store:
+        (hist,) = [r for r in run_history(store.cursor()) if r.run_id == demo.base_update_index]
+        assert hist.tags == ("baseline", "noisy")
+        assert hist.qps == 10000.0, "tagging keeps the run's summary"
+
+    app = BenchdeckApp(demo.path)  # and it is there after a restart
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert runs_table(app).get_row(str(demo.base_update_index))[-1] == "baseline, noisy"
+
+
+async def test_delete_asks_first_and_removes_everything(demo: Demo) -> None:
+    rid = demo.base_update_index
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        move_to_run(app, rid)
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        await settle(pilot)
+        assert runs_table(app).row_count == 35
+
+        move_to_run(app, rid)
+        await pilot.press("d", "y")
+        await settle(pilot)
+        assert runs_table(app).row_count == 34
+        assert str(rid) not in column_texts(runs_table(app), 0)
+    with Store.open(demo.path) as store:
+        for table in (
+            "runs",
+            "run_summary",
+            "bench_samples",
+            "vmstat_samples",
+            "iostat_samples",
+            "raw_files",
+        ):
+            assert store.scalar(f"SELECT count(*) FROM {table} WHERE run_id = ?", [rid]) == 0, table
+        assert store.scalar("SELECT count(*) FROM bench_samples") == 30, "the other run keeps its samples"
+
+
+async def test_set_base_is_remembered_for_compare(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        move_to_run(app, demo.new_update_index)
+        await pilot.press("b")
+        assert app.selection.host == HOST
+        assert app.selection.base == NEW
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.selection.base == NEW
+        assert BASE in app.selection.with_builds or app.selection.with_builds
+        assert app.screen.query_one("#compare-base", Select).value == NEW
+
+
+async def test_rerun_posts_a_message_and_series_open(demo: Demo) -> None:
+    seen: list[Message] = []
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        move_to_run(app, demo.new_update_index)
+        await pilot.press("R")
+        await settle(pilot)
+        assert [m.run_id for m in seen if isinstance(m, RerunRequested)] == [demo.new_update_index]
+
+        await pilot.press("enter")
+        await settle(pilot)
+        series = on_screen(app, SeriesScreen)
+        assert [s.run.run_id for s in series.series] == [demo.new_update_index]
+        assert len(series.series[0].qps) == 30
+        await pilot.press("escape")
+        on_screen(app, RunsScreen)
+
+
+async def test_missing_store_dir_is_created_and_errors_notify(tmp_path: Path) -> None:
+    app = BenchdeckApp(tmp_path / "new" / "s.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert runs_table(app).row_count == 0
+        on_screen(app, RunsScreen).remove_run(
+            424242
+        )  # a run that does not exist: a notification, no traceback
+        await settle(pilot)
+        assert [n.message for n in app._notifications] == ["run 424242 no longer exists"]
+        assert isinstance(app.screen, RunsScreen)

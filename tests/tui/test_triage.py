@@ -1,0 +1,94 @@
+"""Triage: workloads ranked by regression with the per-op metrics that moved most."""
+
+from __future__ import annotations
+
+import math
+
+from textual.widgets import DataTable
+
+from store.compare import Comparison, HwBlock, HwRow, RqpsRow
+from tests.tui.helpers import column_texts, settle
+from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
+from tui.app import BenchdeckApp
+from tui.screens.base import Selection
+from tui.screens.series import SeriesScreen
+from tui.screens.triage import Moved, TriageScreen, rank
+
+SIZE = (100, 30)
+
+
+async def test_lowest_rqps_first_with_top_movers(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (NEW, LTO))
+        await pilot.press("3")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        table = screen.query_one("#triage-table", DataTable)
+        assert column_texts(table, 0) == [
+            "0.56",
+            "0.75",
+            "0.80",
+            "0.90",
+            "0.93",
+            "0.96",
+            "0.98~",
+            "1.06",
+            "1.12",
+        ]
+        assert screen.items[0].line() == "update-index_range=100 0.56  wKB/o x2.32  cpu/o x1.50  cs/o x1.41"
+        assert column_texts(table, 3)[0] == "wKB/o x2.32  cpu/o x1.50  cs/o x1.41"
+        assert all("o/s" not in t for t in column_texts(table, 3)), "o/s is the rQPS itself"
+
+        await pilot.press("w")  # the next column: LTO against the base
+        await settle(pilot)
+        assert column_texts(table, 0)[0] == "0.60"
+
+        await pilot.press("w", "enter")  # back to NEW; enter opens both runs' time series
+        await settle(pilot)
+        assert isinstance(app.screen, SeriesScreen)
+        assert app.screen.run_ids == [demo.base_update_index, demo.new_update_index]
+        assert [len(s.qps) for s in app.screen.series] == [30, 30]
+
+
+async def test_without_a_selection_it_says_what_to_do(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert isinstance(app.screen, TriageScreen)
+        assert app.screen.items == []
+        await pilot.press("s")  # disabled without rows: nothing happens
+        assert isinstance(app.screen, TriageScreen)
+
+
+def _cmp(rel: dict[str, float | None], rqps: float | None = 0.5) -> Comparison:
+    vals: dict[str, float | None] = dict.fromkeys(rel, 1.0)
+    return Comparison(
+        host="h",
+        base="a",
+        columns=("b",),
+        config=None,
+        dops=(None,),
+        rqps=(RqpsRow("w", "writes", None, (rqps,), (False,), (1,)),),
+        groups=(),
+        hw=(HwBlock("w", None, (HwRow("a", vals, dict.fromkeys(rel, 1.0)), HwRow("b", vals, rel))),),
+        cells={},
+    )
+
+
+def test_rank_scores_by_log_distance_in_both_directions() -> None:
+    rel = {"cpu/o": 1.5, "cs/o": 0.5, "r/o": 1.0, "rKB/o": None, "wKB/o": 1.9, "o/s": 0.1}
+    (item,) = rank(_cmp(rel))
+    # |log|: cs/o 0.69 (halved counts as much as doubled), wKB/o 0.64, cpu/o 0.41; r/o 1.0 never moved
+    assert [m.metric for m in item.moved] == ["cs/o", "wKB/o", "cpu/o"]
+    assert item.metrics_text() == "cs/o x0.50  wKB/o x1.90  cpu/o x1.50"
+
+
+def test_rank_handles_zero_and_infinite_ratios() -> None:
+    (item,) = rank(_cmp({"cpu/o": 1.01, "r/o": math.inf, "rKB/o": 0.0, "o/s": 0.5}))
+    assert [str(m) for m in item.moved] == ["r/o xinf", "rKB/o x0.00", "cpu/o x1.01"]
+    assert Moved("cs/o", 1.0).score == 0.0

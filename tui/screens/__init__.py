@@ -1,0 +1,1 @@
+"""benchdeck's screens, one module each; the app lists them in ``tui.app.NAV``."""

@@ -1,0 +1,150 @@
+"""What every benchdeck screen shares: the store handle, the comparison selection, worker errors.
+
+Store I/O runs in thread workers (``@work(thread=True, exclusive=True, exit_on_error=False,
+group=...)``) that end in ``post_message``; a failed worker becomes one error notification
+(:func:`report_worker_error`), never a traceback on screen.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from store.compare import CompareError
+from store.db import Store, StoreError, StoreLocked
+
+if TYPE_CHECKING:
+    from tui.app import BenchdeckApp
+
+THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
+
+
+def tcss(name: str) -> str:
+    """Path of a stylesheet in the ``themes`` package (one per screen)."""
+    return str(THEMES / name)
+
+
+class StoreHandle:
+    """The app's one open store, opened on first use from whichever worker thread needs it.
+
+    Opens read-write; if another process holds the lock, reads a snapshot instead and
+    refuses writes with a message that says why.
+    """
+
+    def __init__(self, db: Path | None) -> None:
+        self.db = db
+        self._lock = threading.Lock()
+        self._store: Store | None = None
+
+    def get(self) -> Store:
+        with self._lock:
+            if self._store is None:
+                try:
+                    self._store = Store.open(self.db)
+                except StoreLocked:
+                    self._store = Store.open_for_reading(self.db)
+            return self._store
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.get().cursor()
+
+    def writable_cursor(self) -> duckdb.DuckDBPyConnection:
+        store = self.get()
+        if store.read_only:
+            raise StoreError(
+                f"store {store.snapshot_of or store.path} is in use by another process: "
+                "showing a read-only snapshot, changes are not possible"
+            )
+        return store.cursor()
+
+    @property
+    def label(self) -> str:
+        """The store's file name, and whether this is a read-only snapshot."""
+        store = self._store
+        if store is None:
+            return ""
+        name = (store.snapshot_of or store.path).name
+        return f"{name} (read-only snapshot)" if store.snapshot_of else name
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The comparison the user is looking at, shared by Runs (set base), Compare and Triage."""
+
+    host: str | None = None
+    base: str | None = None
+    with_builds: tuple[str, ...] = ()
+    config: str | None = None
+    dop: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.host and self.base and self.with_builds)
+
+
+def user_message(error: BaseException) -> str:
+    """One line for the user: our errors as they are, others with their type."""
+    if isinstance(error, StoreError | CompareError | KeyError):
+        text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+    elif isinstance(error, duckdb.Error):
+        text = f"store: {error}"
+    elif isinstance(error, OSError):
+        text = f"{error.filename + ': ' if error.filename else ''}{error.strerror or error}"
+    else:
+        text = f"{type(error).__name__}: {error}"
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+def report_worker_error(node: DOMNode, event: Worker.StateChanged) -> None:
+    """The one handler for failed workers: a notification (and the traceback in the log)."""
+    error = event.worker.error
+    if event.state is WorkerState.ERROR and error is not None:
+        node.log.error(f"worker {event.worker.name!r} failed", error)
+        node.app.notify(user_message(error), title=event.worker.name or "benchdeck", severity="error")
+
+
+def is_current() -> bool:
+    """False in a thread worker that was cancelled (a newer request replaced it)."""
+    try:
+        return not get_current_worker().is_cancelled
+    except RuntimeError:  # not in a worker
+        return True
+
+
+class BenchdeckScreen(Screen[None]):
+    """Base of the app's screens: store access and the worker error handler."""
+
+    @property
+    def bd(self) -> BenchdeckApp:
+        from tui.app import BenchdeckApp
+
+        app = self.app
+        assert isinstance(app, BenchdeckApp)
+        return app
+
+    @property
+    def store(self) -> StoreHandle:
+        return self.bd.store
+
+    def post_if_current(self, message: Message) -> None:
+        """From a thread worker: post unless a newer worker of the group replaced this one."""
+        if is_current():
+            self.post_message(message)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)

@@ -1,0 +1,334 @@
+"""Compare: rQPS of builds against a base on one host, group summaries, per-op metrics, noise."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+import duckdb
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Select, Static, TabbedContent, TabPane
+
+from engine.catalogue import default_catalogue
+from store.compare import CompareError, Comparison, compare
+from store.queries import busiest_host, list_builds, list_configs, list_dops, list_hosts
+from store.report import render
+from tui.screens.base import BenchdeckScreen, Selection, tcss
+from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
+from tui.widgets.charts import RqpsBars
+from tui.widgets.compare_views import fill_groups, fill_noise, fill_rqps, hw_tables, legend
+from tui.widgets.rqps import rqps_colours
+
+TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
+PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
+PICKERS |= {"config": "#compare-config", "dop": "#compare-dop"}
+
+
+def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison:
+    """``compare`` for a complete selection, with the default workload catalogue."""
+    cat = default_catalogue()
+    assert sel.host is not None
+    assert sel.base is not None
+    return compare(
+        cur,
+        host=sel.host,
+        base=sel.base,
+        with_builds=list(sel.with_builds),
+        group_of=cat.group_of,
+        sort_key=cat.sort_key,
+        config=sel.config,
+        dop=sel.dop,
+    )
+
+
+class CompareScreen(BenchdeckScreen):
+    """Pick host, base and builds; read rQPS, group stats, per-op metrics, a chart and noise."""
+
+    CSS_PATH = tcss("compare.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "pick('base')", "Base", id="compare.base", tooltip="Change the base build"),
+        Binding("a", "pick('add')", "Add column", id="compare.add", tooltip="Compare one more build"),
+        Binding("x", "remove_column", "Drop column", id="compare.remove", tooltip="Remove the last column"),
+        Binding("e", "export", "Export", id="compare.export", tooltip="Write md, csv or text to a file"),
+        Binding("h", "pick('host')", "Host", id="compare.host", show=False),
+        Binding("c", "pick('config')", "Config", id="compare.config", show=False),
+        Binding("o", "pick('dop')", "Dop", id="compare.dop", show=False),
+        Binding("n", "next_chart_column", "Chart column", id="compare.chart_column", show=False),
+        Binding("right_square_bracket", "tab(1)", "Next tab", id="compare.next_tab", show=False),
+        Binding("left_square_bracket", "tab(-1)", "Previous tab", id="compare.prev_tab", show=False),
+        Binding("r", "reload", "Reload", id="compare.reload", show=False),
+    ]
+
+    class Choices(Message, bubble=False):
+        def __init__(
+            self,
+            hosts: list[str],
+            sel: Selection,
+            builds: list[str],
+            configs: list[str],
+            dops: list[int | None],
+        ) -> None:
+            super().__init__()
+            self.hosts = hosts
+            self.sel = sel
+            self.builds = builds
+            self.configs = configs
+            self.dops = dops
+
+    class Compared(Message, bubble=False):
+        """A comparison, or None with the reason (``error``) when it cannot be made."""
+
+        def __init__(self, cmp: Comparison | None, sel: Selection, error: str | None = None) -> None:
+            super().__init__()
+            self.cmp = cmp
+            self.sel = sel
+            self.error = error
+
+    class Exported(Message, bubble=False):
+        def __init__(self, path: Path, fmt: str) -> None:
+            super().__init__()
+            self.path = path
+            self.fmt = fmt
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cmp: Comparison | None = None
+        self.error: str | None = None
+        self.chart_column = 0
+        self.builds: list[str] = []
+        self.choices: dict[str, list[str]] = {}
+        """What each picker offers (host, base, add, config, dop), for the pick dialogs."""
+        self._loaded_for: Selection | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="compare-pickers"):
+            yield Select[str]([], prompt="host", id="compare-host", compact=True)
+            yield Select[str]([], prompt="base build", id="compare-base", compact=True)
+            yield Select[str]([], prompt="+ add build", id="compare-add", compact=True)
+            yield Select[str]([], prompt="config", id="compare-config", compact=True)
+            yield Select[int]([], prompt="all dops", id="compare-dop", compact=True)
+        yield Static("", id="compare-legend")
+        with TabbedContent(id="compare-tabs"):
+            with TabPane("rQPS", id="tab-rqps"):
+                yield DataTable[object](id="compare-rqps", zebra_stripes=True, cursor_type="none")
+            with TabPane("Groups", id="tab-groups"):
+                yield DataTable[object](id="compare-groups", zebra_stripes=True, cursor_type="none")
+            with TabPane("Per-op", id="tab-hw"), VerticalScroll():
+                yield Static("", id="compare-hw")
+            with TabPane("Chart", id="tab-chart"), VerticalScroll():
+                yield RqpsBars(id="compare-chart")
+            with TabPane("Noise", id="tab-noise"):
+                yield DataTable[object](id="compare-noise", zebra_stripes=True, cursor_type="none")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_comparison())
+
+    def on_screen_resume(self) -> None:
+        if self.bd.selection != self._loaded_for:
+            self.load_choices(self.bd.selection)
+        self.query_one("#compare-rqps", DataTable).focus()
+
+    # --- choices: hosts, builds, configs and dops of the chosen host ---
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare.choices")
+    def load_choices(self, sel: Selection) -> None:
+        cur = self.store.cursor()
+        try:
+            hosts = list_hosts(cur)
+            host = sel.host if sel.host in hosts else busiest_host(cur)
+            if host != sel.host:
+                sel = Selection(host=host)
+            builds = list_builds(cur, host) if host else []
+            configs = list_configs(cur, host) if host else []
+            msg = self.Choices(hosts, sel, builds, configs, list_dops(cur, host) if host else [])
+        finally:
+            cur.close()
+        self.post_if_current(msg)
+
+    def on_compare_screen_choices(self, msg: Choices) -> None:
+        self.bd.sub_title = self.store.label
+        sel, builds = msg.sel, msg.builds
+        self.builds = builds
+        base = sel.base if sel.base in builds else (builds[0] if builds else None)
+        with_builds = tuple(b for b in sel.with_builds if b in builds and b != base)
+        if not with_builds and base is not None and not sel.with_builds:
+            with_builds = tuple(b for b in builds if b != base)[:1]
+        config = sel.config if sel.config in msg.configs else (msg.configs[0] if msg.configs else None)
+        if len(msg.configs) <= 1:
+            config = None
+        dop = sel.dop if sel.dop in msg.dops else None
+        sel = Selection(sel.host, base, with_builds, config, dop)
+        with self.prevent(Select.Changed):
+            self._options("host", msg.hosts, sel.host)
+            self._options("base", builds, sel.base)
+            self._options("config", msg.configs, sel.config)
+            dops = [d for d in msg.dops if d is not None]
+            self.choices["dop"] = [str(d) for d in dops]
+            self.query_one("#compare-dop", Select).set_options((f"dop {d}", d) for d in dops)
+            self.query_one("#compare-dop", Select).value = sel.dop if sel.dop is not None else Select.NULL
+        self.query_one("#compare-config").display = len(msg.configs) > 1
+        self.query_one("#compare-dop").display = len(dops) > 1
+        self.select(sel)
+
+    def _options(self, which: str, names: list[str], value: str | None) -> None:
+        self.choices[which] = names
+        select: Select[str] = self.query_one(PICKERS[which], Select)
+        select.set_options((n, n) for n in names)
+        select.value = value if value is not None and value in names else Select.NULL
+
+    def select(self, sel: Selection) -> None:
+        """Make ``sel`` the app's selection and compare it."""
+        self.bd.selection = sel
+        with self.prevent(Select.Changed):  # offer only builds not shown yet
+            self._options("add", [b for b in self.builds if b != sel.base and b not in sel.with_builds], None)
+        self._loaded_for = sel
+        self.run_compare(sel)
+
+    @on(Select.Changed)
+    def picker_changed(self, event: Select.Changed) -> None:
+        sel, value = self.bd.selection, event.value
+        if event.select.id == "compare-host" and isinstance(value, str) and value != sel.host:
+            self.load_choices(Selection(host=value))
+            return
+        if event.select.id == "compare-base" and isinstance(value, str):
+            sel = replace(sel, base=value, with_builds=tuple(b for b in sel.with_builds if b != value))
+        elif event.select.id == "compare-add" and isinstance(value, str):
+            if value != sel.base and value not in sel.with_builds:
+                sel = replace(sel, with_builds=(*sel.with_builds, value))
+            with self.prevent(Select.Changed):
+                event.select.clear()
+        elif event.select.id == "compare-config" and isinstance(value, str):
+            sel = replace(sel, config=value)
+        elif event.select.id == "compare-dop":
+            sel = replace(sel, dop=value if isinstance(value, int) else None)
+        if sel != self.bd.selection:
+            self.select(sel)
+
+    # --- comparing ---
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare.run")
+    def run_compare(self, sel: Selection) -> None:
+        if not sel.complete:
+            self.post_if_current(self.Compared(None, sel))
+            return
+        cur = self.store.cursor()
+        try:
+            cmp = run_comparison(cur, sel)
+        except CompareError as exc:  # e.g. no base runs with this config and dop: say so, show nothing
+            self.post_if_current(self.Compared(None, sel, str(exc)))
+            return
+        finally:
+            cur.close()
+        self.post_if_current(self.Compared(cmp, sel))
+
+    def on_compare_screen_compared(self, msg: Compared) -> None:
+        self.cmp = msg.cmp
+        self.error = msg.error
+        self.chart_column = min(self.chart_column, max(0, len(msg.sel.with_builds) - 1))
+        self.show_comparison()
+        if msg.error:
+            self.notify(msg.error, title="Compare", severity="error")
+        self.refresh_bindings()
+
+    def show_comparison(self) -> None:
+        cmp = self.cmp
+        colours = rqps_colours(self.app)
+        tables = [self.query_one(f"#compare-{n}", DataTable) for n in ("rqps", "groups", "noise")]
+        if cmp is None:
+            hint = "Pick a base (b) and a build to compare with (a)."
+            if self.error:
+                hint = f"Cannot compare: {self.error}."
+            elif not self.builds:
+                hint = "No finished runs in the store yet: import or run some, then reload (r)."
+            self.query_one("#compare-legend", Static).update(hint)
+            for t in tables:
+                t.clear(columns=True)
+            self.query_one("#compare-hw", Static).update("")
+        else:
+            self.query_one("#compare-legend", Static).update(legend(cmp, colours))
+            fill_rqps(tables[0], cmp, colours)
+            fill_groups(tables[1], cmp, colours)
+            fill_noise(tables[2], cmp, colours)
+            self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours))
+        self.query_one("#compare-chart", RqpsBars).set_comparison(cmp, self.chart_column)
+
+    # --- actions ---
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export" or action == "remove_column":
+            return True if self.cmp is not None else None
+        if action == "next_chart_column":
+            return self.cmp is not None and len(self.cmp.columns) > 1
+        if action == "pick" and parameters and parameters[0] in ("config", "dop"):
+            return bool(self.query_one(PICKERS[str(parameters[0])]).display)
+        return True
+
+    def action_pick(self, which: str) -> None:
+        """Pick a host, base, column, config or dop in a dialog; the result sets the picker."""
+        select: Select[Any] = self.query_one(PICKERS[which], Select)
+        sel = self.bd.selection
+        prompts = {"host": "Host", "base": "Base build (the denominator)", "add": "Add a column (build)"}
+        prompts |= {"config": "Config", "dop": "Concurrency (dop)"}
+        choices = [(f"dop {v}" if which == "dop" else v, v) for v in self.choices.get(which, [])]
+        if which == "dop":
+            choices.insert(0, ("all dops", ""))
+        if not choices:
+            self.notify(f"no {which} to choose from", severity="warning")
+            return
+        current = {"host": sel.host, "base": sel.base, "config": sel.config}.get(which)
+        current = str(sel.dop) if which == "dop" and sel.dop is not None else current
+
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            if which == "dop":
+                select.value = int(value) if value else Select.NULL
+            else:
+                select.value = value
+
+        self.app.push_screen(PickDialog(prompts[which], choices, current), done)
+
+    def action_remove_column(self) -> None:
+        sel = self.bd.selection
+        if sel.with_builds:
+            self.select(replace(sel, with_builds=sel.with_builds[:-1]))
+
+    def action_next_chart_column(self) -> None:
+        if self.cmp is not None and self.cmp.columns:
+            self.chart_column = (self.chart_column + 1) % len(self.cmp.columns)
+            self.query_one("#compare-chart", RqpsBars).set_comparison(self.cmp, self.chart_column)
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one("#compare-tabs", TabbedContent)
+        tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
+
+    def action_reload(self) -> None:
+        self.load_choices(self.bd.selection)
+
+    def action_export(self) -> None:
+        cmp = self.cmp
+        if cmp is None:
+            return
+
+        def done(req: ExportRequest | None) -> None:
+            if req is not None:
+                self.export(cmp, req)
+
+        self.app.push_screen(ExportDialog(cmp.host, cmp.base), done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare.export")
+    def export(self, cmp: Comparison, req: ExportRequest) -> None:
+        path = req.path if req.path.is_absolute() else Path.cwd() / req.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(cmp, req.fmt), encoding="utf-8")
+        self.post_message(self.Exported(path, req.fmt))
+
+    def on_compare_screen_exported(self, msg: Exported) -> None:
+        self.notify(f"exported ({msg.fmt}) to {msg.path}", title="Export")

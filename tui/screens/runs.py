@@ -1,0 +1,276 @@
+"""Runs: the history of runs in the store, filtered; tag, delete, set as base, time series, re-run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.validation import Function
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+
+from store.queries import HistoryRow, RunFilter, delete_run, list_builds, list_hosts, run_history, set_tags
+from tui.screens.base import BenchdeckScreen, Selection, tcss
+from tui.screens.dialogs import ConfirmDialog, TextDialog
+
+
+def parse_day(text: str) -> date | None:
+    """``YYYY-MM-DD`` or empty (None); raises ValueError otherwise."""
+    text = text.strip()
+    return date.fromisoformat(text) if text else None
+
+
+def _valid_day(text: str) -> bool:
+    try:
+        parse_day(text)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class RerunRequested(Message):
+    """The user asked to run this run again (the app queues it with the engine)."""
+
+    run_id: int
+
+
+COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags")
+
+
+class RunsScreen(BenchdeckScreen):
+    """The run history: filter by host, build, workload and date; act on the selected run."""
+
+    CSS_PATH = tcss("runs.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "reload", "Reload", id="runs.reload", tooltip="Read the run history again"),
+        Binding("slash", "focus_filter", "Filter", id="runs.filter", tooltip="Filter by workload"),
+        Binding("s", "series", "Series", id="runs.series", tooltip="QPS, vmstat and iostat over time"),
+        Binding("b", "set_base", "Set base", id="runs.set_base", tooltip="Compare against this run's build"),
+        Binding("t", "tag", "Tag", id="runs.tag", tooltip="Edit the run's tags"),
+        Binding("d,delete", "delete", "Delete", id="runs.delete", tooltip="Delete the run and its samples"),
+        Binding("R", "rerun", "Re-run", id="runs.rerun", tooltip="Queue the same run again"),
+    ]
+
+    class Loaded(Message, bubble=False):
+        def __init__(self, runs: list[HistoryRow], hosts: list[str], builds: list[str]) -> None:
+            super().__init__()
+            self.runs = runs
+            self.hosts = hosts
+            self.builds = builds
+
+    class Changed(Message):
+        """A run was tagged or deleted (``deleted`` says which)."""
+
+        def __init__(self, run_id: int, deleted: bool, tags: list[str] | None = None) -> None:
+            super().__init__()
+            self.run_id = run_id
+            self.deleted = deleted
+            self.tags = tags
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[int, HistoryRow] = {}
+        self.filter = RunFilter()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="runs-filters"):
+            yield Select[str]([], prompt="all hosts", id="runs-host", compact=True)
+            yield Select[str]([], prompt="all builds", id="runs-build", compact=True)
+            yield Input(placeholder="workload", id="runs-workload", compact=True)
+            yield Input(
+                placeholder="since YYYY-MM-DD",
+                id="runs-since",
+                compact=True,
+                validators=[Function(_valid_day, "date as YYYY-MM-DD")],
+            )
+        yield Static("", id="runs-status")
+        yield DataTable[object](id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#runs-table", DataTable).focus()
+        self.load()
+
+    # --- loading ---
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs.load")
+    def load(self) -> None:
+        cur = self.store.cursor()
+        try:
+            runs = run_history(cur, self.filter)
+            self.post_if_current(self.Loaded(runs, list_hosts(cur), list_builds(cur)))
+        finally:
+            cur.close()
+
+    def on_runs_screen_loaded(self, msg: Loaded) -> None:
+        self.bd.sub_title = self.store.label
+        self._set_options("#runs-host", msg.hosts)
+        self._set_options("#runs-build", msg.builds)
+        table = self.query_one("#runs-table", DataTable)
+        selected = self.selected
+        table.clear(columns=True)  # (re-adding the columns re-measures their widths)
+        for name in COLUMNS:
+            table.add_column(name, key=name)
+        self.rows = {r.run_id: r for r in msg.runs}
+        for r in msg.runs:
+            table.add_row(
+                str(r.run_id),
+                r.host,
+                r.build,
+                r.workload,
+                Text(f"{r.qps:,.1f}" if r.qps is not None else "-", justify="right"),
+                r.status,
+                str(r.threads) if r.threads is not None else "",
+                r.config,
+                r.created_at.strftime("%Y-%m-%d %H:%M"),
+                ", ".join(r.tags),
+                key=str(r.run_id),
+            )
+        if selected is not None and selected.run_id in self.rows:
+            table.move_cursor(row=table.get_row_index(str(selected.run_id)))
+        self._show_status()
+
+    def _set_options(self, selector: str, names: list[str]) -> None:
+        select: Select[str] = self.query_one(selector, Select)
+        current = select.value
+        with self.prevent(Select.Changed):
+            select.set_options((n, n) for n in names)
+            if isinstance(current, str) and current in names:
+                select.value = current
+
+    def _show_status(self) -> None:
+        sel = self.bd.selection
+        base = f"   base: {sel.base} on {sel.host}" if sel.base else "   no base yet (b sets one)"
+        self.query_one("#runs-status", Static).update(f"{len(self.rows)} runs{base}")
+
+    @on(Select.Changed)
+    @on(Input.Changed)
+    def filters_changed(self) -> None:
+        since = self.query_one("#runs-since", Input)
+        if not _valid_day(since.value):
+            return
+        host = self.query_one("#runs-host", Select).value
+        build = self.query_one("#runs-build", Select).value
+        wanted = RunFilter(
+            host=host if isinstance(host, str) else None,
+            build=build if isinstance(build, str) else None,
+            workload=self.query_one("#runs-workload", Input).value.strip() or None,
+            since=parse_day(since.value),
+        )
+        if wanted != self.filter:
+            self.filter = wanted
+            self.load()
+
+    # --- the selected run ---
+
+    @property
+    def selected(self) -> HistoryRow | None:
+        table = self.query_one("#runs-table", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.rows.get(int(key)) if key is not None else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in {"series", "set_base", "tag", "delete", "rerun"} and not self.rows:
+            return None  # shown, but disabled
+        return True
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#runs-workload", Input).focus()
+
+    @on(DataTable.RowSelected)
+    def action_series(self) -> None:
+        run = self.selected
+        if run is not None:
+            from tui.screens.series import SeriesScreen
+
+            self.app.push_screen(SeriesScreen([run.run_id]))
+
+    def action_set_base(self) -> None:
+        run = self.selected
+        if run is None:
+            return
+        sel = self.bd.selection
+        same_host = sel.host == run.host
+        self.bd.selection = Selection(
+            host=run.host,
+            base=run.build,
+            with_builds=tuple(b for b in sel.with_builds if b != run.build) if same_host else (),
+            config=run.config,
+            dop=sel.dop if same_host else None,
+        )
+        self._show_status()
+        self.notify(f"base for Compare: {run.build} on {run.host} (config {run.config or '-'})")
+
+    def action_tag(self) -> None:
+        run = self.selected
+        if run is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                self.save_tags(run.run_id, text.split(","))
+
+        prompt = f"Tags of run {run.run_id} ({run.workload}, {run.build}), separated by commas"
+        self.app.push_screen(TextDialog(prompt, ", ".join(run.tags), "e.g. baseline, noisy"), done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs.write")
+    def save_tags(self, run_id: int, tags: list[str]) -> None:
+        cur = self.store.writable_cursor()
+        try:
+            stored = set_tags(cur, run_id, tags)
+        finally:
+            cur.close()
+        self.post_message(self.Changed(run_id, deleted=False, tags=stored))
+
+    def action_delete(self) -> None:
+        run = self.selected
+        if run is None:
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.remove_run(run.run_id)
+
+        question = (
+            f"Delete run {run.run_id} ({run.workload}, {run.build} on {run.host})\n"
+            "with its samples, summary and raw files? This cannot be undone."
+        )
+        self.app.push_screen(ConfirmDialog(question, yes="Delete"), done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs.write")
+    def remove_run(self, run_id: int) -> None:
+        cur = self.store.writable_cursor()
+        try:
+            if not delete_run(cur, run_id):
+                raise KeyError(f"run {run_id} no longer exists")
+        finally:
+            cur.close()
+        self.post_message(self.Changed(run_id, deleted=True))
+
+    def on_runs_screen_changed(self, msg: Changed) -> None:
+        if msg.deleted:
+            self.notify(f"deleted run {msg.run_id}")
+        else:
+            self.notify(f"run {msg.run_id} tags: {', '.join(msg.tags or []) or '(none)'}")
+        self.load()
+
+    def action_rerun(self) -> None:
+        run = self.selected
+        if run is not None:
+            self.app.post_message(RerunRequested(run.run_id))
+
+    def on_screen_resume(self) -> None:
+        self._show_status()
