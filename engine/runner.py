@@ -391,7 +391,6 @@ def _packages(tools: Sequence[str]) -> str:
     return "; ".join(hints)
 
 
-
 async def cancel_remote(transport: Transport, remote_dir: str, procs: Sequence[RemoteProc]) -> int:
     """Cancel a run from any benchdeck: mark it, then kill its process groups.
 
