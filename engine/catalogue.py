@@ -3,6 +3,16 @@
 Names follow the posts: ``point-query.pre_range=100`` is the test ``point-query`` run before
 the write steps (``.pre``) with ``range=100``. The default group table comes from domain.md;
 a user can override it (see :func:`load_group_overrides`).
+
+Other workload families are named so that :func:`family_of` can tell them apart:
+
+- Insert Benchmark steps by their own names: ``l.i0 l.x l.i1 l.i2 qr100 qp100 ... qp1000`` (any
+  ``qrN``/``qpN``) -> ``insertbench``;
+- RocksDB db_bench steps as ``<step>.<setup>``: ``fillseq.byrx``, ``readww.iobuf``,
+  ``overwrite.iodir`` ... -> ``dbbench``;
+- pgbench built-in scripts as ``pgbench.<script>``: ``pgbench.select-only``,
+  ``pgbench.tpcb-like`` -> ``pgbench``;
+- everything else -> ``sysbench``.
 """
 
 from __future__ import annotations
@@ -13,8 +23,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-GROUPS = ("point-1", "point-2", "range-1", "range-2", "writes")
+from engine import dbbench_cmd
+from engine.insertbench.steps import STEP_NAMES as INSERTBENCH_STEPS
+from engine.insertbench.steps import step_kind
+
+# Group order: the posts' sysbench groups, then those of the other families.
+GROUPS = ("point-1", "point-2", "range-1", "range-2", "writes", "load", "queries", "write", "read", "pgbench")
 OTHER_GROUP = "other"
+FAMILIES = ("sysbench", "insertbench", "dbbench", "pgbench")
+PGBENCH_PREFIX = "pgbench."
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +127,49 @@ MODERN_33: tuple[tuple[str, str], ...] = (
     ("write-only_range=10000", "writes"),
 )
 
-SUITES: dict[str, tuple[tuple[str, str], ...]] = {"classic": CLASSIC_42, "modern": MODERN_33}
+# The Insert Benchmark's classic steps in their order: loads first, then the query steps.
+INSERTBENCH: tuple[tuple[str, str], ...] = tuple(
+    (name, "queries" if step_kind(name) == "query" else "load") for name in INSERTBENCH_STEPS
+)
+# db_bench steps in the posts' order; the *ww steps read (beside one rate-limited writer).
+_DBBENCH_GROUP = {"fillseq": "write", "overwrite": "write"}
+
+
+def dbbench_suite(setup: str) -> tuple[tuple[str, str], ...]:
+    """The db_bench steps for one setup (``byrx``, ``iobuf``, ``iodir``): ``fillseq.byrx`` ..."""
+    return tuple((f"{step}.{setup}", _DBBENCH_GROUP.get(step, "read")) for step in dbbench_cmd.STEPS)
+
+
+PGBENCH: tuple[tuple[str, str], ...] = (
+    (f"{PGBENCH_PREFIX}select-only", "pgbench"),
+    (f"{PGBENCH_PREFIX}tpcb-like", "pgbench"),
+)
+
+SUITES: dict[str, tuple[tuple[str, str], ...]] = {
+    "classic": CLASSIC_42,
+    "modern": MODERN_33,
+    "insertbench": INSERTBENCH,
+    "dbbench": dbbench_suite("byrx"),
+    "dbbench-iobuf": dbbench_suite("iobuf"),
+    "dbbench-iodir": dbbench_suite("iodir"),
+    "pgbench": PGBENCH,
+}
+# Suites of the families other than sysbench, appended to the default catalogue's order.
+_FAMILY_SUITES = ("insertbench", "dbbench", "dbbench-iobuf", "dbbench-iodir", "pgbench")
+
+
+def family_of(workload: str) -> str:
+    """Which tool runs a workload (and reads its output): ``sysbench``, ``insertbench``,
+    ``dbbench`` or ``pgbench`` (see the module docstring for the naming)."""
+    if step_kind(workload) is not None:
+        return "insertbench"
+    if workload.startswith(PGBENCH_PREFIX):
+        return "pgbench"
+    step = workload.split(".", 1)[0]
+    if step in dbbench_cmd.BENCHMARK or step in dbbench_cmd.ALIASES:
+        return "dbbench"
+    return "sysbench"
+
 
 _WORKLOAD = re.compile(r"^(?P<test>[a-z0-9][a-z0-9.-]*?)(?:_range=(?P<range>\d+))?$")
 _MYTOOLS = re.compile(
@@ -139,7 +198,9 @@ class Catalogue:
         return (self._order.get(name, len(self._order)), name)
 
     def workload(self, name: str) -> Workload:
-        return Workload(name=name, group=self.group_of(name), order=self.sort_key(name)[0])
+        return Workload(
+            name=name, group=self.group_of(name), order=self.sort_key(name)[0], family=family_of(name)
+        )
 
     def groups(self) -> list[str]:
         seen = [g for g in GROUPS if g in self._group.values()]
@@ -167,13 +228,17 @@ def merged_order(
 
 
 def default_catalogue(overrides: Mapping[str, str] | None = None, suite: str | None = None) -> Catalogue:
-    """The classic 42 in the posts' order with the newer set's steps merged in; with ``suite``,
-    that suite's order comes first."""
+    """The classic 42 in the posts' order with the newer set's steps merged in, then the other
+    families' suites (Insert Benchmark, db_bench per setup, pgbench); with ``suite``, that
+    suite's order comes first."""
+    entries = merged_order(CLASSIC_42, MODERN_33)
+    for name in _FAMILY_SUITES:
+        entries += SUITES[name]
     if suite is not None:
         if suite not in SUITES:
             raise ValueError(f"unknown suite {suite!r} (expected one of {', '.join(sorted(SUITES))})")
-        return Catalogue(merged_order(SUITES[suite], merged_order(CLASSIC_42, MODERN_33)), overrides)
-    return Catalogue(merged_order(CLASSIC_42, MODERN_33), overrides)
+        return Catalogue(merged_order(SUITES[suite], entries), overrides)
+    return Catalogue(entries, overrides)
 
 
 def load_group_overrides(path: Path) -> dict[str, str]:

@@ -286,7 +286,7 @@ class Runner:
             if new:
                 self._emit(BenchBatch(rid, new))
             for msg in self._sb.messages[self._n_msgs :]:
-                self._emit(LogLine(rid, "sysbench", msg.text))
+                self._emit(LogLine(rid, self.plan.family, msg.text))
             self._n_msgs = len(self._sb.messages)
             self._skipped("sysbench", self._sb.skipped[n_skip:])
         elif name == "vmstat":

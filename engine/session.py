@@ -2,18 +2,48 @@
 
 A :class:`Session` holds one transport per host, reused across runs. :func:`execute` brings a
 managed server up when needed, builds the :class:`RunPlan`, and yields the runner's events.
+
+:func:`make_plan` dispatches on the workload's family (:func:`engine.catalogue.family_of`);
+how :class:`RunOptions` map per family:
+
+- ``sysbench``: threads, tables, table_size, duration, warm-up; ``extra`` -> ``--KEY=VALUE``.
+- ``insertbench`` (``l.i0`` ... ``qp1000``; MySQL, MariaDB or PostgreSQL builds): ``tables`` ->
+  ``--table-count``; ``threads`` -> ``--query-threads`` (per table, query steps); an explicit
+  ``table_size`` -> ``--rows`` of ``l.i0`` (the host's default table_size is a sysbench value
+  and is not used); ``duration_s`` -> ``--seconds`` of the query steps (the load steps run until
+  their rows are in); ``extra`` -> client options (``rows=3000`` -> ``--rows=3000`` for every
+  step, an empty value or ``true``/``false`` for ``delete-per-insert``), checked against the
+  client's options. No prepare (``l.i0`` creates the tables), no warm-up.
+- ``pgbench`` (``pgbench.select-only`` ...; PostgreSQL builds): ``threads`` -> clients (and
+  jobs); ``table_size`` -> scale ``max(1, table_size // 100000)``; ``duration_s`` -> ``-T``;
+  warm-up: a run as long; ``extra`` -> ``--KEY=VALUE`` (``--KEY`` for an empty value), given to
+  ``pgbench -i`` for its initialisation options (fillfactor, partitions ...), else to the run.
+- ``dbbench`` (``readww.byrx`` ...; RocksDB builds, no server): ``table_size`` -> ``--num``,
+  ``threads`` -> ``--threads``, ``duration_s`` -> ``--duration``; warm-up: the step as long;
+  ``extra`` -> ``--KEY=VALUE`` db_bench flags after the generated ones (fillseq too).
+
+Options a family has no use for (``tables`` for pgbench and db_bench, a warm-up for the Insert
+Benchmark and fillseq) are ignored, so that one queue can mix families.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 import posixpath
 import secrets
+import sys
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 
+from engine import dbbench_cmd, pgbench_cmd
+from engine.builtin.catalogue import BUILTIN_BUILDS
+from engine.catalogue import PGBENCH_PREFIX, family_of
 from engine.events import LogLine, Phase, RunEvent, RunFailed
+from engine.insertbench import steps as ib_steps
 from engine.inventory import BuildConfig, HostConfig, Inventory
 from engine.plan import RunPlan
 from engine.runner import Runner
@@ -34,6 +64,32 @@ _TABLES_SQL = {
     "WHERE table_schema = DATABASE() AND table_name = 'sbtest{n}'",
     "postgres": "SELECT count(*) FROM information_schema.tables WHERE table_name = 'sbtest{n}'",
 }
+# Monitor window of steps that run until their work is done (loads, fillseq): vmstat and
+# iostat are stopped when the step ends, so this only has to be long enough.
+OPEN_ENDED_S = 4 * 3600
+# family -> the DBMS of the builds it runs against, and how a message names them
+_SQL_DBMS = ("mysql", "mariadb", "postgres")
+_FAMILY_DBMS: dict[str, tuple[tuple[str, ...], str]] = {
+    "insertbench": (_SQL_DBMS, "a MySQL, MariaDB or PostgreSQL build"),
+    "pgbench": (("postgres",), "a PostgreSQL build"),
+    "dbbench": (("rocksdb",), "a RocksDB build"),
+}
+# Insert Benchmark client options a run may set with RunOptions.extra (--param KEY=VALUE);
+# the connection, step, table count and report interval are benchdeck's.
+IB_OPTIONS = frozenset({
+    "rows", "seconds", "rate", "query-threads", "insert-threads", "delete-per-insert",
+    "rows-per-commit", "rows-per-query", "data-length-min", "data-length-max", "seed", "table-prefix",
+})  # fmt: skip
+_IB_FLAGS = {"delete-per-insert"}
+_IB_FLOATS = {"seconds", "rate"}
+# Creates directory "$1", then runs the rest; a constant script, values passed as data.
+_MKDIR_THEN = 'mkdir -p -- "$1" && shift && exec "$@"'
+_TRUE, _FALSE = frozenset({"", "1", "true", "on", "yes"}), frozenset({"0", "false", "off", "no"})
+# pgbench options that belong to the initialisation (pgbench -i), not to a run
+PGBENCH_INIT_OPTIONS = frozenset({
+    "fillfactor", "partitions", "partition-method", "unlogged-tables", "foreign-keys", "init-steps",
+    "tablespace", "index-tablespace",
+})  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +156,10 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         workdir = await session.remote_path(req.host, host.workdir)
         remote_dir = posixpath.join(workdir, "runs", f"run{run_id}-{secrets.token_hex(3)}")
         build = host.builds.get(req.build)
-        if build is None and req.build != BUILTIN_BUILD:
+        if build is None and req.build not in BUILTIN_BUILDS:
             known = ", ".join(sorted(host.builds)) or "none configured"
             raise WorkloadError(f"host {req.host} has no build {req.build!r} (builds: {known})")
+        check_build(req.workload, req.build, build)  # before a server is started for nothing
         server: ManagedServer | None = None
         if build is not None and build.managed:
             server = make_server(transport, _server_spec(build, workdir))
@@ -170,17 +227,31 @@ def make_plan(
     remote_dir: str,
     server: ManagedServer | None,
 ) -> RunPlan:
+    """The plan of one run; the workload's family (:func:`family_of`) picks the tool.
+
+    The Insert Benchmark client runs with the host's Python: this interpreter
+    (``sys.executable``, importing this benchdeck) on a local host, ``python3`` over SSH, so
+    that host needs benchdeck (and PyMySQL / psycopg) installed to run that family.
+    """
     o = req.options
     threads = o.threads or host.threads
     tables = o.tables or host.tables
     table_size = o.table_size or host.table_size
+    family = check_build(req.workload, req.build, build)
     if build is None:
         duration = o.duration_s or 60
         if host.transport != "local":
-            raise WorkloadError(
-                f"the built-in {BUILTIN_BUILD} workload runs on a local host, not {host.name}"
-            )
+            raise WorkloadError(f"the built-in {req.build} workload runs on a local host, not {host.name}")
         return _builtin_plan(run_id, host, req, remote_dir, threads, tables, table_size, duration)
+    try:
+        if family == "insertbench":
+            return _insertbench_plan(run_id, host, build, req, remote_dir, server)
+        if family == "pgbench":
+            return _pgbench_plan(run_id, host, build, req, remote_dir, server)
+        if family == "dbbench":
+            return _dbbench_plan(run_id, host, build, req, remote_dir)
+    except (pgbench_cmd.PgbenchError, dbbench_cmd.DbBenchError) as exc:
+        raise WorkloadError(f"{req.workload}: {exc}") from None
     duration = o.duration_s or default_duration(req.workload)
     dbms = "postgres" if build.build.dbms == "postgres" else "mysql"
     db_args = tuple(server.sysbench_args()) if server else _external_db_args(build, dbms)
@@ -244,7 +315,7 @@ def _builtin_plan(
 ) -> RunPlan:
     from engine.builtin.catalogue import builtin_argv  # the built-in SQLite workload
 
-    db_path = posixpath.join(posixpath.dirname(posixpath.dirname(remote_dir)), "builtin.sqlite")
+    db_path = posixpath.join(posixpath.dirname(posixpath.dirname(remote_dir)), f"builtin-{req.build}.sqlite")
     run, prepare = (
         builtin_argv(
             req.workload,
@@ -254,6 +325,7 @@ def _builtin_plan(
             tables=tables,
             table_size=table_size,
             command=command,
+            durability=BUILTIN_BUILDS[req.build],
         )
         for command in ("run", "prepare")
     )
@@ -268,4 +340,258 @@ def _builtin_plan(
         device=host.device,
         table_size=table_size,
         build=req.build,
+    )
+
+
+def check_build(workload: str, build_name: str, build: BuildConfig | None) -> str:
+    """The workload's family, if ``build`` can run it; WorkloadError naming both otherwise.
+
+    ``build`` None is the built-in SQLite build (sysbench-named workloads only).
+    """
+    family = family_of(workload)
+    if build is None:
+        if family != "sysbench":
+            _, what = _FAMILY_DBMS[family]
+            raise WorkloadError(f"{family} needs {what}; {build_name} is the built-in SQLite build")
+        return family
+    dbms = build.build.dbms
+    # sysbench: any SQL build (also fbmysql and whatever else the inventory names), not RocksDB
+    wanted, what = _FAMILY_DBMS.get(family, ((), "a MySQL, MariaDB or PostgreSQL build"))
+    runs_on = dbms in wanted if wanted else dbms != "rocksdb"
+    if not runs_on:
+        raise WorkloadError(f"{family} needs {what}; {build_name} is {dbms}")
+    if dbms == "rocksdb" and build.managed:
+        raise WorkloadError(f"RocksDB build {build_name} has no server to manage: remove managed = true")
+    return family
+
+
+@dataclass(frozen=True, slots=True)
+class _Conn:
+    """Where a client connects: the managed server's spec, or the external build's settings."""
+
+    dbms: str
+    host: str
+    port: int
+    user: str
+    password: str
+    database: str
+
+
+def _conn(build: BuildConfig, server: ManagedServer | None) -> _Conn:
+    if server is not None:
+        sp = server.spec
+        return _Conn(sp.dbms, sp.connect_host, sp.port, sp.user, sp.password, sp.database)
+    dbms = build.build.dbms
+    user = build.user or ("postgres" if dbms == "postgres" else "root")
+    port = build.port or _DEFAULT_PORTS[dbms]
+    return _Conn(dbms, build.host, port, user, build.password or "", build.database)
+
+
+def _insertbench_plan(
+    run_id: int,
+    host: HostConfig,
+    build: BuildConfig,
+    req: RunRequest,
+    remote_dir: str,
+    server: ManagedServer | None,
+) -> RunPlan:
+    o, step = req.options, req.workload
+    try:
+        defaults = ib_steps.get_step(step)
+    except ValueError as exc:
+        raise WorkloadError(str(exc)) from None
+    overrides: dict[str, str | int | float | bool] = {}
+    if o.table_size and step == "l.i0":
+        overrides["rows"] = o.table_size
+    if defaults.kind == "query":
+        overrides["query-threads"] = o.threads or host.threads
+        if o.duration_s:
+            overrides["seconds"] = o.duration_s
+    for key, value in o.extra.items():
+        overrides[key] = _insertbench_value(key, value)
+    seconds = float(overrides.get("seconds", defaults.seconds))
+    if defaults.kind == "query":
+        duration = max(1, math.ceil(seconds))
+    else:  # a load step runs until its rows are in (``seconds`` caps it)
+        duration = max(1, math.ceil(seconds)) if "seconds" in overrides else OPEN_ENDED_S
+    c = _conn(build, server)
+    env: dict[str, str] = {}
+    if host.transport == "local":
+        python = sys.executable
+        root = str(Path(__file__).resolve().parent.parent)  # import this benchdeck's client
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    else:
+        python = "python3"
+    argv = ib_steps.step_argv(
+        step,
+        dbms=c.dbms,
+        host=c.host,
+        port=c.port,
+        user=c.user,
+        password=c.password,
+        database=c.database,
+        python=python,
+        table_count=o.tables or host.tables,
+        overrides=overrides,
+    )
+    return RunPlan(
+        run_id=run_id,
+        host=host.name,
+        workload=step,
+        remote_dir=remote_dir,
+        bench_argv=tuple(argv),
+        duration_s=duration,
+        device=host.device,
+        table_size=o.table_size or host.table_size,
+        build=req.build,
+        family="insertbench",
+        env=tuple(env.items()),
+    )
+
+
+def _insertbench_value(key: str, value: str) -> str | bool:
+    """A ``--param`` value for the Insert Benchmark client (flags take true/false)."""
+    if key not in IB_OPTIONS:
+        raise WorkloadError(
+            f"--param {key}: not an Insert Benchmark client option (known: {', '.join(sorted(IB_OPTIONS))})"
+        )
+    if key in _IB_FLAGS:
+        v = value.strip().lower()
+        if v not in _TRUE | _FALSE:
+            raise WorkloadError(f"--param {key}={value}: expected true or false")
+        return v in _TRUE
+    if key == "table-prefix":
+        if not value.isascii() or not value[:1].isalpha() or not value.replace("_", "").isalnum():
+            raise WorkloadError(f"--param {key}={value}: expected letters, digits and _")
+        return value.lower()
+    try:
+        number = float(value) if key in _IB_FLOATS else int(value)
+    except ValueError:
+        raise WorkloadError(f"--param {key}={value}: expected a number") from None
+    if not number >= 0 or math.isinf(number):
+        raise WorkloadError(f"--param {key}={value}: expected a number >= 0")
+    return value
+
+
+def _pgbench_plan(
+    run_id: int,
+    host: HostConfig,
+    build: BuildConfig,
+    req: RunRequest,
+    remote_dir: str,
+    server: ManagedServer | None,
+) -> RunPlan:
+    o = req.options
+    builtin = req.workload.removeprefix(PGBENCH_PREFIX)
+    if builtin not in pgbench_cmd.BUILTINS:
+        known = ", ".join(PGBENCH_PREFIX + b for b in pgbench_cmd.BUILTINS)
+        raise WorkloadError(f"unknown pgbench workload {req.workload!r} (known: {known})")
+    c = _conn(build, server)
+    conn = pgbench_cmd.PgConn(dbname=c.database, host=c.host, port=c.port, user=c.user)
+    if server is not None:  # the managed server's own client tools
+        psql = server.client_argv()[0]
+        pgbench = posixpath.join(posixpath.dirname(psql), "pgbench") if psql.startswith("/") else "pgbench"
+    elif build.basedir:
+        psql, pgbench = (posixpath.join(build.basedir, "bin", t) for t in ("psql", "pgbench"))
+    else:
+        psql, pgbench = "psql", "pgbench"
+    threads = o.threads or host.threads
+    table_size = o.table_size or host.table_size
+    scale = max(1, table_size // 100000)
+    duration = o.duration_s or (300 if builtin == "select-only" else 600)
+    init_extra, run_extra = _pgbench_extra(o.extra)
+
+    def run(seconds: int) -> tuple[str, ...]:
+        argv = pgbench_cmd.run_argv(conn, builtin, clients=threads, duration_s=seconds, pgbench=pgbench)
+        return (*argv[:-1], *run_extra, argv[-1])
+
+    prepare = pgbench_cmd.init_argv(conn, scale, pgbench=pgbench)
+    # The runner runs the tables check without the run's environment: an external server that
+    # wants the password (given only through PGPASSWORD) would refuse it, so pgbench -i then
+    # runs every time. A managed server trusts its clients (initdb --auth=trust).
+    blind = bool(c.password) and server is None
+    check = None if blind else tuple(pgbench_cmd.tables_exist_argv(conn, scale, psql=psql))
+    return RunPlan(
+        run_id=run_id,
+        host=host.name,
+        workload=req.workload,
+        remote_dir=remote_dir,
+        bench_argv=run(duration),
+        duration_s=duration,
+        prepare_argv=(*prepare[:-1], *init_extra, prepare[-1]) if o.prepare else None,
+        tables_exist_argv=check if o.prepare else None,
+        warmup_argv=run(o.warmup_s) if o.warmup_s else None,
+        device=host.device,
+        table_size=table_size,
+        build=req.build,
+        family="pgbench",
+        env=(("PGPASSWORD", c.password),) if c.password else (),
+    )
+
+
+def _pgbench_extra(extra: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """``--param`` for pgbench as (init options, run options): ``--KEY=VALUE``, ``--KEY`` if empty."""
+    init: list[str] = []
+    run: list[str] = []
+    for key, value in extra.items():
+        if not key[:1].isalpha() or not all(ch.isalnum() or ch == "-" for ch in key) or not key.isascii():
+            raise WorkloadError(f"bad pgbench option name {key!r}")
+        if key in ("scale", "client", "jobs", "time"):
+            raise WorkloadError(
+                f"--param {key}: set by benchdeck (--table-size gives the scale, table_size // 100000; "
+                "--threads the clients and jobs; --time the seconds)"
+            )
+        (init if key in PGBENCH_INIT_OPTIONS else run).append(f"--{key}={value}" if value else f"--{key}")
+    return init, run
+
+
+def _dbbench_plan(
+    run_id: int, host: HostConfig, build: BuildConfig, req: RunRequest, remote_dir: str
+) -> RunPlan:
+    o = req.options
+    step, _, setup = req.workload.partition(".")
+    if not setup:
+        raise WorkloadError(
+            f"db_bench workloads are named STEP.SETUP, e.g. readww.byrx, not {req.workload!r} "
+            f"(setups: {', '.join(dbbench_cmd.SETUPS)})"
+        )
+    step = dbbench_cmd.step_name(step)
+    table_size = o.table_size or host.table_size
+    duration = o.duration_s or (600 if step == "overwrite" else 300)
+    workdir = posixpath.dirname(posixpath.dirname(remote_dir))  # remote_dir is WORKDIR/runs/runN-x
+    cfg = dbbench_cmd.DbBenchConfig(
+        db_dir=posixpath.join(workdir, "rocksdb", f"{req.build}.{setup}"),
+        setup=setup,
+        num_keys=table_size,
+        threads=o.threads or host.threads,
+        duration_s=duration,
+        db_bench=posixpath.join(build.basedir, "db_bench") if build.basedir else "db_bench",
+        extra=tuple(o.extra.items()),
+    )
+    loads = step == "fillseq"  # writes --num keys, whatever --duration says
+    # db_bench creates the database directory but not its parent (WORKDIR/rocksdb).
+    mkdir = ("mkdir", "-p", "--", posixpath.dirname(cfg.db_dir))
+    if loads:
+        prepare: tuple[str, ...] | None = mkdir
+    elif o.prepare:
+        prepare = ("sh", "-c", _MKDIR_THEN, "-", mkdir[-1], *dbbench_cmd.step_argv("fillseq", cfg))
+    else:
+        prepare = None
+    warmup = None
+    if o.warmup_s and not loads:
+        warmup = tuple(dbbench_cmd.step_argv(step, replace(cfg, duration_s=o.warmup_s)))
+    return RunPlan(
+        run_id=run_id,
+        host=host.name,
+        workload=req.workload,
+        remote_dir=remote_dir,
+        bench_argv=tuple(dbbench_cmd.step_argv(step, cfg)),
+        duration_s=OPEN_ENDED_S if loads else duration,
+        prepare_argv=prepare,
+        tables_exist_argv=tuple(dbbench_cmd.db_exists_argv(cfg)) if prepare and not loads else None,
+        warmup_argv=warmup,
+        device=host.device,
+        table_size=table_size,
+        build=req.build,
+        family="dbbench",
     )

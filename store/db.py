@@ -167,6 +167,9 @@ class Store:
                 if version > current:
                     cur.execute(ddl)
                     cur.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+        # Write the new schema into the file now: DuckDB 2.0 cannot replay some DDL from its WAL
+        # without downloading an extension, which fails offline after a crash.
+        self.con.execute("CHECKPOINT")
 
     def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
         row = self.con.execute(sql, params or []).fetchone()

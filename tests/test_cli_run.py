@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -206,7 +207,7 @@ def test_managed_server_is_created_started_and_stopped(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    work = tmp_path / "w"
+    work = Path(tempfile.mkdtemp(prefix="bd", dir="/tmp"))  # short: a socket path has 107 bytes
     cfg = tmp_path / "managed.toml"
     cfg.write_text(
         f"""

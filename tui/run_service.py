@@ -16,7 +16,9 @@ from typing import TypeVar
 
 import duckdb
 
-from engine.builds import Build
+from engine.builds import Build, BuildNameError, parse_build_name
+from engine.builtin.catalogue import BUILTIN_BUILDS
+from engine.catalogue import family_of
 from engine.events import RunCancelled, RunEvent, RunFailed, RunFinished
 from engine.runner import Runner
 from engine.session import BUILTIN_BUILD, RunOptions, RunRequest, Session, execute
@@ -42,8 +44,9 @@ class Outcome:
     error: str | None = None
 
 
-def builtin_build() -> Build:
-    return Build(name=BUILTIN_BUILD, dbms="sqlite", version=sqlite3.sqlite_version)
+def builtin_build(name: str = BUILTIN_BUILD) -> Build:
+    """A built-in SQLite "build": the library's version, the durability setting as variant."""
+    return Build(name=name, dbms="sqlite", version=sqlite3.sqlite_version, variant=BUILTIN_BUILDS[name])
 
 
 class RunService:
@@ -73,8 +76,17 @@ class RunService:
         await self._pump
 
     def _build(self, host: str, build: str) -> Build:
+        """The build as configured on the host; a built-in one; or, for a name the host does not
+        have, a placeholder so the run is recorded and fails with a clear reason."""
         cfg = self.session.inventory.host(host).builds.get(build)
-        return cfg.build if cfg is not None else builtin_build()
+        if cfg is not None:
+            return cfg.build
+        if build in BUILTIN_BUILDS:
+            return builtin_build(build)
+        try:
+            return parse_build_name(build)
+        except BuildNameError:
+            return Build(name=build, dbms="unknown", version="")
 
     def new_run(self, req: RunRequest) -> int:
         host = self.session.inventory.host(req.host)
@@ -86,6 +98,7 @@ class RunService:
                     host=req.host,
                     build=self._build(req.host, req.build),
                     workload=req.workload,
+                    family=family_of(req.workload),
                     source="run",
                     config=(cfg.config if (cfg := host.builds.get(req.build)) else ""),
                     threads=o.threads or host.threads,

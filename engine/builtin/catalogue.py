@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 MODULE = "engine.builtin.sqlite_bench"
+# Built-in "builds": the same SQLite with two durability settings, so there is something to compare.
+BUILTIN_BUILDS: dict[str, str] = {"sqlite": "normal", "sqlite-sync": "full"}
 ZIPF_EXP = 0.8  # sysbench's --rand-zipfian-exp default
 
 
@@ -257,6 +259,7 @@ def builtin_argv(
     command: str = "run",
     report_interval: int = 1,
     rand_type: str = "uniform",
+    durability: str = "normal",
 ) -> list[str]:
     """``python -m engine.builtin.sqlite_bench ... WORKLOAD COMMAND`` (prepare, run or cleanup)."""
     if not is_builtin(workload):
@@ -265,6 +268,7 @@ def builtin_argv(
         raise ValueError(f"unknown command {command!r}")
     argv = [sys.executable, "-m", MODULE, f"--db={db_path}", f"--tables={tables}"]
     argv += [f"--table-size={table_size}", f"--threads={threads}", f"--rand-type={rand_type}"]
+    argv.append(f"--durability={durability}")
     if command == "run":
         argv += [f"--time={time_s}", f"--report-interval={report_interval}"]
     return [*argv, workload, command]

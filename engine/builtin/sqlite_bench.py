@@ -117,10 +117,19 @@ class Control:
         self.fatal: str | None = None
 
 
-def connect(path: str) -> sqlite3.Connection:
+# --durability: "normal" is WAL with synchronous=NORMAL (the default build, `sqlite`);
+# "full" is a rollback journal with synchronous=FULL (`sqlite-sync`): fsync on every commit.
+DURABILITY = {
+    "normal": ("journal_mode=WAL", "synchronous=NORMAL"),
+    "full": ("journal_mode=DELETE", "synchronous=FULL"),
+}
+
+
+def connect(path: str, durability: str = "normal") -> sqlite3.Connection:
     """A connection in autocommit mode (explicit BEGIN/COMMIT), with a large cache: CPU-bound."""
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-    for pragma in ("synchronous=NORMAL", "cache_size=-65536", "mmap_size=268435456", "temp_store=MEMORY"):
+    journal, sync = DURABILITY[durability]
+    for pragma in (journal, sync, "cache_size=-65536", "mmap_size=268435456", "temp_store=MEMORY"):
         conn.execute(f"PRAGMA {pragma}")
     return conn
 
@@ -131,8 +140,7 @@ def _out(line: str = "") -> None:
 
 
 def prepare(a: argparse.Namespace) -> None:
-    conn = connect(a.db)
-    conn.execute("PRAGMA journal_mode=WAL")
+    conn = connect(a.db, a.durability)
     cx = Ctx(KeyGen(a.table_size, "uniform", a.rand_seed or None), a.tables, a.table_size, a.range_size)
     for n in range(1, a.tables + 1):
         create_table(conn, n, cx, _out)
@@ -143,7 +151,7 @@ def prepare(a: argparse.Namespace) -> None:
 def cleanup(a: argparse.Namespace) -> None:
     if not os.path.exists(a.db):
         return
-    conn = connect(a.db)
+    conn = connect(a.db, a.durability)
     left = drop_tables(conn, a.tables, _out)
     conn.close()
     if left == 0:  # nothing else lives in the file: remove it with its WAL and shared memory
@@ -156,7 +164,7 @@ def worker(i: int, a: argparse.Namespace, wl: Workload, stats: Stats, ctl: Contr
     """One client thread with its own connection and key generator, until the deadline."""
     seed = a.rand_seed + i if a.rand_seed else None
     cx = Ctx(KeyGen(a.table_size, a.rand_type, seed), a.tables, a.table_size, a.range_size)
-    conn = connect(a.db)
+    conn = connect(a.db, a.durability)
     try:
         while not ctl.stop.is_set() and time.perf_counter() < ctl.deadline:
             t0 = time.perf_counter()
@@ -273,6 +281,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--rand-seed", type=int, default=0, help="0: seeded from the current time")
     p.add_argument("--range-size", type=int, help="rows per range, points per IN-list (default: the name's)")
     p.add_argument("--percentile", type=int, default=95)
+    p.add_argument(
+        "--durability",
+        choices=tuple(DURABILITY),
+        default="normal",
+        help="normal: WAL, synchronous=NORMAL; full: rollback journal, synchronous=FULL",
+    )
     p.add_argument("workload", help=", ".join(f"{n}_range=N" for n in WORKLOADS))
     p.add_argument("command", choices=("prepare", "run", "cleanup"))
     a = p.parse_args(argv)
@@ -292,6 +306,7 @@ def command_line(a: argparse.Namespace) -> str:
     opts = {
         "db-driver": "sqlite", "sqlite-db": a.db, "tables": a.tables, "table-size": a.table_size,
         "threads": a.threads, "rand-type": a.rand_type, "range-size": a.range_size,
+        "durability": a.durability,
     }  # fmt: skip
     if a.command == "run":
         opts |= {"time": a.time, "report-interval": a.report_interval, "warmup-time": a.warmup_time}

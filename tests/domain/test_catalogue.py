@@ -5,8 +5,11 @@ import pytest
 from engine.catalogue import (
     CLASSIC_42,
     MODERN_33,
+    SUITES,
     default_catalogue,
+    family_of,
     load_group_overrides,
+    merged_order,
     parse_mytools_suffix,
     split_workload_name,
 )
@@ -95,3 +98,99 @@ def test_a_suite_orders_its_own_steps_first() -> None:
     assert [n for n in cat.names() if n in modern] == modern
     with pytest.raises(ValueError, match="unknown suite"):
         default_catalogue(suite="nope")
+
+
+# --- the other workload families -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("l.i0", "insertbench"),
+        ("l.x", "insertbench"),
+        ("l.i2", "insertbench"),
+        ("qr100", "insertbench"),
+        ("qp1000", "insertbench"),
+        ("qp2000", "insertbench"),  # any qrN / qpN
+        ("fillseq.byrx", "dbbench"),
+        ("readww.iobuf", "dbbench"),
+        ("revrangeww.iodir", "dbbench"),
+        ("fwdrangeww.byrx", "dbbench"),
+        ("overwrite.iodir", "dbbench"),
+        ("readww", "dbbench"),  # no setup: the db_bench planner says what is missing
+        ("pgbench.select-only", "pgbench"),
+        ("pgbench.tpcb-like", "pgbench"),
+        ("point-query.pre_range=100", "sysbench"),
+        ("scan.warm_range=100", "sysbench"),
+        ("qx100", "sysbench"),
+        ("zzz-custom", "sysbench"),
+    ],
+)
+def test_family_of_tells_the_families_apart_by_name(name: str, family: str) -> None:
+    assert family_of(name) == family
+
+
+def test_insertbench_suite_is_the_ten_classic_steps_loads_then_queries() -> None:
+    assert SUITES["insertbench"] == (
+        ("l.i0", "load"),
+        ("l.x", "load"),
+        ("l.i1", "load"),
+        ("l.i2", "load"),
+        ("qr100", "queries"),
+        ("qp100", "queries"),
+        ("qr500", "queries"),
+        ("qp500", "queries"),
+        ("qr1000", "queries"),
+        ("qp1000", "queries"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("suite", "setup"), [("dbbench", "byrx"), ("dbbench-iobuf", "iobuf"), ("dbbench-iodir", "iodir")]
+)
+def test_dbbench_suites_name_step_and_setup(suite: str, setup: str) -> None:
+    assert SUITES[suite] == (
+        (f"fillseq.{setup}", "write"),
+        (f"revrangeww.{setup}", "read"),
+        (f"fwdrangeww.{setup}", "read"),
+        (f"readww.{setup}", "read"),
+        (f"overwrite.{setup}", "write"),
+    )
+    assert {family_of(n) for n, _ in SUITES[suite]} == {"dbbench"}
+
+
+def test_pgbench_suite() -> None:
+    assert SUITES["pgbench"] == (("pgbench.select-only", "pgbench"), ("pgbench.tpcb-like", "pgbench"))
+
+
+def test_every_suite_step_is_of_the_suites_family() -> None:
+    expected = {
+        "classic": "sysbench",
+        "modern": "sysbench",
+        "insertbench": "insertbench",
+        "pgbench": "pgbench",
+    }
+    for suite, steps in SUITES.items():
+        assert {family_of(n) for n, _ in steps} == {expected.get(suite, "dbbench")}, suite
+
+
+def test_default_catalogue_keeps_sysbench_first_and_groups_the_other_families() -> None:
+    cat = default_catalogue()
+    sysbench = [n for n, _ in merged_order(CLASSIC_42, MODERN_33)]
+    assert cat.names()[: len(sysbench)] == sysbench
+    assert cat.group_of("qp100") == "queries"
+    assert cat.group_of("l.x") == "load"
+    assert cat.group_of("readww.iodir") == "read"
+    assert cat.group_of("pgbench.tpcb-like") == "pgbench"
+    assert cat.sort_key("l.i0") < cat.sort_key("qp1000") < cat.sort_key("zzz-custom")
+    w = cat.workload("fillseq.byrx")
+    assert (w.group, w.family) == ("write", "dbbench")
+    assert cat.workload("point-query_range=100").family == "sysbench"
+    assert cat.groups()[:5] == ["point-1", "point-2", "range-1", "range-2", "writes"]
+
+
+def test_a_family_suite_orders_its_own_steps_first() -> None:
+    cat = default_catalogue(suite="insertbench")
+    assert cat.names()[:10] == [n for n, _ in SUITES["insertbench"]]
+    assert default_catalogue(suite="dbbench-iodir").names()[0] == "fillseq.iodir"
+    assert default_catalogue(suite="pgbench").group_of("pgbench.select-only") == "pgbench"

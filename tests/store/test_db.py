@@ -139,3 +139,21 @@ def test_locked_store_cli_prints_one_line(holder: tuple[Path, subprocess.Popen[s
 def test_reading_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="does not exist"):
         Store.open_for_reading(tmp_path / "none.duckdb")
+
+
+def test_a_process_killed_after_creating_the_store_leaves_it_openable(tmp_path: Path) -> None:
+    db = tmp_path / "crash.duckdb"
+    code = (
+        "import os, sys\n"
+        "from store.db import Store\n"
+        "from store.runs import NewRun, create_run\n"
+        "from engine.builds import parse_build_name\n"
+        "s = Store.open(sys.argv[1])\n"
+        "with s.transaction() as cur:\n"
+        "    create_run(cur, NewRun('h', parse_build_name('my8028_rel'), 'scan_range=100', 'test'))\n"
+        "os._exit(0)  # no close, no checkpoint: as after SIGKILL\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(db)], check=True)
+    with Store.open(db) as s:
+        assert s.schema_version() == LATEST_VERSION
+        assert s.scalar("SELECT count(*) FROM runs") == 1

@@ -12,11 +12,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
-from engine.builtin.catalogue import BUILTIN_WORKLOADS
+from engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from engine.catalogue import SUITES
 from engine.hostfacts import HostFacts, describe, gather_facts
 from engine.inventory import ConfigError, Inventory, load_inventory
-from engine.session import BUILTIN_BUILD, RunOptions
+from engine.session import RunOptions
 from engine.transport import TransportError, make_transport
 from store.db import Store
 from tui.screens.base import tcss
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from tui.live_hub import LiveHub
 
 BUILTIN_SUITE = "builtin"
+# Preselected for a first session: a point query, a range query and an update, on both built-in
+# builds, 5 s each: a first comparison within about a minute.
+QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 OVERHEAD_S = 5  # preflight, prepare check, start-up per run
 
 
@@ -81,7 +84,7 @@ class LaunchScreen(Screen[None]):
                 yield Label("Threads")
                 yield Input("1", id="launch-threads", type="integer")
                 yield Label("Seconds per workload")
-                yield Input("10", id="launch-time", type="integer")
+                yield Input("5", id="launch-time", type="integer")
                 yield Label("Warm-up seconds")
                 yield Input("0", id="launch-warmup", type="integer")
                 yield Static("", id="launch-facts")
@@ -113,10 +116,10 @@ class LaunchScreen(Screen[None]):
         for h in chosen:
             cfg = self.inv.hosts[h]
             names += [b for b in cfg.builds if b not in names]
-            if cfg.transport == "local" and BUILTIN_BUILD not in names:
-                names.append(BUILTIN_BUILD)
+            if cfg.transport == "local":
+                names += [b for b in BUILTIN_BUILDS if b not in names]
         builds = self.query_one("#launch-builds", SelectionList)
-        keep = set(self._selected("#launch-builds")) or {BUILTIN_BUILD}
+        keep = set(self._selected("#launch-builds")) or set(BUILTIN_BUILDS)
         builds.clear_options()
         builds.add_options([(n, n, n in keep) for n in names])
         if chosen:
@@ -127,7 +130,9 @@ class LaunchScreen(Screen[None]):
         assert self.inv is not None
         wl = self.query_one("#launch-workloads", SelectionList)
         wl.clear_options()
-        wl.add_options([(n, n, True) for n in suite_names(self.inv).get(suite, ())])
+        names = suite_names(self.inv).get(suite, ())
+        quick = set(QUICK) if suite == BUILTIN_SUITE else set(names)
+        wl.add_options([(n, n, n in quick) for n in names])
         self._update_matrix()
 
     @on(SelectionList.SelectedChanged, "#launch-hosts")

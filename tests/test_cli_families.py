@@ -1,0 +1,191 @@
+"""The real ``benchdeck run | queue`` for the Insert Benchmark, pgbench and db_bench families.
+
+benchdeck runs as a separate process on a ``local`` host (no SSH needed) against the private
+MariaDB and PostgreSQL of tests/servers and Debian's db_bench; the QPS it stores must be the
+figure each tool printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from engine.catalogue import SUITES
+from tests.servers.mariadb import MariaDBServer
+from tests.servers.postgres import PostgresServer
+
+MARIADB = "ma101119_rel"
+POSTGRES = "pg15_rel"
+ROCKSDB = "9.7.2"
+CLI = [sys.executable, "-c", "from tui.cli import main; main()"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def env(tmp_path: Path, mariadb_server: MariaDBServer, postgres_server: PostgresServer) -> dict[str, str]:
+    cfg = tmp_path / "benchdeck.toml"
+    cfg.write_text(
+        f"""
+[hosts.here]
+transport = "local"
+workdir = "{tmp_path / "remote"}"
+threads = 1
+tables = 1
+table_size = 10000
+
+[[hosts.here.builds]]
+name = "{MARIADB}"
+host = "{mariadb_server.host}"
+port = {mariadb_server.port}
+user = "{mariadb_server.user}"
+password = "{mariadb_server.password}"
+database = "{mariadb_server.database}"
+
+[[hosts.here.builds]]
+name = "{POSTGRES}"
+host = "{postgres_server.host}"
+port = {postgres_server.port}
+user = "{postgres_server.bench_user}"
+database = "{postgres_server.database}"
+
+[[hosts.here.builds]]
+name = "{ROCKSDB}"
+"""
+    )
+    e = dict(os.environ)
+    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    return e
+
+
+def bd(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def db_rows(env: dict[str, str], sql: str, params: list[object] | None = None) -> list[tuple[object, ...]]:
+    con = duckdb.connect(env["BENCHDECK_DB"], read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def remote_output(env: dict[str, str], run_id: int) -> str:
+    ((remote_dir,),) = db_rows(env, "SELECT remote_dir FROM remote_runs WHERE run_id = ?", [run_id])
+    return Path(str(remote_dir), "bench.out").read_text()
+
+
+def finished_run(r: subprocess.CompletedProcess[str]) -> tuple[int, float]:
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"^run (\d+) finished qps ([\d.]+)", r.stdout, re.M)
+    assert m, r.stdout
+    return int(m.group(1)), float(m.group(2))
+
+
+def stored_qps(env: dict[str, str], run_id: int) -> float:
+    ((qps,),) = db_rows(env, "SELECT qps FROM run_summary WHERE run_id = ?", [run_id])
+    assert isinstance(qps, float)
+    return qps
+
+
+def printed(pattern: str, text: str) -> float:
+    m = re.search(pattern, text, re.M)
+    assert m, text[-2000:]
+    return float(m.group(1))
+
+
+# The client's summary: the step's figure (inserts/s, rows indexed/s, queries/s).
+IB_FIGURE = {
+    "l.i0": r"^inserts: \d+ \(([\d.]+) per sec\.\)",
+    "l.x": r"^indexed: \d+ \(([\d.]+) per sec\.\)",
+    "qp100": r"^queries: \d+ \(([\d.]+) per sec\.\)",
+}
+
+
+def test_insert_benchmark_steps_run_in_order_and_store_their_figure(env: dict[str, str]) -> None:
+    steps = list(IB_FIGURE)
+    workloads = [a for s in steps for a in ("--workload", s)]
+    r = bd(
+        env, "queue", "--host", "here", "--build", MARIADB, *workloads, "--time", "2", "--param", "rows=3000"
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = db_rows(
+        env,
+        "SELECT i.workload, i.status, r.run_id, r.status FROM queue_items i JOIN runs r USING (run_id) "
+        "ORDER BY i.position",
+    )
+    assert [(w, s1, s2) for w, s1, _, s2 in rows] == [(s, "finished", "finished") for s in steps]
+    for workload, _, run_id, _ in rows:
+        assert isinstance(run_id, int)
+        text = remote_output(env, run_id)
+        assert "--rows=3000" in text.splitlines()[0], "--param reaches the client"
+        assert stored_qps(env, run_id) == printed(IB_FIGURE[str(workload)], text)
+    assert "--seconds=2" in remote_output(env, int(str(rows[-1][2])))
+
+
+def test_the_insertbench_suite_is_queued_in_its_order(env: dict[str, str]) -> None:
+    # Against the RocksDB build every step fails at once: only the queue and its order are checked.
+    r = bd(env, "queue", "--host", "here", "--build", ROCKSDB, "--suite", "insertbench")
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[0] == "queue 1: 10 runs"
+    rows = db_rows(env, "SELECT workload, status FROM queue_items ORDER BY position")
+    assert rows == [(name, "failed") for name, _ in SUITES["insertbench"]]
+    assert "insertbench needs a MySQL, MariaDB or PostgreSQL build; 9.7.2 is rocksdb" in r.stdout
+
+
+def test_pgbench_run_stores_the_tps_pgbench_printed(env: dict[str, str]) -> None:
+    r = bd(
+        env, "run", "--host", "here", "--build", POSTGRES, "--workload", "pgbench.select-only", "--time", "3"
+    )
+    run_id, qps = finished_run(r)
+    text = remote_output(env, run_id)
+    tps = printed(r"^tps = ([\d.]+) \((?:without initial connection time|excluding conn)", text)
+    assert stored_qps(env, run_id) == pytest.approx(tps)
+    assert qps == pytest.approx(tps, abs=0.005)
+    assert re.search(r"^progress: \d", text, re.M), "per-second progress lines were written"
+
+
+def test_db_bench_run_loads_then_stores_the_ops_per_sec_db_bench_printed(env: dict[str, str]) -> None:
+    r = bd(
+        env, "run", "--host", "here", "--build", ROCKSDB, "--workload", "readww.byrx",
+        "--time", "3", "--table-size", "20000",
+    )  # fmt: skip
+    run_id, qps = finished_run(r)
+    assert "prepare" in r.stdout, "fillseq loaded the database first"
+    text = remote_output(env, run_id)
+    ops = printed(r"^readwhilewriting\s+:\s+[\d.]+ micros/op (\d+) ops/sec", text)
+    assert stored_qps(env, run_id) == ops
+    assert qps == ops
+    db_dir = Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "rocksdb" / f"{ROCKSDB}.byrx"
+    assert (db_dir / "CURRENT").is_file()
+
+    r = bd(
+        env,
+        "run",
+        "--host",
+        "here",
+        "--build",
+        ROCKSDB,
+        "--workload",
+        "fillseq.byrx",
+        "--table-size",
+        "20000",
+    )
+    run_id, qps = finished_run(r)  # the load itself measured: no --time, it writes --num keys
+    assert qps == printed(r"^fillseq\s+:\s+[\d.]+ micros/op (\d+) ops/sec", remote_output(env, run_id))
+
+
+def test_a_family_against_the_wrong_build_fails_with_one_clear_line(env: dict[str, str]) -> None:
+    r = bd(
+        env, "run", "--host", "here", "--build", MARIADB, "--workload", "pgbench.select-only", "--time", "2"
+    )
+    assert r.returncode == 1
+    msg = f"pgbench needs a PostgreSQL build; {MARIADB} is mariadb"
+    assert re.search(rf"^run \d+ failed qps - .*\({re.escape(msg)}\)$", r.stdout, re.M), r.stdout
+    assert "Traceback" not in r.stdout + r.stderr
+    assert "measuring" not in r.stdout
