@@ -41,6 +41,10 @@ class ConfigError(ValueError):
         super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
 
 
+# What a suite may set for its runs (the command line still wins).
+SUITE_SETTINGS = ("threads", "tables", "table_size", "read_s", "write_s", "post_write_s")
+
+
 @dataclass(frozen=True, slots=True)
 class BuildConfig:
     """A DBMS build installed on a host, and how its server is reached and run.
@@ -110,6 +114,8 @@ class Inventory:
     hosts: dict[str, HostConfig]
     suites: dict[str, tuple[str, ...]] = field(default_factory=dict)
     from_file: bool = True
+    suite_settings: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per suite: threads, tables, table_size, read_s, write_s (override the host's defaults)."""
 
     def host(self, name: str) -> HostConfig:
         try:
@@ -295,12 +301,15 @@ class _Loader:
         if not isinstance(raw_suites, dict):
             raise self.error(("suites",), f"expected a table of suites, got {_show(raw_suites)}")
         suites = {}
+        settings: dict[str, dict[str, int]] = {}
         for name, s in raw_suites.items():
-            t = self.table(s, ("suites", name), {"workloads"})
+            at = ("suites", name)
+            t = self.table(s, at, {"workloads", *SUITE_SETTINGS})
             if "workloads" not in t:
-                raise self.error(("suites", name), "missing key workloads")
-            suites[name] = self.opt(t, "workloads", ("suites", name), tuple)
-        return Inventory(self.path, hosts, suites)
+                raise self.error(at, "missing key workloads")
+            suites[name] = self.opt(t, "workloads", at, tuple)
+            settings[name] = {k: self.opt(t, k, at, int) for k in SUITE_SETTINGS if k in t}
+        return Inventory(self.path, hosts, suites, suite_settings=settings)
 
     def host(self, name: str, raw: Any, defaults: dict[str, Any]) -> HostConfig:
         at: KeyPath = ("hosts", name)

@@ -54,6 +54,8 @@ from engine.sysbench_cmd import (
     default_duration,
     mysql_db_args,
     pgsql_db_args,
+    post_write_sql,
+    step_for,
 )
 from engine.transport import Transport, TransportError, make_transport
 
@@ -104,6 +106,9 @@ class RunOptions:
     prepare: bool = True
     stop_server: bool = False
     extra: Mapping[str, str] = field(default_factory=dict)
+    read_s: int | None = None  # a suite's durations, used when duration_s is not given
+    write_s: int | None = None
+    post_write_s: int | None = None  # seconds the post-write step lets InnoDB flush (default 60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +257,8 @@ def make_plan(
             return _dbbench_plan(run_id, host, build, req, remote_dir)
     except (pgbench_cmd.PgbenchError, dbbench_cmd.DbBenchError) as exc:
         raise WorkloadError(f"{req.workload}: {exc}") from None
-    duration = o.duration_s or default_duration(req.workload)
+    writes = step_for(req.workload).writes
+    duration = o.duration_s or (o.write_s if writes else o.read_s) or default_duration(req.workload)
     dbms = "postgres" if build.build.dbms == "postgres" else "mysql"
     db_args = tuple(server.sysbench_args()) if server else _external_db_args(build, dbms)
     cmd = SysbenchCommand(
@@ -595,3 +601,39 @@ def _dbbench_plan(
         build=req.build,
         family="dbbench",
     )
+
+
+def needs_post_write(done: str, following: str | None) -> bool:
+    """The posts' post-write step: after a sysbench write step, before read steps follow."""
+    if following is None or family_of(done) != "sysbench" or family_of(following) != "sysbench":
+        return False
+    try:
+        return step_for(done).writes and not step_for(following).writes
+    except WorkloadError:
+        return False
+
+
+async def post_write(session: Session, host_name: str, build_name: str, tables: int, wait_s: int = 60) -> str:
+    """Settle the database after writes (InnoDB: flush dirty pages, analyze; PostgreSQL:
+    VACUUM ANALYZE) through the build's SQL client; returns what was done, for the log."""
+    host = session.inventory.host(host_name)
+    build = host.builds.get(build_name)
+    if build is None or build.build.dbms not in ("mysql", "mariadb", "fbmysql", "postgres"):
+        return "post-write: nothing to do for this build"
+    transport = await session.transport(host_name)
+    dbms = "postgres" if build.build.dbms == "postgres" else "mysql"
+    if build.managed:
+        server = make_server(
+            transport, _server_spec(build, await session.remote_path(host_name, host.workdir))
+        )
+        await server.locate()
+        client = tuple(server.client_argv())
+    else:
+        client = _external_client(build, dbms)
+    statements = post_write_sql(build.build.dbms, tables, wait_s)
+    argv = [*client, "-v", "ON_ERROR_STOP=1", "-f", "-"] if dbms == "postgres" else list(client)
+    res = await transport.run(argv, stdin="".join(f"{s};\n" for s in statements), timeout=wait_s + 900)
+    if not res.ok:
+        lines = (res.stderr or res.stdout).strip().splitlines()
+        raise ServerError(f"post-write step failed: {lines[-1] if lines else res.exit_status}")
+    return f"post-write: {len(statements)} statements ({statements[0].split()[0]} ...) done"

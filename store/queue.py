@@ -83,6 +83,16 @@ def next_item(cur: duckdb.DuckDBPyConnection, host: str, queue_id: int | None = 
     return _item(row)
 
 
+def peek_next(cur: duckdb.DuckDBPyConnection, host: str, queue_id: int | None = None) -> QueueItem | None:
+    """The item ``next_item`` would return, without taking it."""
+    row = cur.execute(
+        _SELECT + "WHERE i.host = $h AND i.status = 'pending' AND ($q IS NULL OR i.queue_id = $q) "
+        "ORDER BY i.queue_id, i.position LIMIT 1",
+        {"h": host, "q": queue_id},
+    ).fetchone()
+    return _item(row) if row else None
+
+
 def attach_run(cur: duckdb.DuckDBPyConnection, item_id: int, run_id: int) -> None:
     cur.execute("UPDATE queue_items SET run_id = ? WHERE item_id = ?", [run_id, item_id])
 

@@ -237,3 +237,30 @@ port = {port}
         assert s.connect_ex(("127.0.0.1", port)) != 0, "the server was stopped after the run"
     ((config,),) = db_rows(e, "SELECT config FROM runs")
     assert config == "small"
+
+
+def test_an_inventory_suite_sets_its_runs_and_gets_a_post_write_step(env: dict[str, str]) -> None:
+    cfg = Path(env["BENCHDECK_CONFIG"])
+    cfg.write_text(
+        cfg.read_text()
+        + """
+[suites.mine]
+workloads = ["update-index_range=100", "point-query_range=100"]
+threads = 2
+read_s = 2
+write_s = 3
+post_write_s = 1
+"""
+    )
+    r = bd(env, "queue", "--host", "sshd", "--build", BUILD, "--suite", "mine")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "post-write: 7 statements (ANALYZE ...) done" in r.stdout, r.stdout
+    rows = db_rows(
+        env,
+        "SELECT w.name, r.threads, r.status, rr.plan->>'duration_s' FROM runs r "
+        "JOIN workloads w USING (workload_id) JOIN remote_runs rr USING (run_id) ORDER BY r.run_id",
+    )
+    assert rows == [
+        ("update-index_range=100", 2, "finished", "3"),
+        ("point-query_range=100", 2, "finished", "2"),
+    ]

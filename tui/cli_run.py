@@ -10,7 +10,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -232,10 +232,13 @@ def queue_cmd(
     from engine.catalogue import SUITES
 
     names = list(workloads)
+    settings: dict[str, int] = {}
     if suite:
-        inv_suites = load_inventory(None).suites
+        inv = load_inventory(None)
+        inv_suites = inv.suites
         if suite in inv_suites:
             names += list(inv_suites[suite])
+            settings = inv.suite_settings.get(suite, {})
         elif suite in SUITES:
             names += [n for n, _ in SUITES[suite]]
         else:
@@ -243,6 +246,15 @@ def queue_cmd(
     if not names:
         raise click.UsageError("give --workload or --suite")
     opts = _options(**run_opts)
+    opts = replace(  # the suite's settings fill in what the command line did not set
+        opts,
+        threads=opts.threads or settings.get("threads"),
+        tables=opts.tables or settings.get("tables"),
+        table_size=opts.table_size or settings.get("table_size"),
+        read_s=settings.get("read_s"),
+        write_s=settings.get("write_s"),
+        post_write_s=settings.get("post_write_s"),
+    )
     db = obj.db
     with Store.open(db) as store, store.transaction() as cur:
         qid = q.create_queue(cur, hosts, builds, names, opts)

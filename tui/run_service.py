@@ -19,9 +19,18 @@ import duckdb
 from engine.builds import Build, BuildNameError, parse_build_name
 from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import family_of
-from engine.events import RunCancelled, RunEvent, RunFailed, RunFinished
+from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from engine.runner import Runner
-from engine.session import BUILTIN_BUILD, RunOptions, RunRequest, Session, execute
+from engine.servers import ServerError
+from engine.session import (
+    BUILTIN_BUILD,
+    RunOptions,
+    RunRequest,
+    Session,
+    execute,
+    needs_post_write,
+    post_write,
+)
 from engine.transport import TransportError
 from store import queue as q
 from store.db import Store
@@ -167,6 +176,29 @@ class RunService:
             )
             await self._db(self._finish, item.item_id, outcome.status)
             out.append(outcome)
+            await self._maybe_post_write(item, req, run_id, queue_id)
+
+    def _peek(self, host: str, queue_id: int | None) -> q.QueueItem | None:
+        with self.store.transaction() as cur:
+            return q.peek_next(cur, host, queue_id)
+
+    async def _maybe_post_write(
+        self, item: q.QueueItem, req: RunRequest, run_id: int, queue_id: int | None
+    ) -> None:
+        """After the writes, before reads: the posts' post-write step (flush, analyze, vacuum)."""
+        following = await self._db(self._peek, item.host, queue_id)
+        if following is None or following.build != item.build:
+            return
+        if not needs_post_write(item.workload, following.workload):
+            return
+        tables = req.options.tables or self.session.inventory.host(item.host).tables
+        await self._events.put(Phase(run_id, "post-write", "flushing and analyzing before the reads"))
+        try:
+            wait = req.options.post_write_s if req.options.post_write_s is not None else 60
+            done = await post_write(self.session, item.host, item.build, tables, wait)
+        except (ServerError, TransportError, ValueError) as exc:
+            done = str(exc)
+        await self._events.put(LogLine(run_id, "benchdeck", done))
 
     async def resume(self) -> list[Outcome]:
         """Reattach to runs a previous benchdeck left running, then continue pending queues."""
