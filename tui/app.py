@@ -106,6 +106,7 @@ class BenchdeckApp(App[None]):
         self._remember_theme = True  # from now on a theme change is the user's choice
         for error in self.startup_errors:
             self.notify(error, title="settings", severity="error")
+        self.hub.on_error = lambda message: self.notify(message, title="Live", severity="error")
         self.first_screen()
 
     @work(exclusive=True, group="first-screen", exit_on_error=False)
@@ -165,6 +166,12 @@ class BenchdeckApp(App[None]):
             self.notify(f"run {msg.run_id} is gone", severity="error")
             return
         host, build, workload, threads = found
+        if host not in self.hub.inventory().hosts:
+            self.notify(
+                f"host {host} is not in the inventory (benchdeck.toml): cannot re-run run {msg.run_id}",
+                severity="error",
+            )
+            return
         qid = await self.hub.start_queue([host], [build], [workload], RunOptions(threads=threads))
         self.notify(f"run {msg.run_id} queued again (queue {qid})", title="Re-run")
         self.switch_mode("live")

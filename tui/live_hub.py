@@ -34,6 +34,8 @@ class LiveHub:
         self.session: Session | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.listeners: list[Callable[[], None]] = []
+        self.on_error: Callable[[str], None] = lambda _msg: None
+        """Called with a one-line message when a background queue fails."""
         self.outcomes: list[Outcome] = []
 
     async def query(self, fn: Callable[[Store], T]) -> T:
@@ -103,10 +105,13 @@ class LiveHub:
         return qid
 
     async def _run(self, queue_id: int) -> None:
-        if self.session is None:
-            self.session = Session(self.inventory())
-        async with RunService(self._store(), self.session, self._on_event, self.writer) as svc:
-            self.outcomes += await svc.run_queue(queue_id)
+        try:
+            if self.session is None:
+                self.session = Session(self.inventory())
+            async with RunService(self._store(), self.session, self._on_event, self.writer) as svc:
+                self.outcomes += await svc.run_queue(queue_id)
+        except Exception as exc:  # a background task: report it, never lose it
+            self.on_error(f"queue {queue_id} stopped: {exc}")
         self._changed()
 
     async def cancel(self, run_id: int) -> None:

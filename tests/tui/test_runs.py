@@ -136,6 +136,7 @@ async def test_rerun_posts_a_message_and_series_open(demo: Demo) -> None:
         await pilot.press("R")
         await settle(pilot)
         assert [m.run_id for m in seen if isinstance(m, RerunRequested)] == [demo.new_update_index]
+        assert any("not in the inventory" in n.message for n in app._notifications), "no host to re-run on"
 
         await pilot.press("enter")
         await settle(pilot)
@@ -149,6 +150,9 @@ async def test_rerun_posts_a_message_and_series_open(demo: Demo) -> None:
 async def test_missing_store_dir_is_created_and_errors_notify(tmp_path: Path) -> None:
     app = BenchdeckApp(tmp_path / "new" / "s.duckdb")
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.current_mode == "launch", "an empty store opens on Launch"
+        await pilot.press("1")
         await settle(pilot)
         assert runs_table(app).row_count == 0
         on_screen(app, RunsScreen).remove_run(
