@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
 
@@ -39,11 +39,21 @@ def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
     return suites
 
 
+def highlight_first(options: SelectionList[str]) -> None:
+    """Lists filled after mount have no highlighted option: space would do nothing until an arrow key."""
+    if options.option_count and options.highlighted is None:
+        options.highlighted = 0
+
+
 def estimate_s(hosts: int, builds: int, workloads: int, duration_s: int, warmup_s: int) -> float:
     """Hosts run in parallel, each host serially: the longest host's share."""
     if not hosts:
         return 0.0
     return builds * workloads * (duration_s + warmup_s + OVERHEAD_S)
+
+
+class OptionsColumn(VerticalScroll, can_focus=False):
+    """Options, facts, matrix and Start: scrolls on short terminals (80x24), no tab stop of its own."""
 
 
 class LaunchScreen(Screen[None]):
@@ -80,7 +90,7 @@ class LaunchScreen(Screen[None]):
                 )
                 yield Label("Workloads")
                 yield SelectionList[str](id="launch-workloads")
-            with Vertical(classes="launch-col"):
+            with OptionsColumn(classes="launch-col"):
                 yield Label("Threads")
                 yield Input("1", id="launch-threads", type="integer")
                 yield Label("Seconds per workload")
@@ -101,6 +111,7 @@ class LaunchScreen(Screen[None]):
         hosts = self.query_one("#launch-hosts", SelectionList)
         for name in self.inv.hosts:
             hosts.add_option((name, name, name == "local" or len(self.inv.hosts) == 1))
+        highlight_first(hosts)
         suites = suite_names(self.inv)
         self.query_one("#launch-suite", Select).set_options((n, n) for n in suites)
         self._refresh_builds()
@@ -122,6 +133,7 @@ class LaunchScreen(Screen[None]):
         keep = set(self._selected("#launch-builds")) or set(BUILTIN_BUILDS)
         builds.clear_options()
         builds.add_options([(n, n, n in keep) for n in names])
+        highlight_first(builds)
         if chosen:
             self.load_facts(chosen[0])
         self._update_matrix()
@@ -133,6 +145,7 @@ class LaunchScreen(Screen[None]):
         names = suite_names(self.inv).get(suite, ())
         quick = set(QUICK) if suite == BUILTIN_SUITE else set(names)
         wl.add_options([(n, n, n in quick) for n in names])
+        highlight_first(wl)
         self._update_matrix()
 
     @on(SelectionList.SelectedChanged, "#launch-hosts")

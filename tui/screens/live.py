@@ -61,8 +61,8 @@ class HostPane(TabPane):
             with Grid(classes="live-grid"):
                 yield LineChart("QPS", id=f"{self.id}-qps")
                 yield LineChart("p95 latency (ms)", id=f"{self.id}-lat")
-                yield LineChart("CPU % (vmstat)", id=f"{self.id}-cpu")
-                yield LineChart("cs/s and run queue", id=f"{self.id}-cs")
+                yield LineChart("CPU % (vmstat)", ymax=100.0, id=f"{self.id}-cpu")
+                yield LineChart("context switches (k/s), run queue", id=f"{self.id}-cs")
                 yield LineChart("iostat r/s, w/s", id=f"{self.id}-iops")
                 yield LineChart("iostat rKB/s, wKB/s", id=f"{self.id}-kbs")
             yield Log(classes="live-log", max_lines=200)

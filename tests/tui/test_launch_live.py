@@ -1,0 +1,173 @@
+"""Launch and Live end to end in the pilot: the built-in SQLite workload really runs on this machine.
+
+Each test has an empty store and a private inventory holding only the ``local`` host (its workdir
+in the test's tmp dir), so nothing of the user's config, store or run directories is touched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Input, SelectionList, Static
+
+from engine.inventory import CONFIG_ENV
+from store.db import Store
+from tests.tui.helpers import on_screen, static_text
+from tui.app import BenchdeckApp
+from tui.run_service import Outcome
+from tui.screens.launch import LaunchScreen
+from tui.screens.live import HostPane, LiveScreen
+
+SIZE = (120, 36)
+POLL_S = 0.05  # how often a wait looks again (a deadline bounds every wait)
+WORKLOAD = "point-query_range=100"
+
+
+@pytest.fixture(autouse=True)
+def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Only the ``local`` host, running in the test's tmp dir (never ~/benchdeck-runs)."""
+    cfg = tmp_path / "benchdeck.toml"
+    cfg.write_text(f'[hosts.local]\ntransport = "local"\nworkdir = "{tmp_path / "work"}"\n')
+    monkeypatch.setenv(CONFIG_ENV, str(cfg))
+    return cfg
+
+
+async def wait_for(pilot: Pilot[Any], cond: Callable[[], object], what: str, within: float = 20.0) -> None:
+    """Let the app run until ``cond()`` holds; fail naming ``what`` after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {within:.0f} s waiting for {what}")
+        await pilot.pause(POLL_S)
+
+
+def matrix(app: App[Any]) -> str:
+    return static_text(app.screen.query_one("#launch-matrix", Static))
+
+
+def headline(app: App[Any]) -> str:
+    return static_text(app.screen.query_one(".live-headline", Static))
+
+
+async def open_launch(pilot: Pilot[Any]) -> LaunchScreen:
+    """The Launch screen, once its matrix line is filled in (it is mounted and has its options)."""
+
+    def ready() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, LaunchScreen) and any(
+            map(static_text, screen.query("#launch-matrix").results(Static))
+        )
+
+    await wait_for(pilot, ready, "the Launch screen", 10)
+    return on_screen(pilot.app, LaunchScreen)
+
+
+def reduce_matrix(screen: LaunchScreen, seconds: int) -> None:
+    """One build (sqlite), one workload, ``seconds`` each: a single short run."""
+    screen.query_one("#launch-builds", SelectionList).deselect("sqlite-sync")
+    workloads: SelectionList[str] = screen.query_one("#launch-workloads", SelectionList)
+    for name in list(workloads.selected):
+        if name != WORKLOAD:
+            workloads.deselect(name)
+    screen.query_one("#launch-time", Input).value = str(seconds)
+
+
+async def start_one_run(pilot: Pilot[Any], seconds: int) -> LiveScreen:
+    """Queue the reduced matrix with ``s``; returns the Live screen once the ``local`` tab is there."""
+    app = pilot.app
+    launch = await open_launch(pilot)
+    reduce_matrix(launch, seconds)
+    await wait_for(pilot, lambda: matrix(app).startswith("1 runs = 1 host(s)"), "the reduced matrix")
+    await pilot.press("s")
+    await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen), "the Live screen", 10)
+    live = on_screen(app, LiveScreen)
+    await wait_for(pilot, lambda: bool(live.query(HostPane)), "a tab for host local")
+    assert [p.host for p in live.query(HostPane)] == ["local"]
+    return live
+
+
+async def outcome(pilot: Pilot[Any], app: BenchdeckApp, within: float) -> Outcome:
+    await wait_for(pilot, lambda: app.hub.outcomes, "the queue's outcome", within)
+    [out] = app.hub.outcomes
+    return out
+
+
+def run_row(store: Store, run_id: int) -> tuple[str, float | None, int]:
+    """(status, summary QPS, bench samples) of one run."""
+    row = (
+        store.cursor()
+        .execute(
+            "SELECT r.status, s.qps, (SELECT count(*) FROM bench_samples b WHERE b.run_id = r.run_id) "
+            "FROM runs r LEFT JOIN run_summary s USING (run_id) WHERE r.run_id = ?",
+            [run_id],
+        )
+        .fetchone()
+    )
+    assert row is not None, f"run {run_id} is not in the store"
+    return str(row[0]), row[1], int(row[2])
+
+
+async def test_empty_store_opens_on_launch_with_the_default_matrix(tmp_path: Path) -> None:
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        launch = await open_launch(pilot)
+        assert matrix(app).startswith("6 runs = 1 host(s) x 2 build(s) x 3 workload(s)")
+        hosts: SelectionList[str] = launch.query_one("#launch-hosts", SelectionList)
+        assert list(hosts.selected) == ["local"]
+
+        # unselect the first build (sqlite) from the keyboard: the matrix follows
+        await pilot.press("tab", "space")
+        await wait_for(pilot, lambda: "2 build(s)" not in matrix(app), "the matrix to change")
+        assert matrix(app).startswith("3 runs = 1 host(s) x 1 build(s) x 3 workload(s)")
+        assert list(launch.query_one("#launch-builds", SelectionList).selected) == ["sqlite-sync"]
+
+        facts = launch.query_one("#launch-facts", Static)
+        await wait_for(pilot, lambda: static_text(facts), "the host facts line")
+        assert static_text(facts).startswith("local: ")
+        assert "cores" in static_text(facts)
+
+
+async def test_start_runs_the_matrix_and_live_shows_it_finished(tmp_path: Path) -> None:
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        await start_one_run(pilot, seconds=2)
+        out = await outcome(pilot, app, within=25)
+        assert (out.host, out.build, out.workload, out.status) == ("local", "sqlite", WORKLOAD, "finished")
+
+        status, qps, samples = await app.hub.query(lambda store: run_row(store, out.run_id))
+        assert status == "finished"
+        assert qps is not None
+        assert qps > 0
+        assert samples > 0
+
+        await wait_for(pilot, lambda: "finished" in headline(app), "the Live headline to say finished", 5)
+        line = headline(app)
+        assert line.startswith(f"run {out.run_id}  sqlite  {WORKLOAD}  finished")
+        assert "QPS -" not in line
+
+
+async def test_cancel_keeps_the_samples(tmp_path: Path) -> None:
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        await start_one_run(pilot, seconds=30)
+
+        def samples_seen() -> int:
+            view = app.hub.model.current("local")
+            return len(view.t) if view is not None else 0
+
+        await wait_for(pilot, lambda: samples_seen() >= 2, "two live samples", 20)
+        await pilot.press("x")
+        out = await outcome(pilot, app, within=10)
+        assert out.status == "cancelled"
+
+        status, qps, samples = await app.hub.query(lambda store: run_row(store, out.run_id))
+        assert status == "cancelled"
+        assert qps is None
+        assert samples >= 2
+        await wait_for(pilot, lambda: "cancelled" in headline(app), "the Live headline to say cancelled", 5)

@@ -1,0 +1,62 @@
+"""SVG snapshots of Launch (80x24, 120x36) and Live (120x36) from fixed data; nothing runs.
+
+Launch shows an empty store's defaults with the host facts replaced by a fixed line; Live shows
+a fixed :class:`~tui.live_model.LiveModel` (see ``make_live_screenshots``). Update them with
+``BENCHDECK_SNAPSHOT_UPDATE=1 pytest tests/tui/test_snapshots_live.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from engine.inventory import CONFIG_ENV
+from tests.tui.helpers import settle, static_text
+from tests.tui.make_live_screenshots import (
+    DB_NAME,
+    FACTS,
+    fix_launch,
+    show_live,
+    wait_for_launch,
+    write_inventory,
+)
+from tests.tui.snapshot import assert_snapshot
+from themes.loader import DEFAULT_THEME
+from tui.app import BenchdeckApp
+
+SIZES = [(80, 24), (120, 36)]
+
+
+def _ids(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
+@pytest.fixture(autouse=True)
+def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Only the ``local`` host: the user's inventory never shows up in a snapshot."""
+    monkeypatch.setenv(CONFIG_ENV, str(write_inventory(tmp_path)))
+    return tmp_path
+
+
+@pytest.mark.parametrize("size", SIZES, ids=_ids)
+async def test_launch(tmp_path: Path, size: tuple[int, int]) -> None:
+    app = BenchdeckApp(tmp_path / DB_NAME)
+    async with app.run_test(size=size) as pilot:
+        await wait_for_launch(pilot)
+        assert app.theme == DEFAULT_THEME
+        fix_launch(pilot)
+        await settle(pilot)
+        assert static_text(app.screen.query_one("#launch-facts", Static)) == FACTS
+        assert_snapshot(app, f"launch-{_ids(size)}", tmp_path)
+
+
+async def test_live(tmp_path: Path) -> None:
+    app = BenchdeckApp(tmp_path / DB_NAME)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for_launch(pilot)
+        await show_live(pilot)
+        line = static_text(app.screen.query_one(".live-headline", Static))
+        assert line.startswith("run 3  sqlite-sync  update-index_range=100  measuring 12/30 s")
+        assert_snapshot(app, "live-120x36", tmp_path)
