@@ -77,7 +77,8 @@ class HostPane(TabPane):
         self._chart("cpu").set_lines(
             [Line(k, list(n), list(map(float, v.vm[k]))) for k in ("us", "sy", "id", "wa")]
         )
-        self._chart("cs").set_lines([Line("cs/s", list(n), v.vm["cs"]), Line("r", list(n), v.vm["r"])])
+        kcs = [c / 1000 for c in v.vm["cs"]]
+        self._chart("cs").set_lines([Line("kcs/s", list(n), kcs), Line("r", list(n), v.vm["r"])])
         m = list(range(1, len(v.io["r_s"]) + 1))
         self._chart("iops").set_lines([Line("r/s", m, v.io["r_s"]), Line("w/s", m, v.io["w_s"])])
         self._chart("kbs").set_lines([Line("rKB/s", m, v.io["rkb_s"]), Line("wKB/s", m, v.io["wkb_s"])])
