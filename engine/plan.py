@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 MONITOR_GRACE_S = 15
 
@@ -46,3 +47,28 @@ class Marks:
     vm_seq: int | None = None
     io_seq: int | None = None
     io_devices_at_seq: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """What the user may set per run; ``None`` takes the host's or the workload's default."""
+
+    threads: int | None = None
+    tables: int | None = None
+    table_size: int | None = None
+    duration_s: int | None = None
+    warmup_s: int = 0
+    prepare: bool = True
+    stop_server: bool = False
+    extra: Mapping[str, str] = field(default_factory=dict)
+    read_s: int | None = None  # a suite's durations, used when duration_s is not given
+    write_s: int | None = None
+    post_write_s: int | None = None  # seconds the post-write step lets InnoDB flush (default 60)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    host: str
+    build: str
+    workload: str
+    options: RunOptions = RunOptions()

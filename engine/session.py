@@ -35,7 +35,7 @@ import posixpath
 import secrets
 import sys
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -45,7 +45,7 @@ from engine.catalogue import PGBENCH_PREFIX, family_of
 from engine.events import LogLine, Phase, RunEvent, RunFailed
 from engine.insertbench import steps as ib_steps
 from engine.inventory import BuildConfig, HostConfig, Inventory
-from engine.plan import RunPlan
+from engine.plan import RunPlan, RunRequest
 from engine.runner import Runner
 from engine.servers import ManagedServer, ServerError, ServerSpec, make_server
 from engine.sysbench_cmd import (
@@ -92,31 +92,6 @@ PGBENCH_INIT_OPTIONS = frozenset({
     "fillfactor", "partitions", "partition-method", "unlogged-tables", "foreign-keys", "init-steps",
     "tablespace", "index-tablespace",
 })  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class RunOptions:
-    """What the user may set per run; ``None`` takes the host's or the workload's default."""
-
-    threads: int | None = None
-    tables: int | None = None
-    table_size: int | None = None
-    duration_s: int | None = None
-    warmup_s: int = 0
-    prepare: bool = True
-    stop_server: bool = False
-    extra: Mapping[str, str] = field(default_factory=dict)
-    read_s: int | None = None  # a suite's durations, used when duration_s is not given
-    write_s: int | None = None
-    post_write_s: int | None = None  # seconds the post-write step lets InnoDB flush (default 60)
-
-
-@dataclass(frozen=True, slots=True)
-class RunRequest:
-    host: str
-    build: str
-    workload: str
-    options: RunOptions = RunOptions()
 
 
 class Session:

@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker
 
-from engine.session import RunOptions
+from engine.plan import RunOptions
 from store.db import Store
 from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir

@@ -29,7 +29,8 @@ from engine.events import (
     RunStarted,
 )
 from engine.inventory import load_inventory
-from engine.session import RunOptions, RunRequest, Session
+from engine.plan import RunOptions, RunRequest
+from engine.session import Session
 from store import queue as q
 from store.db import Store
 from tui.run_service import Outcome, RunService

@@ -9,16 +9,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.events import Planned, RunEvent
 from engine.inventory import Inventory, load_inventory
-from engine.runner import cancel_remote
-from engine.session import RunOptions, Session
+from engine.plan import RunOptions
 from store import queue as q
 from store.db import Store
 from tui.live_model import LiveModel
-from tui.run_service import Outcome, RunService
+
+if TYPE_CHECKING:  # the run machinery (asyncssh, pyarrow) loads when a queue starts
+    from engine.session import Session
+    from tui.run_service import Outcome
 
 T = TypeVar("T")
 
@@ -105,6 +107,9 @@ class LiveHub:
         return qid
 
     async def _run(self, queue_id: int) -> None:
+        from engine.session import Session
+        from tui.run_service import RunService
+
         try:
             if self.session is None:
                 self.session = Session(self.inventory())
@@ -118,6 +123,8 @@ class LiveHub:
         view = self.model.runs.get(run_id)
         if view is None or view.done or not view.procs or self.session is None:
             return
+        from engine.runner import cancel_remote
+
         transport = await self.session.transport(view.host)
         await cancel_remote(transport, view.remote_dir, view.procs)
 

@@ -20,12 +20,11 @@ from engine.builds import Build, BuildNameError, parse_build_name
 from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import family_of
 from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
+from engine.plan import RunOptions, RunRequest
 from engine.runner import Runner
 from engine.servers import ServerError
 from engine.session import (
     BUILTIN_BUILD,
-    RunOptions,
-    RunRequest,
     Session,
     execute,
     needs_post_write,

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.transport.base import CommandResult, DetachedProcess, HostSpec, Transport
 from engine.transport.errors import (
@@ -17,13 +17,26 @@ from engine.transport.errors import (
     TransportError,
 )
 from engine.transport.local import LocalTransport
-from engine.transport.ssh import SSHTransport
+
+if TYPE_CHECKING:
+    from engine.transport.ssh import SSHTransport
+
+
+def __getattr__(name: str) -> Any:
+    """``SSHTransport`` loads asyncssh (~0.15 s), so it is imported on first use only."""
+    if name == "SSHTransport":
+        from engine.transport.ssh import SSHTransport
+
+        return SSHTransport
+    raise AttributeError(name)
 
 
 def make_transport(spec: HostSpec, **ssh_options: Any) -> SSHTransport | LocalTransport:
     """The transport a spec asks for; ``ssh_options`` go to :class:`SSHTransport`."""
     if spec.transport == "local":
         return LocalTransport(spec)
+    from engine.transport.ssh import SSHTransport
+
     return SSHTransport(spec, **ssh_options)
 
 

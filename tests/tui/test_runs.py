@@ -70,7 +70,7 @@ async def test_tag_persists_in_the_store(demo: Demo) -> None:
         await settle(pilot)
         assert isinstance(app.screen, RunsScreen)
         row = runs_table(app).get_row(str(demo.base_update_index))
-        assert row[-1] == "baseline, noisy"
+        assert str(row[-1]) == "baseline, noisy"
     with Store.open(demo.path) as store:
         (hist,) = [r for r in run_history(store.cursor()) if r.run_id == demo.base_update_index]
         assert hist.tags == ("baseline", "noisy")
@@ -79,7 +79,7 @@ async def test_tag_persists_in_the_store(demo: Demo) -> None:
     app = BenchdeckApp(demo.path)  # and it is there after a restart
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert runs_table(app).get_row(str(demo.base_update_index))[-1] == "baseline, noisy"
+        assert str(runs_table(app).get_row(str(demo.base_update_index))[-1]) == "baseline, noisy"
 
 
 async def test_delete_asks_first_and_removes_everything(demo: Demo) -> None:

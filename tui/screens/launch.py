@@ -14,14 +14,13 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Select
 
 from engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from engine.catalogue import SUITES
-from engine.hostfacts import HostFacts, describe, gather_facts
 from engine.inventory import ConfigError, Inventory, load_inventory
-from engine.session import RunOptions
-from engine.transport import TransportError, make_transport
+from engine.plan import RunOptions
 from store.db import Store
 from tui.screens.base import tcss
 
 if TYPE_CHECKING:
+    from engine.hostfacts import HostFacts
     from tui.live_hub import LiveHub
 
 BUILTIN_SUITE = "builtin"
@@ -179,6 +178,9 @@ class LaunchScreen(Screen[None]):
     @work(exclusive=True, group="facts", exit_on_error=False)
     async def load_facts(self, host: str) -> None:
         """Facts recorded by `benchdeck hosts check`, else gathered now from the host."""
+        from engine.hostfacts import describe, gather_facts
+        from engine.transport import TransportError, make_transport
+
         facts = await self._stored_facts(host)
         if facts is None and self.inv is not None:
             try:
@@ -190,6 +192,8 @@ class LaunchScreen(Screen[None]):
         self.query_one("#launch-facts", Static).update(f"{host}: {text}")
 
     async def _stored_facts(self, host: str) -> HostFacts | None:
+        from engine.hostfacts import HostFacts
+
         def read(store: Store) -> str | None:
             row = store.cursor().execute("SELECT facts FROM hosts WHERE name = ?", [host]).fetchone()
             return str(row[0]) if row and row[0] else None

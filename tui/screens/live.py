@@ -113,6 +113,7 @@ class LiveScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._seen = -1
+        self._tabs: set[str] = set()
 
     @property
     def hub(self) -> LiveHub:
@@ -136,7 +137,8 @@ class LiveScreen(Screen[None]):
         self._seen = model.version
         tabs = self.query_one("#live-tabs", TabbedContent)
         for host in model.hosts():
-            if not self.query(f"#live-{_safe(host)}"):
+            if host not in self._tabs:  # a set, not a DOM query per host each second
+                self._tabs.add(host)
                 tabs.add_pane(HostPane(host))
         self.query_one("#live-empty", Static).display = not model.hosts()
         active = tabs.active_pane

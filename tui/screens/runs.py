@@ -116,24 +116,32 @@ class RunsScreen(BenchdeckScreen):
         self._set_options("#runs-build", msg.builds)
         table = self.query_one("#runs-table", DataTable)
         selected = self.selected
-        table.clear(columns=True)  # (re-adding the columns re-measures their widths)
-        for name in COLUMNS:
-            table.add_column(name, key=name)
+        table.clear(columns=True)
         self.rows = {r.run_id: r for r in msg.runs}
-        for r in msg.runs:
-            table.add_row(
+        cells = [
+            [
                 str(r.run_id),
                 r.host,
                 r.build,
                 r.workload,
-                Text(f"{r.qps:,.1f}" if r.qps is not None else "-", justify="right"),
+                f"{r.qps:,.1f}" if r.qps is not None else "-",
                 r.status,
                 str(r.threads) if r.threads is not None else "",
                 r.config,
                 r.created_at.strftime("%Y-%m-%d %H:%M"),
                 ", ".join(r.tags),
-                key=str(r.run_id),
-            )
+            ]
+            for r in msg.runs
+        ]
+        # Widths from the data, given explicitly: the table never has to re-measure (which
+        # raced with drawing and could leave cells cut to the header widths).
+        for i, name in enumerate(COLUMNS):
+            width = max([len(name), *(len(row[i]) for row in cells)])
+            table.add_column(name, key=name, width=width)
+        qps_col = COLUMNS.index("QPS")
+        for r, row in zip(msg.runs, cells, strict=True):
+            texts = [Text(c, justify="right" if i == qps_col else "left") for i, c in enumerate(row)]
+            table.add_row(*texts, key=str(r.run_id))
         if selected is not None and selected.run_id in self.rows:
             table.move_cursor(row=table.get_row_index(str(selected.run_id)))
         self._show_status()

@@ -1,0 +1,595 @@
+"""Benchmark: the Textual app's startup on a 10,000-run store and the Live view's CPU.
+
+1. Startup to the first frame of the Runs screen showing rows, with a store of 10,080 runs
+   (bench_compare's store), from the moment the process is spawned. Measured two ways, 5
+   repetitions each: headless (``App.run_test()`` in a child process, the first composited frame
+   with rows) and in a real terminal (the ``benchdeck`` entry point on a pty, the first bytes of
+   a row reaching the terminal). Baselines from the same run: ``python -c pass``, ``import
+   textual.app``, a bare Textual app's first frame and benchdeck on an empty store (it opens
+   on Launch). Target: under 1 s.
+2. CPU of the Live screen while N streams (default 16 hosts) each deliver one BenchBatch, one
+   VmstatBatch and one IostatBatch a second, fed to ``app.hub._on_event`` from tasks in the
+   app's loop (headless, 160x48), over a steady window; baseline: the same app idle on the
+   Live screen. Also with the user switching tabs every 2 s. Prints % of one core, the
+   difference to idle, and how often ``HostPane.show`` ran (the redraw throttle). Target: under
+   10% of one core.
+
+    python bench/bench_tui.py [--seconds 30] [--streams 16] [--reps 5] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import fcntl
+import io
+import json
+import os
+import pstats
+import random
+import re
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bench_compare import build_store
+from engine.events import BenchBatch, IostatBatch, Planned, RunStarted, VmstatBatch
+from engine.plan import RunPlan
+from engine.records import BenchInterval, IostatSample, VmstatSample
+from store.db import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTUP_TARGET_S = 1.0
+CPU_TARGET_PCT = 10.0
+RUNS_MARKER = "c32r12"  # the config column (c32r128): only a row of the Runs table shows it
+RUNS_SETTLED = "c32r128"  # ... all of it once the column is as wide as its content
+LAUNCH_MARKER = "Seconds per workload"  # a label of the Launch screen
+BARE_MARKER = "bare-textual-ready"
+ESCAPES = re.compile(rb"\x1b\[[0-9;:<=>?$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[^\[\]]")
+
+# --- 1. startup ---------------------------------------------------------------------------
+
+# Headless child: prints the perf_counter (CLOCK_MONOTONIC, the parent's clock too) of its
+# first statement, of the end of its imports and of the first composited frame that shows
+# what we wait for. argv: mode (bare | runs | launch), store path.
+HEADLESS_CHILD = """
+import time
+T0 = time.perf_counter()
+import asyncio, json, sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+mode, db = sys.argv[1], sys.argv[2]
+from textual.app import App
+if mode == "bare":
+    from textual.widgets import Static
+
+    class Bare(App):
+        def compose(self):
+            yield Static("bare")
+
+    app = Bare()
+    ready = lambda screen: True
+else:
+    from textual.widgets import DataTable
+    from tui.app import BenchdeckApp
+    from tui.screens.launch import LaunchScreen
+    from tui.screens.runs import RunsScreen
+
+    app = BenchdeckApp(db=Path(db))
+
+    def ready(screen):
+        if mode == "launch":
+            return isinstance(screen, LaunchScreen)
+        return isinstance(screen, RunsScreen) and screen.query_one(DataTable).row_count > 0
+T_IMPORTED = time.perf_counter()
+frame = None
+display = app._display
+
+def timed_display(screen, renderable):
+    global frame
+    display(screen, renderable)
+    if frame is None and renderable is not None and ready(screen):
+        frame = time.perf_counter()
+
+app._display = timed_display
+
+async def main():
+    async with app.run_test(size=(120, 36)):
+        deadline = time.perf_counter() + 30
+        while frame is None and time.perf_counter() < deadline:
+            await asyncio.sleep(0.002)
+
+asyncio.run(main())
+print(json.dumps({{"t0": T0, "imported": T_IMPORTED, "frame": frame}}), flush=True)
+"""
+
+BARE_PTY_CHILD = f"""
+from textual.app import App
+from textual.widgets import Static
+
+class Bare(App):
+    def compose(self):
+        yield Static({BARE_MARKER!r})
+
+Bare().run()
+"""
+
+
+def child_env(tmp: Path) -> dict[str, str]:
+    """The user's environment, with config and data dirs of our own (no settings, no themes)."""
+    env = dict(os.environ)
+    env.update(
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        XDG_DATA_HOME=str(tmp / "data"),
+        TERM="xterm-256color",
+        COLORTERM="truecolor",
+        PYTHONDONTWRITEBYTECODE="",
+    )
+    for k in ("BENCHDECK_DB", "BENCHDECK_CONFIG", "BENCHDECK_CONFIG_DIR", "TEXTUAL"):
+        env.pop(k, None)
+    return env
+
+
+def spawn_wall(argv: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def headless_startup(mode: str, db: Path, env: dict[str, str]) -> dict[str, float]:
+    """Spawn -> first frame, spawn -> first statement, imports, and the whole process."""
+    code = HEADLESS_CHILD.format(root=str(ROOT))
+    t_spawn = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", code, mode, str(db)],
+        env=env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    t_exit = time.perf_counter()
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    if r["frame"] is None:
+        raise RuntimeError(f"{mode}: no frame within 30 s\n{out.stderr}")
+    return {
+        "frame": r["frame"] - t_spawn,
+        "interp": r["t0"] - t_spawn,
+        "imports": r["imported"] - r["t0"],
+        "wall": t_exit - t_spawn,
+    }
+
+
+def pty_startup(
+    argv: list[str],
+    marker: str,
+    env: dict[str, str],
+    size: tuple[int, int],
+    settled: str | None = None,
+    settle_s: float = 2.0,
+) -> tuple[float, float | None]:
+    """Spawn ``argv`` on a pty of ``size``: seconds until ``marker`` reaches the terminal, and
+    until ``settled`` does (None if not within ``settle_s`` after ``marker``)."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+    t_spawn = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, start_new_session=True
+    )
+    os.close(slave)
+    raw = b""
+    seen: float | None = None
+    done: float | None = None
+    deadline = t_spawn + 30
+    try:
+        while done is None and time.perf_counter() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            now = time.perf_counter() - t_spawn
+            raw = raw[-8192:] + chunk  # enough to hold any escape sequence cut by a read
+            text = ESCAPES.sub(b"", raw)  # (Textual styles cells one character at a time)
+            if seen is None and marker.encode() in text:
+                seen, deadline = now, t_spawn + now + settle_s
+            if seen is not None and (settled is None or settled.encode() in text):
+                done = now
+        os.write(master, b"\x11")  # ctrl+q: Textual's quit
+        end = time.perf_counter() + 10
+        while proc.poll() is None and time.perf_counter() < end:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    os.read(master, 65536)
+                except OSError:
+                    break
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    if seen is None:
+        raise RuntimeError(
+            f"{argv[-1]}: {marker!r} never reached the terminal; got {ESCAPES.sub(b'', raw)[-400:]!r}"
+        )
+    return seen, done
+
+
+def stats(xs: list[float]) -> tuple[float, float]:
+    return statistics.median(xs), max(xs)
+
+
+# --- 2. the Live screen ---------------------------------------------------------------------
+
+
+class Meter:
+    """Counts HostPane.show calls (and their time) and composited frames."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.show_s = 0.0
+
+    def reset(self) -> None:
+        self.counts.clear()
+        self.show_s = 0.0
+
+    def install(self) -> Callable[[], None]:
+        from tui.screens import live
+
+        original = live.HostPane.show
+
+        def show(pane: Any, v: Any, line: str) -> None:
+            t0 = time.perf_counter()
+            original(pane, v, line)
+            self.show_s += time.perf_counter() - t0
+            self.counts["show"] += 1
+
+        live.HostPane.show = show  # type: ignore[method-assign]
+
+        def undo() -> None:
+            live.HostPane.show = original  # type: ignore[method-assign]
+
+        return undo
+
+
+async def feed(hub: Any, i: int, n: int) -> None:
+    """One stream: a run on host ``db<i>``, one sample of each kind a second, phase ``i/n``."""
+    rnd = random.Random(i)
+    run_id, host = 1000 + i, f"db{i:02d}"
+    plan = RunPlan(
+        run_id=run_id,
+        host=host,
+        workload="point-query_range=100",
+        remote_dir=f"/tmp/bd-{i}",
+        bench_argv=("sysbench",),
+        duration_s=300,
+        build="my8032_rel",
+    )
+    hub._on_event(Planned(run_id, plan))
+    hub._on_event(RunStarted(run_id, host, plan.remote_dir, datetime.now()))
+    loop = asyncio.get_running_loop()
+    start = loop.time() + i / n
+    k = 0
+    while True:
+        k += 1
+        await asyncio.sleep(max(0.0, start + k - loop.time()))
+        qps = 50_000 * (1 + 0.05 * rnd.random())
+        hub._on_event(
+            BenchBatch(
+                run_id,
+                (BenchInterval(t=float(k), threads=24, tps=qps / 20, qps=qps, latency_ms=rnd.uniform(1, 3)),),
+            )
+        )
+        us = rnd.randint(30, 60)
+        hub._on_event(
+            VmstatBatch(
+                run_id,
+                (
+                    VmstatSample(
+                        seq=k - 1,
+                        r=rnd.randint(10, 30),
+                        b=0,
+                        swpd=0,
+                        free=10**6,
+                        buff=10**4,
+                        cache=10**6,
+                        si=0,
+                        so=0,
+                        bi=0,
+                        bo=rnd.randint(1000, 9000),
+                        in_=100_000,
+                        cs=rnd.randint(900_000, 1_100_000),
+                        us=us,
+                        sy=15,
+                        id=85 - us,
+                        wa=0,
+                        st=0,
+                    ),
+                ),
+            )
+        )
+        hub._on_event(
+            IostatBatch(
+                run_id,
+                (
+                    IostatSample(
+                        seq=k - 1,
+                        device="nvme0n1",
+                        r_s=rnd.uniform(0, 100),
+                        w_s=rnd.uniform(7000, 9000),
+                        rkb_s=rnd.uniform(0, 800),
+                        wkb_s=rnd.uniform(6e5, 8e5),
+                    ),
+                ),
+            )
+        )
+
+
+async def live_round(
+    db: Path,
+    streams: int,
+    seconds: float,
+    tab_every: float | None,
+    meter: Meter,
+    profiler: cProfile.Profile | None = None,
+    warmup: float = 3.0,
+) -> dict[str, float]:
+    from textual.widgets import TabbedContent
+
+    from tui.app import BenchdeckApp
+    from tui.screens.live import HostPane
+
+    app = BenchdeckApp(db=db)
+    frames = 0
+    display = app._display
+
+    def counted(screen: Any, renderable: Any) -> None:
+        nonlocal frames
+        display(screen, renderable)
+        if renderable is not None:
+            frames += 1
+
+    app._display = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 48)) as pilot:
+        end = time.perf_counter() + 10
+        while app.current_mode != "launch" and time.perf_counter() < end:  # empty store: Launch
+            await pilot.pause()
+        app.switch_mode("live")
+        await pilot.pause()
+        feeders = [asyncio.create_task(feed(app.hub, i, streams)) for i in range(streams)]
+        await asyncio.sleep(warmup)  # every tab added, every stream running
+        tabs = app.screen.query_one("#live-tabs", TabbedContent)
+        panes = [p.id for p in tabs.query(HostPane) if p.id]
+        assert len(panes) == streams, f"{len(panes)} tabs for {streams} streams"
+        meter.reset()
+        frames = 0
+        version0 = app.hub.model.version
+        if profiler is not None:
+            profiler.enable()
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        switches = 0
+        while (left := t0 + seconds - time.perf_counter()) > 0:
+            if tab_every is None:
+                await asyncio.sleep(left)
+                continue
+            await asyncio.sleep(min(tab_every, left))
+            if time.perf_counter() < t0 + seconds:
+                switches += 1
+                tabs.active = panes[switches % len(panes)]
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - t0
+        if profiler is not None:
+            profiler.disable()
+        for f in feeders:
+            f.cancel()
+        await asyncio.gather(*feeders, return_exceptions=True)
+        events = app.hub.model.version - version0
+    return {
+        "cpu_pct": 100 * cpu / wall,
+        "wall": wall,
+        "shows": meter.counts["show"],
+        "show_ms": 1000 * meter.show_s / max(1, meter.counts["show"]),
+        "frames": frames,
+        "switches": switches,
+        "events": events,
+    }
+
+
+def run_live(
+    db: Path,
+    streams: int,
+    seconds: float,
+    tab_every: float | None,
+    meter: Meter,
+    profiler: cProfile.Profile | None = None,
+) -> dict[str, float]:
+    return asyncio.run(live_round(db, streams, seconds, tab_every, meter, profiler))
+
+
+def profile_live(db: Path, streams: int, seconds: float, meter: Meter) -> str:
+    """cProfile of the steady window of a round with streams (the profiler slows it ~3x)."""
+    prof = cProfile.Profile()
+    run_live(db, streams, seconds, None, meter, prof)
+    out = io.StringIO()
+    ps = pstats.Stats(prof, stream=out).strip_dirs()
+    ps.sort_stats("cumulative").print_stats(r"live\.py|charts\.py|plotext|_compositor|query\.py|ansi", 30)
+    ps.sort_stats("tottime").print_stats(15)
+    return out.getvalue()
+
+
+# --- main -----------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=30, help="steady window of each Live round")
+    ap.add_argument("--streams", type=int, default=16)
+    ap.add_argument("--reps", type=int, default=5, help="startup repetitions")
+    ap.add_argument("--hosts", type=int, default=4, help="store size: hosts x builds x 42 runs")
+    ap.add_argument("--builds", type=int, default=60)
+    ap.add_argument("--profile", action="store_true", help="also profile a Live round with streams")
+    args = ap.parse_args()
+    py = sys.executable
+    summary: list[tuple[str, str, str, str]] = []  # what, figure, baseline / ratio, target
+
+    with tempfile.TemporaryDirectory(prefix="bd-bench-tui-") as tmp_name:
+        tmp = Path(tmp_name)
+        env = child_env(tmp)
+        os.environ.update({k: env[k] for k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME")})
+        big, empty = tmp / "runs10k.duckdb", tmp / "empty.duckdb"
+        t0 = time.perf_counter()
+        n = build_store(big, args.hosts, args.builds)
+        print(f"store: {n:,} runs, built in {time.perf_counter() - t0:.1f} s")
+        Store.open(empty).close()
+
+        # 1. startup
+        print(f"\n1. startup to first frame ({args.reps} runs each; median / max, seconds)")
+        base_py = [spawn_wall([py, "-c", "pass"], env) for _ in range(args.reps)]
+        base_tx = [spawn_wall([py, "-c", "import textual.app"], env) for _ in range(args.reps)]
+        print(f"  python -c pass (process)          {stats(base_py)[0]:6.3f} / {stats(base_py)[1]:6.3f}")
+        print(f"  python -c 'import textual.app'    {stats(base_tx)[0]:6.3f} / {stats(base_tx)[1]:6.3f}")
+        headless: dict[str, list[dict[str, float]]] = {}
+        for mode, db in (("bare", empty), ("launch", empty), ("runs", big)):
+            headless[mode] = [headless_startup(mode, db, env) for _ in range(args.reps)]
+        labels = {
+            "bare": "bare Textual app",
+            "launch": "benchdeck, empty store (Launch)",
+            "runs": f"benchdeck, {n:,} runs (Runs rows)",
+        }
+        print("  headless (run_test, 120x36):       first frame     imports      process")
+        for mode, rs in headless.items():
+            fr = stats([r["frame"] for r in rs])
+            imp = statistics.median(r["imports"] for r in rs)
+            wall = statistics.median(r["wall"] for r in rs)
+            print(f"    {labels[mode]:34s} {fr[0]:6.3f} / {fr[1]:6.3f}   {imp:6.3f}     {wall:6.3f}")
+        cli = [py, "-m", "tui.cli", "--db"]
+        size = (120, 36)
+        pty_bare = [pty_startup([py, "-c", BARE_PTY_CHILD], BARE_MARKER, env, size) for _ in range(args.reps)]
+        pty_launch = [pty_startup([*cli, str(empty)], LAUNCH_MARKER, env, size) for _ in range(args.reps)]
+        pty_rows = [
+            pty_startup([*cli, str(big)], RUNS_MARKER, env, size, settled=RUNS_SETTLED)
+            for _ in range(args.reps)
+        ]
+        pty_runs = {"bare": pty_bare, "launch": pty_launch, "runs": pty_rows}
+        print("  real terminal (pty 120x36, `python -m tui.cli --db ...`), spawn -> bytes on the tty:")
+        for mode, rs in pty_runs.items():
+            xs = [r[0] for r in rs]
+            print(f"    {labels[mode]:34s} {stats(xs)[0]:6.3f} / {stats(xs)[1]:6.3f}")
+        truncated = sum(r[1] is None for r in pty_rows)
+        full = [r[1] - r[0] for r in pty_rows if r[1] is not None]
+        print(
+            f"    Runs columns sized to their content: {len(full)}/{len(pty_rows)} launches "
+            f"(+{max(full, default=0):.3f} s after the first rows at most); {truncated} stayed "
+            f"truncated to the header widths for 2 s"
+        )
+        runs_pty, empty_pty, bare_pty = (
+            stats([r[0] for r in pty_runs[m]]) for m in ("runs", "launch", "bare")
+        )
+        runs_hl = stats([r["frame"] for r in headless["runs"]])
+        empty_hl = stats([r["frame"] for r in headless["launch"]])
+        met = max(runs_pty[1], runs_hl[1]) < STARTUP_TARGET_S
+        print(
+            f"  10k-run store vs empty store: x{runs_pty[0] / empty_pty[0]:.2f} (tty), "
+            f"x{runs_hl[0] / empty_hl[0]:.2f} (headless); "
+            f"vs bare Textual x{runs_pty[0] / bare_pty[0]:.2f} (tty)"
+        )
+        verdict = "met" if met else "NOT met"
+        print(f"  target first frame with rows < {STARTUP_TARGET_S:.0f} s (every run): {verdict}")
+        summary += [
+            (
+                "startup, 10k runs, tty (med/max)",
+                f"{runs_pty[0]:.3f} / {runs_pty[1]:.3f} s",
+                f"empty {empty_pty[0]:.3f} s (x{runs_pty[0] / empty_pty[0]:.2f}), "
+                f"bare Textual {bare_pty[0]:.3f} s",
+                f"< {STARTUP_TARGET_S:.0f} s: {'met' if runs_pty[1] < STARTUP_TARGET_S else 'NOT met'}",
+            ),
+            (
+                "Runs columns fit their content, tty",
+                f"{len(full)}/{len(pty_rows)} launches",
+                f"{truncated} stuck at header widths",
+                "all",
+            ),
+            (
+                "startup, 10k runs, headless",
+                f"{runs_hl[0]:.3f} / {runs_hl[1]:.3f} s",
+                f"empty {empty_hl[0]:.3f} s (x{runs_hl[0] / empty_hl[0]:.2f}), "
+                f"import textual.app {stats(base_tx)[0]:.3f} s",
+                f"< {STARTUP_TARGET_S:.0f} s: {'met' if runs_hl[1] < STARTUP_TARGET_S else 'NOT met'}",
+            ),
+        ]
+
+        # 2. the Live screen
+        print(f"\n2. Live screen CPU, headless 160x48, steady window {args.seconds:.0f} s after 3 s warm-up")
+        meter = Meter()
+        undo = meter.install()
+        try:
+            idle = run_live(empty, 0, args.seconds, None, meter)
+            live = run_live(empty, args.streams, args.seconds, None, meter)
+            tabbing = run_live(empty, args.streams, args.seconds, 2.0, meter)
+            prof = profile_live(empty, args.streams, min(args.seconds, 15), meter) if args.profile else ""
+        finally:
+            undo()
+        rows = (
+            ("idle, no streams (baseline)", idle),
+            (f"{args.streams} streams at 1 Hz", live),
+            (f"{args.streams} streams, tab switch / 2 s", tabbing),
+        )
+        print(f"  {'':40s} CPU % core   +idle   show()  ms/show  frames  events")
+        for label, r in rows:
+            print(
+                f"  {label:40s} {r['cpu_pct']:9.2f}  {r['cpu_pct'] - idle['cpu_pct']:+6.2f}  "
+                f"{r['shows']:6.0f}  {r['show_ms']:7.1f}  {r['frames']:6.0f}  {r['events']:6.0f}"
+            )
+        per_s = live["shows"] / live["wall"]
+        print(
+            f"  redraws: {per_s:.2f} HostPane.show per second for {live['events'] / live['wall']:.0f} "
+            f"events/s (throttled to the visible tab, once a second); with tab switching "
+            f"{tabbing['shows'] / tabbing['wall']:.2f}/s ({tabbing['switches']:.0f} switches)"
+        )
+        worst = max(live["cpu_pct"], tabbing["cpu_pct"])
+        print(
+            f"  target < {CPU_TARGET_PCT:.0f}% of one core: {'met' if worst < CPU_TARGET_PCT else 'NOT met'}"
+        )
+        for label, r in rows[1:]:
+            summary.append(
+                (
+                    f"Live CPU, {label}",
+                    f"{r['cpu_pct']:.2f}% core",
+                    f"idle {idle['cpu_pct']:.2f}% (+{r['cpu_pct'] - idle['cpu_pct']:.2f}); "
+                    f"{r['shows'] / r['wall']:.2f} redraws/s",
+                    f"< {CPU_TARGET_PCT:.0f}%: {'met' if r['cpu_pct'] < CPU_TARGET_PCT else 'NOT met'}",
+                )
+            )
+        if prof:
+            print("\nprofile of a Live round with streams:\n" + prof)
+
+    print("\nsummary")
+    widths = [max(len(r[i]) for r in summary) for i in range(4)]
+    head = ("what", "figure", "baseline (same run)", "target")
+    widths = [max(w, len(h)) for w, h in zip(widths, head, strict=True)]
+    for r in (head, *summary):
+        print("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+
+
+if __name__ == "__main__":
+    main()
