@@ -17,7 +17,6 @@ from engine.builds import BuildNameError, parse_build_name
 from engine.catalogue import SUITES, default_catalogue, load_group_overrides
 from store.compare import CompareError, compare
 from store.db import Store, StoreError
-from store.importers import RunFiles, import_mytools_tree, import_run_files
 from store.report import FORMATS, render
 
 OUTPUT_FORMATS = ("rich", *FORMATS)
@@ -111,6 +110,8 @@ def import_sysbench(
     variant: str | None,
 ) -> None:
     """Import one sysbench run; prints the new run id."""
+    from store.importers import RunFiles, import_run_files
+
     if iostat and not device:
         raise click.UsageError("--iostat needs --device (the benchmark's storage device)")
     try:
@@ -142,6 +143,8 @@ def import_sysbench(
 @click.pass_obj
 def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None) -> None:
     """Import a result tree of x.<build>.<config>.pk1/ folders; prints a summary line."""
+    from store.importers import import_mytools_tree
+
     with obj.open_store() as store:
         res = import_mytools_tree(store, directory, host, device)
     for w in res.warnings:

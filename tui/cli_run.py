@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.live import Live
-from rich.table import Table
 
 from engine.events import (
     BenchBatch,
@@ -33,10 +31,13 @@ from engine.plan import RunOptions, RunRequest
 from engine.session import Session
 from store import queue as q
 from store.db import Store
-from tui.run_service import Outcome, RunService
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
+    from rich.live import Live
+    from rich.table import Table
+
     from tui.cli import Ctx
+    from tui.run_service import Outcome, RunService
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,6 +59,8 @@ class Progress:
         self.runs: dict[int, _Live] = {}
         self._live: Live | None = None
         if not plain:
+            from rich.live import Live
+
             self._live = Live(self._table(), refresh_per_second=4, transient=False)
 
     def __enter__(self) -> Progress:
@@ -70,6 +73,8 @@ class Progress:
             self._live.__exit__(None, None, None)
 
     def _table(self) -> Table:
+        from rich.table import Table
+
         t = Table(box=None)
         for col in ("run", "phase", "t (s)", "QPS", "p95 ms"):
             t.add_column(col, justify="right" if col != "phase" else "left")
@@ -127,6 +132,8 @@ async def _with_service(
 ) -> list[Outcome]:
     inventory = load_inventory(None)
     session = Session(inventory)
+    from tui.run_service import RunService
+
     plain = not sys.stdout.isatty()
     try:
         with Store.open(db) as store, Progress(plain) as progress:
