@@ -10,21 +10,18 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from engine.catalogue import SUITES
+from tests.cli_helpers import ROOT, bd, db_rows, remote_output
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 
 MARIADB = "ma101119_rel"
 POSTGRES = "pg15_rel"
 ROCKSDB = "9.7.2"
-CLI = [sys.executable, "-c", "from tui.cli import main; main()"]
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -61,23 +58,6 @@ name = "{ROCKSDB}"
     e = dict(os.environ)
     e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
     return e
-
-
-def bd(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
-def db_rows(env: dict[str, str], sql: str, params: list[object] | None = None) -> list[tuple[object, ...]]:
-    con = duckdb.connect(env["BENCHDECK_DB"], read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
-def remote_output(env: dict[str, str], run_id: int) -> str:
-    ((remote_dir,),) = db_rows(env, "SELECT remote_dir FROM remote_runs WHERE run_id = ?", [run_id])
-    return Path(str(remote_dir), "bench.out").read_text()
 
 
 def finished_run(r: subprocess.CompletedProcess[str]) -> tuple[int, float]:
