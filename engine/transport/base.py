@@ -9,6 +9,7 @@ never by splicing text into a script.
 from __future__ import annotations
 
 import abc
+import contextlib
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -195,9 +196,17 @@ class ShellTransport(abc.ABC):
     @abc.abstractmethod
     async def close(self) -> None: ...
 
-    @abc.abstractmethod
-    def stream(self, argv: Sequence[str]) -> AsyncIterator[str]:
-        """Lines of a short-lived foreground command's stdout."""
+    async def stream(self, argv: Sequence[str]) -> AsyncIterator[str]:
+        """Lines (without the newline) of a short-lived foreground command's stdout; built on
+        :meth:`stream_bytes`, so stopping early kills the command the same way."""
+        buf = b""
+        async with contextlib.aclosing(self.stream_bytes(argv)) as chunks:
+            async for chunk in chunks:
+                *lines, buf = (buf + chunk).split(b"\n")
+                for line in lines:
+                    yield line.decode(errors="replace").rstrip("\r")
+        if buf:
+            yield buf.decode(errors="replace").rstrip("\r")
 
     @abc.abstractmethod
     def stream_bytes(self, argv: Sequence[str]) -> AsyncGenerator[bytes, None]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from engine.transport.base import HostSpec, ShellTransport
 from engine.transport.errors import CommandTimeout, TransportError
@@ -67,20 +67,6 @@ class LocalTransport(ShellTransport):
         try:
             while chunk := await proc.stdout.read(1 << 16):
                 yield chunk
-            await proc.wait()
-        finally:
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
-
-    async def stream(self, argv: Sequence[str]) -> AsyncIterator[str]:
-        """Yield stdout lines (without the newline); the process is killed if we stop early."""
-        proc = await self._spawn(list(argv), stdin=False, stderr=asyncio.subprocess.DEVNULL)
-        assert proc.stdout is not None
-        try:
-            async for raw in proc.stdout:
-                yield raw.decode(errors="replace").rstrip("\r\n")
             await proc.wait()
         finally:
             if proc.returncode is None:

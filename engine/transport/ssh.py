@@ -17,7 +17,7 @@ import contextlib
 import os
 import shlex
 import stat
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import asyncssh
@@ -225,35 +225,6 @@ class SSHTransport(ShellTransport):
                 self._abandon(proc, pid)
                 raise
         raise AssertionError("unreachable")
-
-    async def stream(self, argv: Sequence[str]) -> AsyncIterator[str]:
-        """Yield stdout lines of a short-lived command; it is killed if we stop early."""
-        _, proc = await self._start(
-            argv,
-            encoding="utf-8",
-            errors="replace",
-            stdin=asyncssh.DEVNULL,
-            stderr=asyncssh.DEVNULL,
-        )
-        pid: int | None = None
-        try:
-            first = await proc.stdout.readline()
-            if first.strip().isdigit():
-                pid = int(first)
-            elif first:
-                yield first.rstrip("\r\n")
-            async for line in proc.stdout:
-                if line == "":
-                    break
-                yield line.rstrip("\r\n")
-            await proc.wait()
-        except _LINK_ERRORS:
-            raise ConnectionLost(f"connection to {self.target} lost during {argv[0]}") from None
-        finally:
-            if proc.returncode is None:
-                self._abandon(proc, pid)
-            else:
-                proc.close()
 
     async def stream_bytes(self, argv: Sequence[str]) -> AsyncGenerator[bytes, None]:
         """Yield raw stdout chunks of a command as they arrive; it is killed if we stop early."""
