@@ -77,9 +77,10 @@ def test_run_over_ssh_ends_with_run_id_and_qps(env: dict[str, str]) -> None:
     assert nb == len(interval_ts(text))
 
 
-def test_killed_benchdeck_is_resumed_and_backfilled(env: dict[str, str]) -> None:
+def start_run(env: dict[str, str], seconds: int, samples: int) -> tuple[subprocess.Popen[str], int]:
+    """Start ``benchdeck run`` (plain progress lines) and read until it printed ``samples``."""
     proc = subprocess.Popen(
-        [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "8"],
+        [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", str(seconds)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -88,14 +89,17 @@ def test_killed_benchdeck_is_resumed_and_backfilled(env: dict[str, str]) -> None
     )
     assert proc.stdout is not None
     seen = 0
-    run_id = None
-    for line in proc.stdout:  # plain progress lines; stop benchdeck after 3 samples
+    for line in proc.stdout:
         m = re.match(r"\[run (\d+)\] \d+s qps", line)
         if m:
-            run_id, seen = int(m.group(1)), seen + 1
-            if seen == 3:
-                break
-    assert run_id is not None, "the run printed samples before being killed"
+            seen += 1
+            if seen == samples:
+                return proc, int(m.group(1))
+    raise AssertionError(f"benchdeck ended before printing {samples} samples (exit {proc.wait()})")
+
+
+def test_killed_benchdeck_is_resumed_and_backfilled(env: dict[str, str]) -> None:
+    proc, run_id = start_run(env, 8, samples=3)  # benchdeck is killed after 3 samples
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
 
@@ -148,22 +152,7 @@ def test_unknown_build_fails_with_one_clear_line(env: dict[str, str]) -> None:
 
 
 def test_cancel_from_another_benchdeck_keeps_samples(env: dict[str, str]) -> None:
-    proc = subprocess.Popen(
-        [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "60"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=ROOT,
-    )
-    assert proc.stdout is not None
-    run_id = None
-    for line in proc.stdout:
-        m = re.match(r"\[run (\d+)\] 2s qps", line)
-        if m:
-            run_id = int(m.group(1))
-            break
-    assert run_id is not None
+    proc, run_id = start_run(env, 60, samples=2)
     r = bd(env, "cancel", str(run_id))
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"run {run_id} cancelled" in r.stdout
