@@ -7,10 +7,11 @@ back as messages, errors as notifications.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -23,13 +24,26 @@ from store.db import Store
 from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir
 from tui.commands import BenchdeckCommands
-from tui.live_hub import LiveHub
 from tui.screens.base import Selection, StoreHandle, report_worker_error, tcss
-from tui.screens.compare import CompareScreen
-from tui.screens.launch import LaunchScreen
-from tui.screens.live import LiveScreen
 from tui.screens.runs import RerunRequested, RunsScreen
-from tui.screens.triage import TriageScreen
+
+if TYPE_CHECKING:
+    from tui.live_hub import LiveHub
+
+
+def lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
+    """A factory that imports the screen's module when the screen is first shown.
+
+    Only Runs, the first screen, loads with the app: Compare and Live bring plotext, Launch the
+    workload catalogue (a faster first frame).
+    """
+
+    def make() -> Screen[Any]:
+        screen: Screen[Any] = getattr(importlib.import_module(module), name)()
+        return screen
+
+    make.__qualname__ = name
+    return make
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +59,34 @@ class Nav:
 
 NAV: tuple[Nav, ...] = (
     Nav("runs", "Runs", "1", RunsScreen, "The run history: filter, tag, delete, set a base"),
-    Nav("compare", "Compare", "2", CompareScreen, "rQPS of builds against a base, per-op metrics"),
-    Nav("triage", "Triage", "3", TriageScreen, "Regressions first, with the metrics that moved"),
-    Nav("launch", "Launch", "4", LaunchScreen, "Pick hosts, builds and workloads; queue the matrix"),
-    Nav("live", "Live", "5", LiveScreen, "Watch running benchmarks: QPS, vmstat, iostat, log"),
+    Nav(
+        "compare",
+        "Compare",
+        "2",
+        lazy_screen("tui.screens.compare", "CompareScreen"),
+        "rQPS of builds against a base, per-op metrics",
+    ),
+    Nav(
+        "triage",
+        "Triage",
+        "3",
+        lazy_screen("tui.screens.triage", "TriageScreen"),
+        "Regressions first, with the metrics that moved",
+    ),
+    Nav(
+        "launch",
+        "Launch",
+        "4",
+        lazy_screen("tui.screens.launch", "LaunchScreen"),
+        "Pick hosts, builds and workloads; queue the matrix",
+    ),
+    Nav(
+        "live",
+        "Live",
+        "5",
+        lazy_screen("tui.screens.live", "LiveScreen"),
+        "Watch running benchmarks: QPS, vmstat, iostat, log",
+    ),
 )
 
 
@@ -75,10 +113,10 @@ class BenchdeckApp(App[None]):
         super().__init__()
         self.db = db
         self.store = StoreHandle(db)
+        self._opened = self.store.open_soon()
         self.selection = Selection()
         """The comparison being looked at (host, base, with builds ...), shared by the screens."""
-        self.hub = LiveHub(self.store.get, base_build=lambda: self.selection.base)
-        """Runs started from the app: the Launch screen queues, the Live screen watches."""
+        self._hub: LiveHub | None = None
         self.startup_errors: list[str] = []
         self._remember_theme = False
         for theme in bundled_themes():
@@ -99,6 +137,19 @@ class BenchdeckApp(App[None]):
             )
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
 
+    @property
+    def hub(self) -> LiveHub:
+        """Runs started from the app: the Launch screen queues, the Live screen watches.
+
+        Made on first use (it loads the engine's run side, which the first frame does not need).
+        """
+        if self._hub is None:
+            from tui.live_hub import LiveHub
+
+            self._hub = LiveHub(self.store.get, base_build=lambda: self.selection.base)
+            self._hub.on_error = lambda message: self.notify(message, title="Live", severity="error")
+        return self._hub
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return rqps_defaults(self.current_theme)
 
@@ -106,18 +157,17 @@ class BenchdeckApp(App[None]):
         self._remember_theme = True  # from now on a theme change is the user's choice
         for error in self.startup_errors:
             self.notify(error, title="settings", severity="error")
-        self.hub.on_error = lambda message: self.notify(message, title="Live", severity="error")
-        self.first_screen()
+        self._opened.add_done_callback(lambda _f: self.call_later(self._first_screen))
 
-    @work(exclusive=True, group="first-screen", exit_on_error=False)
-    async def first_screen(self) -> None:
+    def _first_screen(self) -> None:
         """A store with no runs yet opens on Launch (the built-in workload is one key away)."""
-        runs = await self.hub.query(lambda store: store.scalar("SELECT count(*) FROM runs"))
-        if not runs and self.current_mode == NAV[0].mode:
+        empty = self._opened.exception() is None and self._opened.result() == 0
+        if empty and self.current_mode == NAV[0].mode:
             self.switch_mode("launch")
 
     async def on_unmount(self) -> None:
-        await self.hub.close()
+        if self._hub is not None:
+            await self._hub.close()
         self.store.close()
 
     # --- themes ---

@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
 from store.db import Store
-from store.queries import run_history
+from store.queries import RunFilter, list_builds, list_hosts, run_history
 from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.storedata import BASE, HOST, NEW, OTHER_HOST, Demo
 from tui.app import BenchdeckApp
@@ -161,3 +161,41 @@ async def test_missing_store_dir_is_created_and_errors_notify(tmp_path: Path) ->
         await settle(pilot)
         assert [n.message for n in app._notifications] == ["run 424242 no longer exists"]
         assert isinstance(app.screen, RunsScreen)
+
+
+async def test_a_long_history_arrives_whole_and_keeps_the_cursor(tmp_path: Path) -> None:
+    """504 runs: a screenful first, the rest after that frame; all of them, in order, once each.
+
+    The cursor stays on a run far down the list across a reload, and a filter changed while
+    rows are still arriving leaves only the filtered rows (no mix of the two loads).
+    """
+    from bench.bench_compare import build_store
+    from tui.screens.runs import FIRST_ROWS
+
+    path = tmp_path / "long.duckdb"
+    n = build_store(path, n_hosts=4, n_builds=3)
+    assert n == 504 > 3 * FIRST_ROWS
+    app = BenchdeckApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ids = [int(x) for x in column_texts(runs_table(app), 0)]
+        assert ids == list(range(n, 0, -1))
+
+        move_to_run(app, 7)  # row 497: far beyond the first rows
+        await pilot.press("r")
+        await settle(pilot)
+        screen = on_screen(app, RunsScreen)
+        assert screen.selected is not None
+        assert screen.selected.run_id == 7
+        assert runs_table(app).row_count == n
+
+        # A newer load replaces one whose later rows are not in yet: none of them arrive after.
+        cur = app.store.cursor()
+        every, host2 = run_history(cur), run_history(cur, RunFilter(host="host2"))
+        hosts, builds = list_hosts(cur), list_builds(cur)
+        screen.on_runs_screen_loaded(RunsScreen.Loaded(every, hosts, builds))
+        screen.on_runs_screen_loaded(RunsScreen.Loaded(host2, hosts, builds))
+        await settle(pilot)
+        assert set(column_texts(runs_table(app), 1)) == {"host2"}
+        assert [int(x) for x in column_texts(runs_table(app), 0)] == [r.run_id for r in host2]
+        assert len(host2) == n // 4

@@ -8,6 +8,7 @@ group=...)``) that end in ``post_message``; a failed worker becomes one error no
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +53,28 @@ class StoreHandle:
                 except StoreLocked:
                     self._store = Store.open_for_reading(self.db)
             return self._store
+
+    def open_soon(self) -> Future[int]:
+        """Open the store on a thread of its own, so the first screen finds it open.
+
+        The future gives the number of runs stored (the app opens on Launch when there are
+        none); an error is left for the first :meth:`get` to raise and the screen to report.
+        """
+        opened: Future[int] = Future()
+
+        def open_and_count() -> None:
+            try:
+                cur = self.get().cursor()
+                try:
+                    row = cur.execute("SELECT count(*) FROM runs").fetchone()
+                finally:
+                    cur.close()
+                opened.set_result(int(row[0]) if row else 0)
+            except BaseException as exc:  # handed to whoever waits (get() raises it again)
+                opened.set_exception(exc)
+
+        threading.Thread(target=open_and_count, name="benchdeck-open-store", daemon=True).start()
+        return opened
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         return self.get().cursor()

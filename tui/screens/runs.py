@@ -41,6 +41,9 @@ class RerunRequested(Message):
     run_id: int
 
 
+FIRST_ROWS = 50  # rows added before the first frame (at least a screenful)
+LATER_ROWS = 250  # then per frame
+
 COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags")
 
 
@@ -78,6 +81,7 @@ class RunsScreen(BenchdeckScreen):
         super().__init__()
         self.rows: dict[int, HistoryRow] = {}
         self.filter = RunFilter()
+        self._generation = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -116,6 +120,7 @@ class RunsScreen(BenchdeckScreen):
         self._set_options("#runs-build", msg.builds)
         table = self.query_one("#runs-table", DataTable)
         selected = self.selected
+        self._generation += 1
         table.clear(columns=True)
         self.rows = {r.run_id: r for r in msg.runs}
         cells = [
@@ -138,13 +143,32 @@ class RunsScreen(BenchdeckScreen):
         for i, name in enumerate(COLUMNS):
             width = max([len(name), *(len(row[i]) for row in cells)])
             table.add_column(name, key=name, width=width)
+        # The rows a screen shows first, the rest once that frame is out: the table measures
+        # every cell it is given, which for 1,000 runs would hold the first frame back.
+        # (the selected run among them: the cursor stays on it).
+        keep = [i for i, r in enumerate(msg.runs) if selected is not None and r.run_id == selected.run_id]
+        first = max(FIRST_ROWS, self.size.height, *(i + 1 for i in keep))
+        self._add_rows(table, list(zip(msg.runs, cells, strict=True)), first)
+        if keep:
+            table.move_cursor(row=keep[0])
+        self._show_status()
+
+    def _add_rows(
+        self, table: DataTable[object], rows: list[tuple[HistoryRow, list[str]]], first: int
+    ) -> None:
         qps_col = COLUMNS.index("QPS")
-        for r, row in zip(msg.runs, cells, strict=True):
+        for r, row in rows[:first]:
             texts = [Text(c, justify="right" if i == qps_col else "left") for i, c in enumerate(row)]
             table.add_row(*texts, key=str(r.run_id))
-        if selected is not None and selected.run_id in self.rows:
-            table.move_cursor(row=table.get_row_index(str(selected.run_id)))
-        self._show_status()
+        if len(rows) > first:
+            generation = self._generation
+            self.call_after_refresh(self._add_later, table, rows[first:], generation)
+
+    def _add_later(
+        self, table: DataTable[object], rows: list[tuple[HistoryRow, list[str]]], generation: int
+    ) -> None:
+        if generation == self._generation:  # not replaced by a newer load meanwhile
+            self._add_rows(table, rows, first=LATER_ROWS)
 
     def _set_options(self, selector: str, names: list[str]) -> None:
         select: Select[str] = self.query_one(selector, Select)
