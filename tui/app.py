@@ -17,6 +17,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.worker import Worker
 
 from engine.plan import RunOptions
@@ -117,6 +118,8 @@ class BenchdeckApp(App[None]):
         self.selection = Selection()
         """The comparison being looked at (host, base, with builds ...), shared by the screens."""
         self._hub: LiveHub | None = None
+        self.runs_changed_signal: Signal[None] = Signal(self, "runs-changed")
+        """Published when a run started from the app has ended and is stored."""
         self.startup_errors: list[str] = []
         self._remember_theme = False
         for theme in bundled_themes():
@@ -148,6 +151,7 @@ class BenchdeckApp(App[None]):
 
             self._hub = LiveHub(self.store.get, base_build=lambda: self.selection.base)
             self._hub.on_error = lambda message: self.notify(message, title="Live", severity="error")
+            self._hub.on_run_stored = lambda: self.runs_changed_signal.publish(None)
         return self._hub
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.events import Planned, RunEvent
+from engine.events import EndEvent, Planned, RunEvent
 from engine.inventory import Inventory, load_inventory
 from engine.plan import RunOptions
 from store import queue as q
@@ -38,6 +38,8 @@ class LiveHub:
         self.listeners: list[Callable[[], None]] = []
         self.on_error: Callable[[str], None] = lambda _msg: None
         """Called with a one-line message when a background queue fails."""
+        self.on_run_stored: Callable[[], None] = lambda: None
+        """Called once a run has ended and its end is in the store (screens reload)."""
         self.outcomes: list[Outcome] = []
 
     async def query(self, fn: Callable[[Store], T]) -> T:
@@ -57,7 +59,16 @@ class LiveHub:
         if isinstance(ev, Planned):
             task = asyncio.create_task(self._lookup_base(view.run_id, ev.plan.host, ev.plan.workload))
             self._keep(task)
+        elif isinstance(ev, EndEvent):
+            self._keep(asyncio.create_task(self._announce_stored()))
         self._changed()
+
+    async def _announce_stored(self) -> None:
+        """Tell the app once the run's end is written: the ingest pump hands the event to the
+        writer thread right after this listener returns, so a no-op queued behind it on that
+        one thread runs after the write."""
+        await asyncio.get_running_loop().run_in_executor(self.writer, lambda: None)
+        self.on_run_stored()
 
     def _keep(self, task: asyncio.Task[Any]) -> None:
         self._tasks.add(task)

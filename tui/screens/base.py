@@ -150,7 +150,30 @@ def is_current() -> bool:
 
 
 class BenchdeckScreen(Screen[None]):
-    """Base of the app's screens: store access and the worker error handler."""
+    """Base of the app's screens: store access, the worker error handler, reload on new runs.
+
+    When a run started from the app ends, the screen showing the store reloads (``r``); the
+    others reload when they are shown next.
+    """
+
+    _stale = False
+
+    def on_mount(self) -> None:
+        self.bd.runs_changed_signal.subscribe(self, self._runs_changed)
+
+    def _runs_changed(self, _: None) -> None:
+        if self.is_current:
+            self.action_reload()
+        else:
+            self._stale = True
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.action_reload()
+
+    def action_reload(self) -> None:
+        """Read what the screen shows from the store again."""
 
     @property
     def bd(self) -> BenchdeckApp:
