@@ -11,8 +11,8 @@ import difflib
 import os
 import re
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ DEFAULTS: dict[str, Any] = {"workdir": "~/benchdeck-runs", "threads": 1, "tables
 HOST_KEYS = {"transport", "ssh", "hostname", "port", "user", "key", "known_hosts", "device", "builds"}
 SSH_KEYS = ("ssh", "hostname", "port", "user", "key", "known_hosts")
 BUILD_KEYS = {"name", "dbms", "version", "variant", "fork", "basedir", "config", "config_file", "managed"}
-BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database"}
+BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database", "configs"}
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 
 KeyPath = tuple[str | int, ...]
@@ -41,6 +41,8 @@ class ConfigError(ValueError):
         super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
 
 
+CONFIG_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # part of a datadir name: no '/'
+
 # What a suite may set for its runs (the command line still wins).
 SUITE_SETTINGS = ("threads", "tables", "table_size", "read_s", "write_s", "post_write_s")
 
@@ -51,6 +53,8 @@ class BuildConfig:
 
     ``managed``: benchdeck creates the datadir and starts/stops the server itself;
     ``start``/``stop``: argv lists the user provides; neither: an external, running server.
+    ``config``/``config_file`` name the default server configuration; ``configs`` holds the
+    others a run may pick (name -> config file), e.g. ``z12a_c32r128``.
     """
 
     build: Build
@@ -66,10 +70,25 @@ class BuildConfig:
     user: str | None = None
     password: str | None = field(default=None, repr=False)
     database: str = "sbtest"
+    configs: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.build.name
+
+    @property
+    def config_names(self) -> tuple[str, ...]:
+        """The default configuration's name first, then the others."""
+        return (self.config, *(n for n in self.configs if n != self.config))
+
+    def with_config(self, name: str | None) -> BuildConfig:
+        """This build run with the configuration ``name`` (None or the default: unchanged)."""
+        if name is None or name == self.config:
+            return self
+        if name not in self.configs:
+            known = ", ".join(repr(n) for n in self.config_names)
+            raise ValueError(f"build {self.name} has no config {name!r} (configs: {known})")
+        return replace(self, config=name, config_file=self.configs[name])
 
     @property
     def lifecycle(self) -> str:
@@ -123,6 +142,40 @@ class Inventory:
         except KeyError:
             known = ", ".join(sorted(self.hosts)) or "none"
             raise ConfigError(self.path, None, "", f"unknown host {name} (known: {known})") from None
+
+    def config_matrix(
+        self, hosts: Sequence[str], builds: Sequence[str], chosen: Sequence[str]
+    ) -> dict[tuple[str, str], tuple[str | None, ...]]:
+        """Per (host, build): the chosen server configurations that build has, in the chosen
+        order. Nothing chosen: each build's default (None). A pair that has none of the chosen
+        ones, or a build the host lacks, maps to ``()`` (nothing to run)."""
+        matrix: dict[tuple[str, str], tuple[str | None, ...]] = {}
+        for h in hosts:
+            cfgs = self.hosts[h].builds if h in self.hosts else {}
+            for b in builds:
+                names = cfgs[b].config_names if b in cfgs else ("",)  # built-in: its default only
+                matrix[h, b] = tuple(c for c in chosen if c in names) if chosen else (None,)
+        return matrix
+
+    def config_names(self, hosts: Sequence[str], builds: Sequence[str]) -> list[str]:
+        """Every configuration the builds have on the hosts: the builds' defaults by name ("" for
+        none, last of them), then the others by name."""
+        names: set[str] = set()
+        for h in hosts:
+            cfgs = self.hosts[h].builds if h in self.hosts else {}
+            for b in builds:
+                names.update(cfgs[b].config_names if b in cfgs else ("",))
+        defaults = self.default_configs(hosts, builds)
+        return sorted(names, key=lambda n: (n not in defaults, n == "", n))
+
+    def default_configs(self, hosts: Sequence[str], builds: Sequence[str]) -> set[str]:
+        """The builds' own configurations ("" for a build without a named one)."""
+        return {
+            self.hosts[h].builds[b].config if b in self.hosts[h].builds else ""
+            for h in hosts
+            if h in self.hosts
+            for b in builds
+        }
 
 
 def default_config_path() -> Path:
@@ -392,4 +445,13 @@ class _Loader:
             user=self.opt(t, "user", at, str),
             password=self.opt(t, "password", at, str),
             database=self.opt(t, "database", at, str, "sbtest"),
+            configs=self.configs(t.get("configs", {}), (*at, "configs")),
         )
+
+    def configs(self, raw: Any, at: KeyPath) -> dict[str, str]:
+        """``configs = { NAME = "config file", ... }``: the configurations a run may pick."""
+        t = self.table(raw, at, set(raw) if isinstance(raw, dict) else set())
+        for name in t:
+            if not CONFIG_NAME.fullmatch(name):
+                raise self.error((*at, name), "a config name is letters, digits, '_', '-' and '.'")
+        return {name: self.opt(t, name, at, str) for name in t}

@@ -30,6 +30,7 @@ class RunPlan:
     files: tuple[tuple[str, str], ...] = ()  # (name, content) written into remote_dir first
     min_free_mb: int = 1024
     build: str = ""
+    open_ended: bool = False  # runs until its work is done: duration_s is only a safety cap
 
     def vmstat_argv(self) -> list[str]:
         return ["vmstat", "-n", "1", str(self.duration_s + MONITOR_GRACE_S)]
@@ -72,3 +73,4 @@ class RunRequest:
     build: str
     workload: str
     options: RunOptions = RunOptions()
+    config: str | None = None  # one of the build's configs (inventory); None: its default

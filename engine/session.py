@@ -101,6 +101,8 @@ class Session:
         self.inventory = inventory
         self._transports: dict[str, Transport] = {}
         self._homes: dict[str, str] = {}
+        self.servers: dict[str, tuple[str, ManagedServer]] = {}
+        """Per host, the managed server this session last started (its label and handle)."""
 
     async def transport(self, host: str) -> Transport:
         if host not in self._transports:
@@ -139,11 +141,23 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         if build is None and req.build not in BUILTIN_BUILDS:
             known = ", ".join(sorted(host.builds)) or "none configured"
             raise WorkloadError(f"host {req.host} has no build {req.build!r} (builds: {known})")
+        if build is not None:
+            build = build.with_config(req.config)
+        elif req.config:
+            raise WorkloadError(f"the built-in build {req.build} has no configs (asked for {req.config!r})")
         check_build(req.workload, req.build, build)  # before a server is started for nothing
         server: ManagedServer | None = None
         if build is not None and build.managed:
-            server = make_server(transport, _server_spec(build, workdir))
-            yield Phase(run_id, "server", f"starting {build.name}")
+            spec = _server_spec(build, workdir)
+            server = make_server(transport, spec)
+            label = build.name + (f" ({build.config})" if build.config else "")
+            previous = session.servers.get(req.host)
+            if previous is not None and previous[1].spec.datadir != spec.datadir:
+                # another build or config of this host: one server at a time (they share a port)
+                yield Phase(run_id, "server", f"stopping {previous[0]}")
+                await previous[1].stop()
+            session.servers[req.host] = (label, server)
+            yield Phase(run_id, "server", f"starting {label}")
             await _ensure_running(server)
         elif build is not None and build.start:
             yield Phase(run_id, "server", f"starting {build.name}: {build.start[0]}")
@@ -427,6 +441,7 @@ def _insertbench_plan(
         build=req.build,
         family="insertbench",
         env=tuple(env.items()),
+        open_ended=defaults.kind != "query",
     )
 
 
@@ -575,6 +590,7 @@ def _dbbench_plan(
         table_size=table_size,
         build=req.build,
         family="dbbench",
+        open_ended=loads,
     )
 
 
@@ -588,11 +604,20 @@ def needs_post_write(done: str, following: str | None) -> bool:
         return False
 
 
-async def post_write(session: Session, host_name: str, build_name: str, tables: int, wait_s: int = 60) -> str:
+async def post_write(
+    session: Session,
+    host_name: str,
+    build_name: str,
+    tables: int,
+    wait_s: int = 60,
+    config: str | None = None,
+) -> str:
     """Settle the database after writes (InnoDB: flush dirty pages, analyze; PostgreSQL:
     VACUUM ANALYZE) through the build's SQL client; returns what was done, for the log."""
     host = session.inventory.host(host_name)
     build = host.builds.get(build_name)
+    if build is not None:
+        build = build.with_config(config)
     if build is None or build.build.dbms not in ("mysql", "mariadb", "fbmysql", "postgres"):
         return "post-write: nothing to do for this build"
     transport = await session.transport(host_name)

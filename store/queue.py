@@ -1,9 +1,9 @@
-"""The persisted run queue: a matrix of (host, build, workload) items run in order per host."""
+"""The persisted run queue: a matrix of (host, build, config, workload) items run in order per host."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ class QueueItem:
     status: str
     run_id: int | None
     options: dict[str, Any]
+    config: str | None = None
 
 
 def create_queue(
@@ -31,8 +32,11 @@ def create_queue(
     builds: Sequence[str],
     workloads: Sequence[str],
     options: Any,
+    configs: Mapping[tuple[str, str], Sequence[str | None]] | None = None,
 ) -> int:
-    """Persist the matrix; per host, builds in the given order, workloads in suite order."""
+    """Persist the matrix; per host, builds in the given order, then their configs, workloads
+    in suite order. ``configs`` gives the configurations per (host, build) (an empty sequence
+    leaves the pair out); a pair it does not name runs once with the build's default (None)."""
     opts = asdict(options) if hasattr(options, "__dataclass_fields__") else dict(options)
     row = cur.execute(
         "INSERT INTO queues (options) VALUES (?) RETURNING queue_id", [json.dumps(opts, sort_keys=True)]
@@ -42,25 +46,29 @@ def create_queue(
     pos = 0
     for host in hosts:
         for build in builds:
-            for wl in workloads:
-                cur.execute(
-                    "INSERT INTO queue_items (queue_id, position, host, build, workload) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [qid, pos, host, build, wl],
-                )
-                pos += 1
+            for config in (configs or {}).get((host, build), (None,)):
+                for wl in workloads:
+                    cur.execute(
+                        "INSERT INTO queue_items (queue_id, position, host, build, workload, config) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [qid, pos, host, build, wl, config],
+                    )
+                    pos += 1
     return qid
 
 
 _SELECT = (
-    "SELECT i.item_id, i.queue_id, i.position, i.host, i.build, i.workload, i.status, i.run_id, q.options "
+    "SELECT i.item_id, i.queue_id, i.position, i.host, i.build, i.workload, i.status, i.run_id, q.options, "
+    "i.config "
     "FROM queue_items i JOIN queues q USING (queue_id) "
 )
 
 
 def _item(row: tuple[Any, ...]) -> QueueItem:
-    item_id, queue_id, position, host, build, workload, status, run_id, options = row
-    return QueueItem(item_id, queue_id, position, host, build, workload, status, run_id, json.loads(options))
+    item_id, queue_id, position, host, build, workload, status, run_id, options, config = row
+    return QueueItem(
+        item_id, queue_id, position, host, build, workload, status, run_id, json.loads(options), config
+    )
 
 
 def items(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None) -> list[QueueItem]:

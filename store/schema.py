@@ -222,6 +222,13 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         ALTER TABLE remote_runs_v4 RENAME TO remote_runs;
         """,
     ),
+    (
+        5,
+        """
+        -- A queue item may name one of the build's server configurations (NULL: its default).
+        ALTER TABLE queue_items ADD COLUMN config VARCHAR;
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]

@@ -6,6 +6,7 @@ that ``benchdeck resume`` reattaches and stores every interval line exactly once
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -233,3 +234,75 @@ post_write_s = 1
         ("update-index_range=100", 2, "finished", "3"),
         ("point-query_range=100", 2, "finished", "2"),
     ]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _kill_servers(work: Path) -> None:
+    """Test clean-up: stop every managed server left under ``work`` (after a failure)."""
+    for pid_file in work.glob("servers/*/benchdeck-run/mysqld.pid"):
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid_file.read_text().strip()), signal.SIGKILL)
+
+
+def test_a_queue_runs_each_picked_server_config_one_server_at_a_time(tmp_path: Path) -> None:
+    """Two configs of one managed build share a port: the queue stops the first server before
+    starting the second, each run records its config, and the server runs with that config."""
+    import pymysql
+
+    port = _free_port()
+    work = Path(tempfile.mkdtemp(prefix="bd", dir="/tmp"))  # short: a socket path has 107 bytes
+    for name, conns in (("small", 77), ("big", 99)):
+        (tmp_path / f"{name}.cnf").write_text(f"[mysqld]\nmax_connections = {conns}\n")
+    cfg = tmp_path / "managed.toml"
+    cfg.write_text(
+        f"""
+[hosts.here]
+transport = "local"
+workdir = "{work}"
+table_size = 2000
+
+[[hosts.here.builds]]
+name = "{BUILD}"
+managed = true
+port = {port}
+config = "small"
+config_file = "{tmp_path / "small.cnf"}"
+configs = {{ big = "{tmp_path / "big.cnf"}" }}
+"""
+    )
+    e = dict(os.environ)
+    e.update(BENCHDECK_DB=str(tmp_path / "m.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    try:
+        r = bd(e, "queue", "--host", "here", "--build", BUILD, "--config", "small", "--config", "big",
+               "--workload", WORKLOAD, "--time", "2")  # fmt: skip
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "queue 1: 2 runs" in r.stdout
+        assert f"stopping {BUILD} (small)" in r.stdout, r.stdout
+        assert db_rows(e, "SELECT config, status FROM runs ORDER BY run_id") == [
+            ("small", "finished"),
+            ("big", "finished"),
+        ]
+        assert db_rows(e, "SELECT config FROM queue_items ORDER BY position") == [("small",), ("big",)]
+        con = pymysql.connect(host="127.0.0.1", port=port, user="sbtest", password="sbtest")
+        with con, con.cursor() as cur:
+            cur.execute("SELECT @@max_connections")
+            assert cur.fetchone() == (99,), "the second run's server uses the big config"
+
+        bad = bd(e, "run", "--host", "here", "--build", BUILD, "--config", "nope", "--workload", WORKLOAD)
+        assert bad.returncode != 0
+        assert f"build {BUILD} has no config 'nope' (configs: 'small', 'big')" in bad.stdout + bad.stderr
+
+        r = bd(e, "run", "--host", "here", "--build", BUILD, "--config", "big", "--workload", WORKLOAD,
+               "--time", "1", "--stop-server")  # fmt: skip
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "stopping" not in r.stdout, "the big server was up already: reused"
+        assert db_rows(e, "SELECT config FROM runs ORDER BY run_id DESC LIMIT 1") == [("big",)]
+    finally:
+        _kill_servers(work)

@@ -203,30 +203,36 @@ class BenchdeckApp(App[None]):
     async def on_rerun_requested(self, msg: RerunRequested) -> None:
         """Queue the same host, build and workload again, with the same concurrency."""
 
-        def lookup(store: Store) -> tuple[str, str, str, int | None] | None:
+        def lookup(store: Store) -> tuple[str, str, str, int | None, str] | None:
             row = (
                 store.cursor()
                 .execute(
-                    "SELECT h.name, b.name, w.name, r.threads FROM runs r JOIN hosts h USING (host_id) "
-                    "JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) WHERE r.run_id = ?",
+                    "SELECT h.name, b.name, w.name, r.threads, r.config FROM runs r "
+                    "JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+                    "JOIN workloads w USING (workload_id) WHERE r.run_id = ?",
                     [msg.run_id],
                 )
                 .fetchone()
             )
-            return (str(row[0]), str(row[1]), str(row[2]), row[3]) if row else None
+            return (str(row[0]), str(row[1]), str(row[2]), row[3], str(row[4] or "")) if row else None
 
         found = await self.hub.query(lookup)
         if found is None:
             self.notify(f"run {msg.run_id} is gone", severity="error")
             return
-        host, build, workload, threads = found
-        if host not in self.hub.inventory().hosts:
+        host, build, workload, threads, config = found
+        inv = self.hub.inventory()
+        if host not in inv.hosts:
             self.notify(
                 f"host {host} is not in the inventory (benchdeck.toml): cannot re-run run {msg.run_id}",
                 severity="error",
             )
             return
-        qid = await self.hub.start_queue([host], [build], [workload], RunOptions(threads=threads))
+        configs = [config] if config else []
+        if not any(inv.config_matrix([host], [build], configs).values()):
+            self.notify(f"build {build} on {host} has no config {config!r}: cannot re-run", severity="error")
+            return
+        qid = await self.hub.start_queue([host], [build], [workload], RunOptions(threads=threads), configs)
         self.notify(f"run {msg.run_id} queued again (queue {qid})", title="Re-run")
         self.switch_mode("live")
 

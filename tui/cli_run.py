@@ -207,12 +207,13 @@ def _run_options(f: F) -> F:
 @click.option("--host", required=True, help="Host from the inventory (local by default).")
 @click.option("--build", required=True, help="Build configured on that host, or 'sqlite' (built-in).")
 @click.option("--workload", required=True, help="Workload, e.g. point-query_range=100.")
+@click.option("--config", help="One of the build's server configs (inventory); default: its own.")
 @_run_options
 @click.pass_obj
-def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, **run_opts: Any) -> None:
+def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | None, **run_opts: Any) -> None:
     """Run one workload on one host and build; ends with the run id and QPS."""
     opts = _options(**run_opts)
-    req = RunRequest(host, build, workload, opts)
+    req = RunRequest(host, build, workload, opts, config)
 
     async def go(svc: RunService) -> list[Outcome]:
         return [await svc.run(req)]
@@ -225,6 +226,12 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, **run_opts: Any) 
 @click.option("--build", "builds", multiple=True, required=True, help="Build (repeat), run in this order.")
 @click.option("--workload", "workloads", multiple=True, help="Workload (repeat).")
 @click.option("--suite", help="A suite: classic, modern, or one from the inventory's [suites].")
+@click.option(
+    "--config",
+    "configs",
+    multiple=True,
+    help="Server config (repeat): each build runs those of them it has (default: its own).",
+)
 @_run_options
 @click.pass_obj
 def queue_cmd(
@@ -234,15 +241,19 @@ def queue_cmd(
     builds: Sequence[str],
     workloads: Sequence[str],
     suite: str | None,
+    configs: Sequence[str],
     **run_opts: Any,
 ) -> None:
-    """Queue a matrix (hosts x builds x workloads) and run it; ``resume`` continues it later."""
+    """Queue a matrix (hosts x builds x configs x workloads) and run it; ``resume`` continues it."""
     from engine.catalogue import SUITES
 
     names = list(workloads)
     settings: dict[str, int] = {}
+    inv = load_inventory(None)
+    matrix = inv.config_matrix(hosts, builds, configs)
+    if configs and not any(matrix.values()):
+        raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
     if suite:
-        inv = load_inventory(None)
         inv_suites = inv.suites
         if suite in inv_suites:
             names += list(inv_suites[suite])
@@ -265,8 +276,8 @@ def queue_cmd(
     )
     db = obj.db
     with Store.open(db) as store, store.transaction() as cur:
-        qid = q.create_queue(cur, hosts, builds, names, opts)
-    click.echo(f"queue {qid}: {len(hosts) * len(builds) * len(names)} runs")
+        qid = q.create_queue(cur, hosts, builds, names, opts, matrix)
+    click.echo(f"queue {qid}: {sum(map(len, matrix.values())) * len(names)} runs")
 
     async def go(svc: RunService) -> list[Outcome]:
         return await svc.run_queue(qid)

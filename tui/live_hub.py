@@ -99,17 +99,26 @@ class LiveHub:
         return float(row[0]) if row and row[0] is not None else None
 
     async def start_queue(
-        self, hosts: Sequence[str], builds: Sequence[str], workloads: Sequence[str], options: RunOptions
+        self,
+        hosts: Sequence[str],
+        builds: Sequence[str],
+        workloads: Sequence[str],
+        options: RunOptions,
+        configs: Sequence[str] = (),
     ) -> int:
-        """Persist the matrix, then run it in the background; returns the queue id."""
+        """Persist the matrix, then run it in the background; returns the queue id.
+
+        ``configs``: the server configurations to run, each build those of them it has
+        (none given: each build's default)."""
         loop = asyncio.get_running_loop()
+        matrix = self.inventory().config_matrix(hosts, builds, configs)
 
         def create() -> int:
             with self._store().transaction() as cur:
-                return q.create_queue(cur, hosts, builds, workloads, options)
+                return q.create_queue(cur, hosts, builds, workloads, options, matrix)
 
         qid = await loop.run_in_executor(self.writer, create)
-        n = len(hosts) * len(builds) * len(workloads)
+        n = sum(map(len, matrix.values())) * len(workloads)
         per_run = options.duration_s or 300
         self.model.progress.total += n
         self.model.progress.planned_s += n * (per_run + options.warmup_s)

@@ -20,6 +20,7 @@ from engine.builds import Build, BuildNameError, parse_build_name
 from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import family_of
 from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
+from engine.inventory import BuildConfig
 from engine.plan import RunOptions, RunRequest
 from engine.runner import Runner
 from engine.servers import ServerError
@@ -108,7 +109,7 @@ class RunService:
                     workload=req.workload,
                     family=family_of(req.workload),
                     source="run",
-                    config=(cfg.config if (cfg := host.builds.get(req.build)) else ""),
+                    config=self._config_label(host.builds.get(req.build), req.config),
                     threads=o.threads or host.threads,
                     tables=o.tables or host.tables,
                     table_size=o.table_size or host.table_size,
@@ -116,6 +117,14 @@ class RunService:
                     status="queued",
                 ),
             )
+
+    @staticmethod
+    def _config_label(build: BuildConfig | None, config: str | None) -> str:
+        """The configuration the run records: the one asked for, else the build's default (an
+        unknown name fails the run itself, with the names it could have been)."""
+        if build is None:
+            return ""
+        return config if config is not None and config in build.config_names else build.config
 
     async def _drive(
         self, run_id: int, host: str, build: str, workload: str, events: AsyncIterator[RunEvent]
@@ -167,7 +176,7 @@ class RunService:
             item = await self._db(self._next, host, queue_id)
             if item is None:
                 return out
-            req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options))
+            req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options), item.config)
             run_id = await self._db(self.new_run, req)
             await self._db(self._attach, item.item_id, run_id)
             outcome = await self._drive(
@@ -186,7 +195,7 @@ class RunService:
     ) -> None:
         """After the writes, before reads: the posts' post-write step (flush, analyze, vacuum)."""
         following = await self._db(self._peek, item.host, queue_id)
-        if following is None or following.build != item.build:
+        if following is None or (following.build, following.config) != (item.build, item.config):
             return
         if not needs_post_write(item.workload, following.workload):
             return
@@ -194,7 +203,7 @@ class RunService:
         await self._events.put(Phase(run_id, "post-write", "flushing and analyzing before the reads"))
         try:
             wait = req.options.post_write_s if req.options.post_write_s is not None else 60
-            done = await post_write(self.session, item.host, item.build, tables, wait)
+            done = await post_write(self.session, item.host, item.build, tables, wait, item.config)
         except (ServerError, TransportError, ValueError) as exc:
             done = str(exc)
         await self._events.put(LogLine(run_id, "benchdeck", done))

@@ -179,6 +179,14 @@ def test_error_classes(tmp_path: Path, text: str, line: int, key: str, words: st
         ('config = "c"', 4, "hosts.h.builds[0]", "missing key name"),
         ('name = "my8028_rel"\nsockt = "/s"', 6, "hosts.h.builds[0].sockt", "did you mean socket?"),
         (
+            'name = "my8028_rel"\nconfigs = { "../x" = "/f" }',
+            6,
+            'hosts.h.builds[0].configs."../x"',
+            "config name",
+        ),
+        ('name = "my8028_rel"\nconfigs = { b = 3 }', 6, "hosts.h.builds[0].configs.b", "non-empty string"),
+        ('name = "my8028_rel"\nconfigs = ["b"]', 6, "hosts.h.builds[0].configs", "expected a table"),
+        (
             'name = "my8028_rel"\n\n[[hosts.h.builds]]\nname = "my8028_rel"',
             8,
             "hosts.h.builds[1].name",
@@ -266,3 +274,54 @@ def test_explicit_missing_file_and_unknown_host(tmp_path: Path) -> None:
 def test_any_text_loads_or_raises_config_error(text: str) -> None:
     with contextlib.suppress(ConfigError):
         parse_inventory(text, Path("/x.toml"))
+
+
+def test_server_configs_of_a_build_and_the_matrix_they_make(tmp_path: Path) -> None:
+    """A build's default config plus named others; a queue runs the picked ones each build has."""
+    p = write(
+        tmp_path,
+        """
+        [hosts.h]
+        transport = "local"
+
+        [[hosts.h.builds]]
+        name = "my8028_rel"
+        managed = true
+        config = "z11a"
+        config_file = "/etc/z11a.cnf"
+        configs = { z12a = "/etc/z12a.cnf", z13a = "/etc/z13a.cnf" }
+
+        [[hosts.h.builds]]
+        name = "my8040_rel"
+        managed = true
+        configs = { z12a = "/etc/z12a-80.cnf" }
+        """,
+    )
+    inv = load_inventory(p)
+    old, new = inv.hosts["h"].builds.values()
+    assert old.config_names == ("z11a", "z12a", "z13a")
+    assert new.config_names == ("", "z12a")
+    assert old.with_config(None) is old
+    assert old.with_config("z11a") is old
+    z12 = old.with_config("z12a")
+    assert (z12.config, z12.config_file, z12.name) == ("z12a", "/etc/z12a.cnf", "my8028_rel")
+    with pytest.raises(ValueError, match=r"build my8028_rel has no config 'z9' \(configs: 'z11a', 'z12a'"):
+        old.with_config("z9")
+
+    builds = ["my8028_rel", "my8040_rel", "sqlite"]
+    assert inv.config_names(["h"], builds) == ["z11a", "", "z12a", "z13a"]  # defaults first, "" last
+    assert inv.config_matrix(["h"], builds, []) == {
+        ("h", "my8028_rel"): (None,),
+        ("h", "my8040_rel"): (None,),
+        ("h", "sqlite"): (None,),
+    }
+    assert inv.config_matrix(["h"], builds, ["z13a", "z12a"]) == {
+        ("h", "my8028_rel"): ("z13a", "z12a"),
+        ("h", "my8040_rel"): ("z12a",),
+        ("h", "sqlite"): (),
+    }
+    assert inv.config_matrix(["h"], builds, [""]) == {
+        ("h", "my8028_rel"): (),
+        ("h", "my8040_rel"): ("",),
+        ("h", "sqlite"): ("",),
+    }

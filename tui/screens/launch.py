@@ -27,6 +27,7 @@ BUILTIN_SUITE = "builtin"
 # Preselected for a first session: a point query, a range query and an update, on both built-in
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
+UNNAMED = "(unnamed default)"  # a build without a named server config
 OVERHEAD_S = 5  # preflight, prepare check, start-up per run
 
 
@@ -79,6 +80,8 @@ class LaunchScreen(Screen[None]):
                 yield SelectionList[str](id="launch-hosts")
                 yield Label("Builds")
                 yield SelectionList[str](id="launch-builds")
+                yield Label("Configs", id="launch-configs-label", classes="-hidden")
+                yield SelectionList[str](id="launch-configs", classes="-hidden")
             with Vertical(classes="launch-col"):
                 yield Label("Suite")
                 yield Select[str](
@@ -135,7 +138,32 @@ class LaunchScreen(Screen[None]):
         highlight_first(builds)
         if chosen:
             self.load_facts(chosen[0])
+        self._refresh_configs()
+
+    def _refresh_configs(self) -> None:
+        """The server configurations of the chosen builds; shown only when there is a choice."""
+        assert self.inv is not None
+        hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
+        names = self.inv.config_names(hosts, builds)
+        configs = self.query_one("#launch-configs", SelectionList)
+        keep = set(self._selected("#launch-configs"))
+        offered = {str(configs.get_option_at_index(i).value) for i in range(configs.option_count)}
+        if set(names) != offered:
+            defaults = self.inv.default_configs(hosts, builds)
+            with self.prevent(SelectionList.SelectedChanged):
+                configs.clear_options()
+                configs.add_options(  # what was picked stays; a build new to the list brings its own
+                    [(n or UNNAMED, n, n in keep or (n in defaults and n not in offered)) for n in names]
+                )
+            highlight_first(configs)
+        for node in (configs, self.query_one("#launch-configs-label")):
+            node.set_class(len(names) < 2, "-hidden")
         self._update_matrix()
+
+    def chosen_configs(self) -> list[str]:
+        """The configurations picked (none when the builds offer no choice: their defaults)."""
+        configs = self.query_one("#launch-configs", SelectionList)
+        return [] if configs.has_class("-hidden") else self._selected("#launch-configs")
 
     def _fill_workloads(self, suite: str) -> None:
         assert self.inv is not None
@@ -150,6 +178,10 @@ class LaunchScreen(Screen[None]):
     @on(SelectionList.SelectedChanged, "#launch-hosts")
     def _hosts_changed(self) -> None:
         self._refresh_builds()
+
+    @on(SelectionList.SelectedChanged, "#launch-builds")
+    def _builds_changed(self) -> None:
+        self._refresh_configs()
 
     @on(SelectionList.SelectedChanged)
     @on(Input.Changed)
@@ -168,11 +200,17 @@ class LaunchScreen(Screen[None]):
             return default
 
     def _update_matrix(self) -> None:
-        h, b, w = (len(self._selected(s)) for s in ("#launch-hosts", "#launch-builds", "#launch-workloads"))
-        secs = estimate_s(h, b, w, self._int("#launch-time", 10) or 1, self._int("#launch-warmup", 0))
+        hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
+        h, b, w = len(hosts), len(builds), len(self._selected("#launch-workloads"))
+        configs = self.chosen_configs()
+        cells = self.inv.config_matrix(hosts, builds, configs) if self.inv is not None else {}
+        per_host = max((sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts), default=0)
+        secs = estimate_s(h, per_host, w, self._int("#launch-time", 10) or 1, self._int("#launch-warmup", 0))
         m, s = divmod(int(secs), 60)
+        runs = sum(map(len, cells.values())) * w
+        size = f"{h} host(s) x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
         self.query_one("#launch-matrix", Static).update(
-            f"{h * b * w} runs = {h} host(s) x {b} build(s) x {w} workload(s); about {m} min {s:02d} s"
+            f"{runs} runs = {size} x {w} workload(s); about {m} min {s:02d} s"
         )
 
     @work(exclusive=True, group="facts", exit_on_error=False)
@@ -216,11 +254,18 @@ class LaunchScreen(Screen[None]):
             duration_s=self._int("#launch-time", 10) or None,
             warmup_s=self._int("#launch-warmup", 0),
         )
-        self.run_worker(self._start(hosts, builds, workloads, opts), group="launch", exit_on_error=False)
+        configs = self.chosen_configs()
+        if not configs and not self.query_one("#launch-configs").has_class("-hidden"):
+            self.notify("pick at least one config", severity="warning")
+            return
+        self.run_worker(
+            self._start(hosts, builds, workloads, opts, configs), group="launch", exit_on_error=False
+        )
 
     async def _start(
-        self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions
+        self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions, configs: list[str]
     ) -> None:
-        qid = await self.hub.start_queue(hosts, builds, workloads, opts)
-        self.notify(f"queue {qid}: {len(hosts) * len(builds) * len(workloads)} runs started")
+        qid = await self.hub.start_queue(hosts, builds, workloads, opts, configs)
+        n = sum(map(len, self.hub.inventory().config_matrix(hosts, builds, configs).values()))
+        self.notify(f"queue {qid}: {n * len(workloads)} runs started")
         self.app.switch_mode("live")
