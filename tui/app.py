@@ -7,6 +7,8 @@ back as messages, errors as notifications.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +32,9 @@ from tui.screens.runs import RerunRequested, RunsScreen
 
 if TYPE_CHECKING:
     from tui.live_hub import LiveHub
+
+
+OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
 
 
 def lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
@@ -157,11 +162,20 @@ class BenchdeckApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return rqps_defaults(self.current_theme)
 
+    async def on_load(self) -> None:
+        """Give the store a moment to open (it opens on its own thread): knowing whether it
+        holds runs before the first screen is drawn saves drawing Runs to leave it at once."""
+        with contextlib.suppress(Exception):  # slow or failing: the screens handle it
+            await asyncio.wait_for(asyncio.wrap_future(self._opened), OPEN_WAIT_S)
+
     def on_mount(self) -> None:
         self._remember_theme = True  # from now on a theme change is the user's choice
         for error in self.startup_errors:
             self.notify(error, title="settings", severity="error")
-        self._opened.add_done_callback(lambda _f: self.call_later(self._first_screen))
+        if self._opened.done():
+            self._first_screen()
+        else:
+            self._opened.add_done_callback(lambda _f: self.call_later(self._first_screen))
 
     def _first_screen(self) -> None:
         """A store with no runs yet opens on Launch (the built-in workload is one key away)."""
