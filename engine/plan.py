@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 MONITOR_GRACE_S = 15
+REDACTED = "********"
+SECRET_FLAGS = ("--mysql-password=", "--pgsql-password=", "--password=")
+MYSQL_CLIENTS = ("mysql", "mariadb")  # their -pPASSWORD (elsewhere -p is often a port)
+SECRET_ENV = re.compile(r"PASS|PWD|SECRET|TOKEN", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +37,27 @@ class RunPlan:
     min_free_mb: int = 1024
     build: str = ""
     open_ended: bool = False  # runs until its work is done: duration_s is only a safety cap
+
+    def redacted(self) -> RunPlan:
+        """The plan with passwords (argv flags, environment) masked, for storing: reattaching
+        follows the running processes and never runs these command lines again."""
+
+        def argv(args: tuple[str, ...] | None) -> tuple[str, ...] | None:
+            if args is None:
+                return None
+            flags = SECRET_FLAGS + (("-p",) if args and posixpath.basename(args[0]) in MYSQL_CLIENTS else ())
+            return tuple(
+                next((f + REDACTED for f in flags if a.startswith(f) and len(a) > len(f)), a) for a in args
+            )
+
+        return replace(
+            self,
+            bench_argv=argv(self.bench_argv) or (),
+            prepare_argv=argv(self.prepare_argv),
+            tables_exist_argv=argv(self.tables_exist_argv),
+            warmup_argv=argv(self.warmup_argv),
+            env=tuple((k, REDACTED if SECRET_ENV.search(k) else v) for k, v in self.env),
+        )
 
     def vmstat_argv(self) -> list[str]:
         return ["vmstat", "-n", "1", str(self.duration_s + MONITOR_GRACE_S)]

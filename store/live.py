@@ -42,7 +42,8 @@ def save_started(cur: duckdb.DuckDBPyConnection, ev: RunStarted, plan: RunPlan) 
 
 
 def plan_to_dict(plan: RunPlan) -> dict[str, Any]:
-    return asdict(plan)
+    """The plan as stored: passwords masked (the store file is not a secret store)."""
+    return asdict(plan.redacted())
 
 
 def plan_from_dict(d: dict[str, Any]) -> RunPlan:

@@ -103,6 +103,11 @@ def test_killed_benchdeck_is_resumed_and_backfilled(env: dict[str, str]) -> None
     proc, run_id = start_run(env, 8, samples=3)  # benchdeck is killed after 3 samples
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
+    ((plan,),) = db_rows(env, "SELECT plan FROM remote_runs WHERE run_id = ?", [run_id])
+    password = re.search(r'^password = "(.+)"$', Path(env["BENCHDECK_CONFIG"]).read_text(), re.M)
+    assert password is not None
+    assert password.group(1) not in plan, "the stored plan masks the database password"
+    assert "--mysql-password=********" in plan
 
     r = bd(env, "resume")
     assert r.returncode == 0, r.stdout + r.stderr
