@@ -235,7 +235,7 @@ class BenchdeckApp(App[None]):
             self.notify(f"run {msg.run_id} is gone", severity="error")
             return
         host, build, workload, threads, config = found
-        inv = self.hub.inventory()
+        inv = await self.hub.inventory()
         if host not in inv.hosts:
             self.notify(
                 f"host {host} is not in the inventory (benchdeck.toml): cannot re-run run {msg.run_id}",

@@ -47,8 +47,9 @@ class LiveHub:
         store = self._store
         return await asyncio.get_running_loop().run_in_executor(self.writer, lambda: fn(store()))
 
-    def inventory(self) -> Inventory:
-        return load_inventory(None)
+    async def inventory(self) -> Inventory:
+        """The inventory as the file says now (read on a thread: the loop never waits on disk)."""
+        return await asyncio.to_thread(load_inventory, None)
 
     def _changed(self) -> None:
         for fn in self.listeners:
@@ -111,7 +112,7 @@ class LiveHub:
         ``configs``: the server configurations to run, each build those of them it has
         (none given: each build's default)."""
         loop = asyncio.get_running_loop()
-        matrix = self.inventory().config_matrix(hosts, builds, configs)
+        matrix = (await self.inventory()).config_matrix(hosts, builds, configs)
 
         def create() -> int:
             with self._store().transaction() as cur:
@@ -132,7 +133,7 @@ class LiveHub:
 
         try:
             if self.session is None:
-                self.session = Session(self.inventory())
+                self.session = Session(await self.inventory())
             async with RunService(self._store(), self.session, self._on_event, self.writer) as svc:
                 self.outcomes += await svc.run_queue(queue_id)
         except Exception as exc:  # a background task: report it, never lose it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, ClassVar
 
@@ -105,8 +106,13 @@ class LaunchScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.load_choices()
+
+    @work(exclusive=True, group="launch.inventory", exit_on_error=False)
+    async def load_choices(self) -> None:
+        """Hosts, builds and suites from the inventory (read on a thread)."""
         try:
-            self.inv = load_inventory(None)
+            self.inv = await asyncio.to_thread(load_inventory, None)
         except ConfigError as exc:
             self.notify(str(exc), severity="error", timeout=15)
             return
@@ -177,11 +183,13 @@ class LaunchScreen(Screen[None]):
 
     @on(SelectionList.SelectedChanged, "#launch-hosts")
     def _hosts_changed(self) -> None:
-        self._refresh_builds()
+        if self.inv is not None:
+            self._refresh_builds()
 
     @on(SelectionList.SelectedChanged, "#launch-builds")
     def _builds_changed(self) -> None:
-        self._refresh_configs()
+        if self.inv is not None:
+            self._refresh_configs()
 
     @on(SelectionList.SelectedChanged)
     @on(Input.Changed)
@@ -190,7 +198,7 @@ class LaunchScreen(Screen[None]):
 
     @on(Select.Changed, "#launch-suite")
     def _suite_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
+        if isinstance(event.value, str) and self.inv is not None:  # None: still reading it
             self._fill_workloads(event.value)
 
     def _int(self, sel: str, default: int) -> int:
@@ -266,6 +274,6 @@ class LaunchScreen(Screen[None]):
         self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions, configs: list[str]
     ) -> None:
         qid = await self.hub.start_queue(hosts, builds, workloads, opts, configs)
-        n = sum(map(len, self.hub.inventory().config_matrix(hosts, builds, configs).values()))
+        n = sum(map(len, (await self.hub.inventory()).config_matrix(hosts, builds, configs).values()))
         self.notify(f"queue {qid}: {n * len(workloads)} runs started")
         self.app.switch_mode("live")
