@@ -143,7 +143,7 @@ class Runner:
         await self._check_disk()
         exists = False
         if p.tables_exist_argv:
-            chk = await self.t.run(list(p.tables_exist_argv), timeout=60)
+            chk = await self.t.run(list(p.tables_exist_argv), timeout=60, env=dict(p.env))
             if not chk.ok:
                 why = (chk.stderr or chk.stdout).strip().splitlines()
                 raise _StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")

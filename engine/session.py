@@ -502,11 +502,8 @@ def _pgbench_plan(
         return (*argv[:-1], *run_extra, argv[-1])
 
     prepare = pgbench_cmd.init_argv(conn, scale, pgbench=pgbench)
-    # The runner runs the tables check without the run's environment: an external server that
-    # wants the password (given only through PGPASSWORD) would refuse it, so pgbench -i then
-    # runs every time. A managed server trusts its clients (initdb --auth=trust).
-    blind = bool(c.password) and server is None
-    check = None if blind else tuple(pgbench_cmd.tables_exist_argv(conn, scale, psql=psql))
+    # The password goes in PGPASSWORD (the run's environment, the tables check's too), never argv.
+    check = tuple(pgbench_cmd.tables_exist_argv(conn, scale, psql=psql))
     return RunPlan(
         run_id=run_id,
         host=host.name,

@@ -17,7 +17,7 @@ import pytest
 from engine.catalogue import SUITES
 from tests.cli_helpers import ROOT, bd, db_rows, remote_output
 from tests.servers.mariadb import MariaDBServer
-from tests.servers.postgres import PostgresServer
+from tests.servers.postgres import SECURE_DB, SECURE_PASSWORD, SECURE_USER, PostgresServer
 
 MARIADB = "ma101119_rel"
 POSTGRES = "pg15_rel"
@@ -169,3 +169,40 @@ def test_a_family_against_the_wrong_build_fails_with_one_clear_line(env: dict[st
     assert re.search(rf"^run \d+ failed qps - .*\({re.escape(msg)}\)$", r.stdout, re.M), r.stdout
     assert "Traceback" not in r.stdout + r.stderr
     assert "measuring" not in r.stdout
+
+
+def test_pgbench_with_a_password_checks_its_tables_and_prepares_once(
+    env: dict[str, str], postgres_server: PostgresServer
+) -> None:
+    """An external PostgreSQL that wants a password (scram over TCP): the tables check gets
+    PGPASSWORD too, so the second run finds the tables and skips pgbench -i."""
+    cfg = Path(env["BENCHDECK_CONFIG"])
+    build = f"""
+[[hosts.here.builds]]
+name = "pg16_secure"
+dbms = "postgres"
+version = "16"
+host = "{postgres_server.host}"
+port = {postgres_server.port}
+user = "{SECURE_USER}"
+password = "{{password}}"
+database = "{SECURE_DB}"
+"""
+    text = cfg.read_text()
+    cfg.write_text(text + build.format(password="not-the-password"))
+    wrong = bd(env, "run", "--host", "here", "--build", "pg16_secure", "--workload", "pgbench.select-only")
+    assert wrong.returncode == 1
+    assert "database not reachable" in wrong.stdout, wrong.stdout  # the server does check it
+    assert "password authentication failed" in wrong.stdout, wrong.stdout
+
+    cfg.write_text(text + build.format(password=SECURE_PASSWORD))
+    args = ("run", "--host", "here", "--build", "pg16_secure", "--workload", "pgbench.select-only")
+    args += ("--time", "2")
+    first = bd(env, *args)
+    finished_run(first)
+    assert "prepare: tables exist: skipped" not in first.stdout
+    second = bd(env, *args)
+    finished_run(second)
+    assert "prepare: tables exist: skipped" in second.stdout, second.stdout
+    plans = db_rows(env, "SELECT plan FROM remote_runs")
+    assert all(SECURE_PASSWORD not in str(plan) for (plan,) in plans)

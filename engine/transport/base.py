@@ -104,6 +104,7 @@ class Transport(Protocol):
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - part of the Transport API
         stdin: str | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> CommandResult: ...
     async def start_detached(
         self,
@@ -245,11 +246,16 @@ class ShellTransport(abc.ABC):
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - part of the Transport API
         stdin: str | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> CommandResult:
+        """Run argv and wait; ``env`` is added to its environment (as start_detached does:
+        NAME=VALUE words before the command, through ``env``)."""
         if not argv:
             raise ValueError("argv is empty")
         data = stdin.encode() if stdin is not None else None
-        status, out, err = await self._exec(list(argv), stdin=data, timeout=timeout)
+        words = _env_words(env)
+        cmd = ["env", *words, *argv] if words else list(argv)
+        status, out, err = await self._exec(cmd, stdin=data, timeout=timeout)
         return CommandResult(status, out.decode(errors="replace"), err.decode(errors="replace"))
 
     async def start_detached(
@@ -269,11 +275,7 @@ class ShellTransport(abc.ABC):
         name = PurePosixPath(stdout_name).stem or stdout_name
         if {stdout_name, stderr_name} & {f"{name}.pid", f"{name}.pgid", f"{name}.rc"}:
             raise ValueError(f"output file names clash with {name}.pid / .pgid / .rc")
-        env = dict(env or {})
-        for key in env:
-            if not _ENV_NAME.match(key):
-                raise ValueError(f"invalid environment variable name {key!r}")
-        words = [f"{k}={v}" for k, v in env.items()]
+        words = _env_words(env)
         args = [RUNNER, run_dir, name, stdout_name, stderr_name or "", str(len(words))]
         status, out, err = await self._exec(sh(LAUNCH, *args, *words, *argv))
         fields = out.decode(errors="replace").split()
@@ -320,3 +322,11 @@ class ShellTransport(abc.ABC):
             raise ValueError(f"invalid pid {pid}")
         status, _, _ = await self._exec(sh(IS_ALIVE, str(pid)), idempotent=True)
         return status == 0
+
+
+def _env_words(env: Mapping[str, str] | None) -> list[str]:
+    """``NAME=VALUE`` words; a name that is not a plain variable name is refused."""
+    for key in env or {}:
+        if not _ENV_NAME.match(key):
+            raise ValueError(f"invalid environment variable name {key!r}")
+    return [f"{k}={v}" for k, v in (env or {}).items()]

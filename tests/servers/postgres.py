@@ -44,9 +44,15 @@ def _as_postgres(*argv: str) -> list[str]:
     return ["runuser", "-u", OS_USER, "--", *argv]
 
 
+SECURE_USER = "secure"  # needs SECURE_PASSWORD over TCP (scram-sha-256); owns SECURE_DB
+SECURE_PASSWORD = "pw-7f3a"
+SECURE_DB = "sbtest_secure"
+
+
 @dataclass
 class PostgresServer:
-    """A running postgres; connect as ``user`` (superuser ``postgres``) or ``bench``."""
+    """A running postgres; connect as ``user`` (superuser ``postgres``) or ``bench`` (trusted),
+    or as ``SECURE_USER`` with ``SECURE_PASSWORD``."""
 
     host: str
     port: int
@@ -173,6 +179,15 @@ def start_postgres(*, timeout: float = 60.0) -> PostgresServer:
         )
         run_checked(server.psql_argv("-c", "CREATE ROLE bench LOGIN SUPERUSER"), "create role")
         run_checked(server.psql_argv("-c", "CREATE DATABASE sbtest OWNER bench"), "createdb")
+        # A role that must give its password over TCP (scram), with a database of its own.
+        hba = data / "pg_hba.conf"
+        hba.write_text(f"host all {SECURE_USER} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+        run_checked(
+            server.psql_argv("-c", f"CREATE ROLE {SECURE_USER} LOGIN SUPERUSER PASSWORD '{SECURE_PASSWORD}'"),
+            "create role",
+        )
+        run_checked(server.psql_argv("-c", f"CREATE DATABASE {SECURE_DB} OWNER {SECURE_USER}"), "createdb")
+        run_checked(server.psql_argv("-c", "SELECT pg_reload_conf()"), "reload")
         server.database = "sbtest"
         return server
     except BaseException:
