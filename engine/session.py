@@ -411,12 +411,15 @@ def _insertbench_plan(
         duration = max(1, math.ceil(seconds)) if "seconds" in overrides else OPEN_ENDED_S
     c = _conn(build, server)
     env: dict[str, str] = {}
+    files: tuple[tuple[str, str], ...] = ()
     if host.transport == "local":
         python = sys.executable
         root = str(Path(__file__).resolve().parent.parent)  # import this benchdeck's client
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
-    else:
+    else:  # the client's sources go into the run directory: nothing of benchdeck to install
         python = "python3"
+        files = insertbench_client_files()
+        env["PYTHONPATH"] = posixpath.join(remote_dir, IB_CLIENT_DIR)
     argv = ib_steps.step_argv(
         step,
         dbms=c.dbms,
@@ -441,6 +444,7 @@ def _insertbench_plan(
         build=req.build,
         family="insertbench",
         env=tuple(env.items()),
+        files=files,
         open_ended=defaults.kind != "query",
     )
 
@@ -536,6 +540,20 @@ def _pgbench_extra(extra: Mapping[str, str]) -> tuple[list[str], list[str]]:
             )
         (init if key in PGBENCH_INIT_OPTIONS else run).append(f"--{key}={value}" if value else f"--{key}")
     return init, run
+
+
+IB_CLIENT_DIR = "ib"  # in the run directory: engine/insertbench/*.py, importable from here
+
+
+def insertbench_client_files() -> tuple[tuple[str, str], ...]:
+    """The Insert Benchmark client as (path in the run directory, source) pairs: standard
+    library plus the DB driver (PyMySQL or psycopg) the host must have."""
+    package = Path(__file__).resolve().parent / "insertbench"
+    sources = [(f"{IB_CLIENT_DIR}/engine/__init__.py", "")]
+    for name in ("__init__", "client", "schema", "steps", "workers"):
+        text = (package / f"{name}.py").read_text(encoding="utf-8")
+        sources.append((f"{IB_CLIENT_DIR}/engine/insertbench/{name}.py", text))
+    return tuple(sources)
 
 
 def _dbbench_plan(

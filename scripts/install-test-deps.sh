@@ -8,5 +8,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
-  postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin >/dev/null
+  postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg >/dev/null
 echo "test dependencies installed: $(sysbench --version), $(iostat -V | head -1), $(ssh -V 2>&1)"

@@ -311,3 +311,21 @@ configs = {{ big = "{tmp_path / "big.cnf"}" }}
         assert db_rows(e, "SELECT config FROM runs ORDER BY run_id DESC LIMIT 1") == [("big",)]
     finally:
         _kill_servers(work)
+
+
+def test_insert_benchmark_runs_over_ssh_from_the_run_directory(env: dict[str, str]) -> None:
+    """The client's sources travel in the run directory: the host needs python3 and PyMySQL,
+    not benchdeck. The figure stored is the one the remote client printed."""
+    r = bd(env, "run", "--host", "sshd", "--build", BUILD, "--workload", "l.i0", "--param", "rows=2000")
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"^run (\d+) finished qps ([\d.]+)", r.stdout, re.M)
+    assert m, r.stdout
+    run_id = int(m.group(1))
+    text = remote_output(env, run_id)
+    assert text.splitlines()[0].startswith("python3 -m engine.insertbench.client"), text[:300]
+    printed = re.search(r"^inserts: 2000 \(([\d.]+) per sec\.\)", text, re.M)
+    assert printed, text[-1000:]
+    ((qps,),) = db_rows(env, "SELECT qps FROM run_summary WHERE run_id = ?", [run_id])
+    assert qps == float(printed.group(1))
+    ((plan,),) = db_rows(env, "SELECT plan FROM remote_runs WHERE run_id = ?", [run_id])
+    assert '"ib/engine/insertbench/client.py"' in plan

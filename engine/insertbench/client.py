@@ -261,6 +261,13 @@ def run_step(cfg: Config, jobs: list[Job], ids0: Sequence[int]) -> int:
     return EXIT_ERROR if failures else EXIT_SLA if sla_failed else 0
 
 
+# Per is_postgres: the Debian package, or pip, that gives the client its DB driver.
+DRIVER_PACKAGES = {
+    False: "python3-pymysql (apt-get install -y python3-pymysql, or pip install PyMySQL)",
+    True: "python3-psycopg (apt-get install -y python3-psycopg, or pip install 'psycopg[binary]')",
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     cfg = parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # stop the workers first
@@ -271,6 +278,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             version, counts, ids = schema.prepare(conn, cfg.dbms, cfg.kind, cfg.tables())
         finally:
             conn.close()
+    except ModuleNotFoundError as exc:  # the DB driver is missing on this host
+        package = DRIVER_PACKAGES[schema.is_postgres(cfg.dbms)]
+        print(f"ERROR: {cfg.dbms}: {exc}: install {package}", flush=True)
+        return EXIT_ERROR
     except Exception as exc:  # driver errors; ValueError: a missing table
         why = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
         print(f"ERROR: {cfg.dbms} at {cfg.host}:{cfg.port}: {why}", flush=True)
