@@ -28,7 +28,7 @@ BUILTIN_SUITE = "builtin"
 # Preselected for a first session: a point query, a range query and an update, on both built-in
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
-UNNAMED = "(unnamed default)"  # a build without a named server config
+UNNAMED = "(unnamed)"  # the config of a build that names none
 OVERHEAD_S = 5  # preflight, prepare check, start-up per run
 
 
