@@ -176,12 +176,10 @@ def test_cancel_from_another_benchdeck_keeps_samples(env: dict[str, str]) -> Non
     assert "General statistics" not in remote_output(env, run_id), "sysbench was stopped early"
 
 
-def test_managed_server_is_created_started_and_stopped(tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def managed_env(tmp_path: Path, build_keys: str, table_size: int) -> tuple[dict[str, str], Path, int]:
+    """A ``local`` host with one managed MariaDB build (``build_keys`` added to it) on a free
+    port: the environment for ``bd``, the host's workdir and the port."""
+    port = _free_port()
     work = Path(tempfile.mkdtemp(prefix="bd", dir="/tmp"))  # short: a socket path has 107 bytes
     cfg = tmp_path / "managed.toml"
     cfg.write_text(
@@ -189,17 +187,24 @@ def test_managed_server_is_created_started_and_stopped(tmp_path: Path) -> None:
 [hosts.here]
 transport = "local"
 workdir = "{work}"
-table_size = 5000
+table_size = {table_size}
 
 [[hosts.here.builds]]
 name = "{BUILD}"
-config = "small"
 managed = true
 port = {port}
+{build_keys}
 """
     )
     e = dict(os.environ)
     e.update(BENCHDECK_DB=str(tmp_path / "m.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    return e, work, port
+
+
+def test_managed_server_is_created_started_and_stopped(tmp_path: Path) -> None:
+    import socket
+
+    e, work, port = managed_env(tmp_path, 'config = "small"', table_size=5000)
     r = bd(
         e, "run", "--host", "here", "--build", BUILD, "--workload", WORKLOAD, "--time", "2", "--stop-server"
     )
@@ -261,29 +266,14 @@ def test_a_queue_runs_each_picked_server_config_one_server_at_a_time(tmp_path: P
     starting the second, each run records its config, and the server runs with that config."""
     import pymysql
 
-    port = _free_port()
-    work = Path(tempfile.mkdtemp(prefix="bd", dir="/tmp"))  # short: a socket path has 107 bytes
     for name, conns in (("small", 77), ("big", 99)):
         (tmp_path / f"{name}.cnf").write_text(f"[mysqld]\nmax_connections = {conns}\n")
-    cfg = tmp_path / "managed.toml"
-    cfg.write_text(
-        f"""
-[hosts.here]
-transport = "local"
-workdir = "{work}"
-table_size = 2000
-
-[[hosts.here.builds]]
-name = "{BUILD}"
-managed = true
-port = {port}
-config = "small"
-config_file = "{tmp_path / "small.cnf"}"
-configs = {{ big = "{tmp_path / "big.cnf"}" }}
-"""
+    e, work, port = managed_env(
+        tmp_path,
+        f'config = "small"\nconfig_file = "{tmp_path / "small.cnf"}"\n'
+        f'configs = {{ big = "{tmp_path / "big.cnf"}" }}',
+        table_size=2000,
     )
-    e = dict(os.environ)
-    e.update(BENCHDECK_DB=str(tmp_path / "m.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
     try:
         r = bd(e, "queue", "--host", "here", "--build", BUILD, "--config", "small", "--config", "big",
                "--workload", WORKLOAD, "--time", "2")  # fmt: skip
