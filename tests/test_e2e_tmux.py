@@ -209,6 +209,9 @@ def test_launch_live_compare_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> N
     tmux.keys("q")
     status = wait_file(tmp_path / "exit", "the app to exit", 15, tmux)
     assert status == "0", f"the app exited with status {status}"
+    after = tmux.screen()  # what the terminal shows once the app has left it: nothing of ours
+    assert "Traceback" not in after, after
+    assert "leaked" not in after, after  # e.g. DuckDB objects never freed (nanobind reports them)
     con = duckdb.connect(str(db), read_only=True)
     try:
         rows = con.execute(

@@ -36,6 +36,7 @@ class RunView:
     build: str = ""
     phase: str = "queued"
     duration_s: int | None = None
+    open_ended: bool = False  # runs until its work is done: duration_s is a cap, not its length
     remote_dir: str = ""
     procs: tuple[RemoteProc, ...] = ()
     t: list[float] = field(default_factory=list)
@@ -71,7 +72,7 @@ class RunView:
         match ev:
             case Planned(_, plan):
                 self.host, self.workload, self.duration_s = plan.host, plan.workload, plan.duration_s
-                self.build = plan.build
+                self.build, self.open_ended = plan.build, plan.open_ended
             case Phase(_, name, detail):
                 self.phase = name
                 self._log(f"{name}: {detail}" if detail else name)

@@ -1,5 +1,6 @@
 """The Live screen's model, fed with real engine event types."""
 
+from dataclasses import replace
 from datetime import datetime
 
 from engine.events import BenchBatch, LogLine, Phase, Planned, RunFinished, RunStarted, VmstatBatch
@@ -35,14 +36,24 @@ def test_a_run_builds_its_series_and_headline() -> None:
     assert v.vm["cs"] == [5000.0, 5001.0]
     assert v.rqps == 3000.0 / 2500.0
     line = headline(v, m.progress.eta_s(), m.progress.done, m.progress.total)
-    assert line == (
-        "run 1  my8040_rel  point-query_range=100  measuring 3/300 s  "
-        "QPS 3,000.0  rQPS 1.20  suite 0/4 ETA 20m00s"
-    )
+    assert line.split("\n") == [
+        "run 1  my8040_rel  point-query_range=100",
+        "measuring 3/300 s  QPS 3,000.0  rQPS 1.20  suite 0/4 ETA 20m00s",
+    ]
     m.apply(RunFinished(1, SysbenchSummary(qps=2900.0), 2900.0, PerOp(ops=2900.0), NOW))
     assert m.progress.done == 1
     assert v.rqps == 2900.0 / 2500.0, "the final figure replaces the last interval"
     assert m.active() == []
+
+
+def test_an_open_ended_plan_shows_the_time_so_far() -> None:
+    m = LiveModel()
+    m.apply(Planned(2, replace(plan(2, "dell32"), workload="l.i0", duration_s=14400, open_ended=True)))
+    m.apply(RunStarted(2, "dell32", "/tmp/r", NOW))
+    m.apply(BenchBatch(2, (BenchInterval(t=37.0, threads=1, tps=1.0, qps=900.0, latency_ms=None),)))
+    v = m.view(2)
+    assert v.open_ended
+    assert headline(v, None, 0, 0) == "run 2  my8040_rel  l.i0\nloading 37 s  QPS 900.0"
 
 
 def test_each_host_shows_its_newest_run() -> None:

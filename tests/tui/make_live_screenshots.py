@@ -154,7 +154,7 @@ def feed_live(model: LiveModel) -> None:
 
 async def show_live(pilot: Pilot[Any]) -> None:
     """Feed the hub's model, switch to Live and redraw it (after :func:`wait_for_launch`)."""
-    from tui.screens.live import HostPane, LiveScreen
+    from tui.screens.live import HostTab, LiveScreen
 
     app = pilot.app
     feed_live(app.hub.model)  # type: ignore[attr-defined]
@@ -163,7 +163,7 @@ async def show_live(pilot: Pilot[Any]) -> None:
     screen = app.screen
     assert isinstance(screen, LiveScreen), f"expected the Live screen, on {type(screen).__name__}"
     deadline = time.monotonic() + 10
-    while not screen.query(HostPane):
+    while not screen.query(HostTab):
         if time.monotonic() > deadline:
             raise AssertionError("no tab for the fixed run's host")
         await pilot.pause(0.05)

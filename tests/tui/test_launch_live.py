@@ -22,7 +22,7 @@ from tests.tui.helpers import on_screen, static_text
 from tui.app import BenchdeckApp
 from tui.run_service import Outcome
 from tui.screens.launch import LaunchScreen
-from tui.screens.live import HostPane, LiveScreen
+from tui.screens.live import HostTab, LiveScreen
 
 SIZE = (120, 36)
 POLL_S = 0.05  # how often a wait looks again (a deadline bounds every wait)
@@ -87,8 +87,8 @@ async def start_one_run(pilot: Pilot[Any], seconds: int) -> LiveScreen:
     await pilot.press("s")
     await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen), "the Live screen", 10)
     live = on_screen(app, LiveScreen)
-    await wait_for(pilot, lambda: bool(live.query(HostPane)), "a tab for host local")
-    assert [p.host for p in live.query(HostPane)] == ["local"]
+    await wait_for(pilot, lambda: bool(live.query(HostTab)), "a tab for host local")
+    assert [t.host for t in live.query(HostTab)] == ["local"]
     return live
 
 
@@ -148,7 +148,7 @@ async def test_start_runs_the_matrix_and_live_shows_it_finished(tmp_path: Path) 
 
         await wait_for(pilot, lambda: "finished" in headline(app), "the Live headline to say finished", 5)
         line = headline(app)
-        assert line.startswith(f"run {out.run_id}  sqlite  {WORKLOAD}  finished")
+        assert line.startswith(f"run {out.run_id}  sqlite  {WORKLOAD}\nfinished")
         assert "QPS -" not in line
 
 

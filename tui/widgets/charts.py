@@ -1,22 +1,36 @@
 """textual-plotext charts that follow the app theme: line charts of a run's samples, rQPS bars.
 
 Each chart owns its own plotext ``Plot`` (never the global module) and redraws its data with
-the theme's colours whenever the theme changes.
+the theme's colours whenever the theme changes. Charts are drawn through Textual's Line API
+from plotext's character matrix (see :class:`ThemedPlot`), not from the ANSI text plotext
+prints: the Live screen redraws six of them every second.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar, cast
 
+from plotext._utility import colors_to_ansi
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from rich.terminal_theme import TerminalTheme
+from rich.text import Text
+from textual.app import RenderResult
 from textual.color import Color
+from textual.strip import Strip
+from textual.style import Style
 from textual_plotext import PlotextPlot
 
 from store.compare import Comparison
 from tui.widgets.rqps import rqps_colours
 
 RGB = tuple[int, int, int]
+CellKey = tuple[Hashable, Hashable, Hashable]
+"""plotext's colours of a cell: (foreground, style, background)."""
 
 
 def theme_palette(plot: PlotextPlot) -> list[RGB]:
@@ -38,22 +52,151 @@ class Line:
     ys: Sequence[float | None]
 
 
+def sgr_style(sgr: str) -> RichStyle:
+    """The Rich style of an SGR escape sequence, as ``Text.from_ansi`` decodes it."""
+    text = Text.from_ansi(sgr + "x")
+    return RichStyle.combine(span.style for span in text.spans if isinstance(span.style, RichStyle))
+
+
+def build_matrix(plt: Any) -> Any:
+    """``plt.build()`` but for its last step (the ANSI text): plotext's character matrix."""
+    plt._set_sizes()
+    plt._build_matrix()
+    return plt.monitor.matrix
+
+
+def matrix_rows(matrix: Any) -> list[list[tuple[str, CellKey]]]:
+    """plotext's character matrix as rows of (text, colours) runs, top row first.
+
+    The matrix holds a row per line (bottom first) of markers, foreground, style and background;
+    ``matrix.set_canvas`` turns the same runs into ANSI text.
+    """
+    rows: list[list[tuple[str, CellKey]]] = []
+    for r in reversed(range(matrix.rows)):
+        chars = matrix.marker[r]
+        cells = list(zip(matrix.fullground[r], matrix.style[r], matrix.background[r], strict=True))
+        runs: list[tuple[str, CellKey]] = []
+        if cells:
+            start, key = 0, cells[0]
+            for col in range(1, len(cells)):
+                if cells[col] != key:
+                    runs.append(("".join(chars[start:col]), key))
+                    start, key = col, cells[col]
+            runs.append(("".join(chars[start:]), key))
+        rows.append(runs)
+    return rows
+
+
+class CellStyles(dict[CellKey, RichStyle]):
+    """The Rich style of cells per plotext colours, over a widget style (``base``)."""
+
+    def __init__(self, base: Style, ansi_theme: TerminalTheme) -> None:
+        super().__init__()
+        self.base = base
+        self.ansi_theme = ansi_theme
+
+    def __missing__(self, key: CellKey) -> RichStyle:
+        rich = sgr_style(colors_to_ansi(*key))
+        style = (self.base + Style.from_rich_style(rich, self.ansi_theme)).rich_style
+        self[key] = style
+        return style
+
+
+_CELL_STYLES: dict[tuple[Style, TerminalTheme], CellStyles] = {}
+
+
+def _cell_styles(base: Style, ansi_theme: TerminalTheme) -> CellStyles:
+    """The cell styles over ``base``, shared by all charts (a few themes, a few widget styles)."""
+    styles = _CELL_STYLES.get((base, ansi_theme))
+    if styles is None:
+        if len(_CELL_STYLES) > 64:
+            _CELL_STYLES.clear()
+        styles = _CELL_STYLES[base, ansi_theme] = CellStyles(base, ansi_theme)
+    return styles
+
+
 class ThemedPlot(PlotextPlot):
-    """A plot that redraws itself (``draw``) on mount and on every theme change."""
+    """A plot drawn by ``draw`` through the Line API, redrawn when its data, size or theme change.
+
+    ``render_line`` serves strips cached per (data version, size, theme, widget style), built
+    from plotext's character matrix with one Rich style per plotext colour triple (the style
+    ``Text.from_ansi`` and Textual's ``Content`` would give the same cell): plotext's ANSI text,
+    its decoding and Textual's content rendering are skipped. ``render`` still gives plotext's
+    own output (text selection uses it), from the same plot.
+    """
+
+    CLEAR_FIGURE: ClassVar[bool] = False
+    """Start every draw from a new figure (for ticks, which ``clear_data`` keeps), not only new data."""
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._version = 0
+        self._strips: list[Strip] = []
+        self._strips_key: tuple[object, ...] | None = None
+        self.builds = 0
+        """How many times the plot was built (for tests and benchmarks)."""
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
-        self.redraw()
 
     def redraw(self) -> None:
-        plt = self.plt
-        plt.clear_data()
-        plt.clear_figure()
-        self.draw()
-        self.refresh()
+        """Draw again at the next refresh (new data)."""
+        self._version += 1
+        if self.is_mounted:
+            self.refresh()
 
     def draw(self) -> None:
         """Draw the data with ``self.plt``; subclasses override."""
+
+    def _set_up(self) -> None:
+        """Set the plot up from scratch: data (``draw``), size and plotext theme."""
+        plt = self.plt
+        if self.CLEAR_FIGURE:
+            plt.clear_figure()
+        else:
+            plt.clear_data()
+        self.draw()
+        width, height = self.size
+        plt.plotsize(width, height)
+        plt._set_size(width, height)  # as PlotextPlot.render does (textual-plotext issue 5)
+        plt.theme(self._get_plotext_theme_name(self.app.theme))
+
+    def render(self) -> RenderResult:
+        self._set_up()
+        return Text.from_ansi(self.plt.build())
+
+    def render_line(self, y: int) -> Strip:
+        strips = self._rendered()
+        if y < len(strips):
+            return strips[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
+
+    def _rendered(self) -> list[Strip]:
+        key = (self._version, self.size, self.app.theme, self.visual_style)
+        if key != self._strips_key:
+            self._strips = self._build_strips() if self.size.area else []
+            self._strips_key = key
+        return self._strips
+
+    def _build_strips(self) -> list[Strip]:
+        """The plot's lines: ``plt.build()`` without its ANSI text, then Segments per run."""
+        self.builds += 1
+        self._set_up()
+        matrix = build_matrix(self.plt)
+        base = self.visual_style
+        styles = _cell_styles(base, self.app.ansi_theme)
+        blank, width = base.rich_style, self.size.width
+        return [
+            Strip([Segment(text, styles[key]) for text, key in runs]).adjust_cell_length(width, blank)
+            for runs in matrix_rows(matrix)
+        ]
 
 
 class LineChart(ThemedPlot):
@@ -70,8 +213,10 @@ class LineChart(ThemedPlot):
         self.lines: list[Line] = []
 
     def set_lines(self, lines: Sequence[Line]) -> None:
-        self.lines = list(lines)
-        if self.is_mounted:
+        """Show ``lines`` (copied: the caller may go on appending); no redraw if they did not change."""
+        fresh = [Line(line.label, tuple(line.xs), tuple(line.ys)) for line in lines]
+        if fresh != self.lines:
+            self.lines = fresh
             self.redraw()
 
     def draw(self) -> None:
@@ -80,20 +225,13 @@ class LineChart(ThemedPlot):
         drawn = 0
         highest = 0.0
         for i, line in enumerate(self.lines):
-            pts = [
-                (x, y) for x, y in zip(line.xs, line.ys, strict=False) if y is not None and math.isfinite(y)
-            ]
-            if not pts:
+            xs, ys = finite_points(line.xs, line.ys)
+            if not ys:
                 continue
-            plt.plot(
-                [p[0] for p in pts],
-                [p[1] for p in pts],
-                label=line.label,
-                color=palette[i % len(palette)],
-                marker="hd",
-            )
+            highest = max(highest, *ys)
+            xs, ys = thin(xs, ys, self.size.width)
+            plt.plot(xs, ys, label=line.label, color=palette[i % len(palette)], marker="hd")
             drawn += 1
-            highest = max(highest, *(p[1] for p in pts))
         # from 0, with headroom: plotext draws a flat line badly on its own degenerate range
         top = self.ymax if self.ymax is not None else max(highest, 0.0) * 1.1
         plt.ylim(0, top if top > 0 else 1.0)
@@ -101,8 +239,43 @@ class LineChart(ThemedPlot):
         plt.xlabel(self.xlabel)
 
 
+def finite_points(xs: Sequence[float], ys: Sequence[float | None]) -> tuple[list[float], list[float]]:
+    """The points whose y is a finite number (most often all of them: checked in C, at once)."""
+    n = min(len(xs), len(ys))
+    x, y = list(xs[:n]), list(ys[:n])
+    if None not in y and math.isfinite(sum(cast(list[float], y))):
+        return x, cast(list[float], y)
+    keep = [(px, py) for px, py in zip(x, y, strict=True) if py is not None and math.isfinite(py)]
+    return [p[0] for p in keep], [p[1] for p in keep]
+
+
+def thin(xs: list[float], ys: list[float], buckets: int) -> tuple[list[float], list[float]]:
+    """The points cut to the lowest and the highest of each of ``buckets`` equal x ranges.
+
+    Untouched up to ``2 * buckets`` points, or if ``xs`` is not in order. A chart ``buckets``
+    cells wide draws much the same lines from these (the first and last points stay, and the
+    peaks): plotext's work grows with the points, an hour of 1 s samples cost ~75 ms a chart.
+    """
+    n = len(xs)
+    if buckets < 1 or n <= 2 * buckets or not xs[-1] > xs[0] or xs != sorted(xs):
+        return xs, ys
+    lo, step = xs[0], (xs[-1] - xs[0]) / buckets
+    keep = {0, n - 1}
+    start = 0
+    for b in range(1, buckets + 1):
+        end = bisect_left(xs, lo + b * step, start) if b < buckets else n
+        if end > start:
+            part = ys[start:end]
+            keep.update((start + part.index(min(part)), start + part.index(max(part))))
+            start = end
+    kept = sorted(keep)
+    return [xs[i] for i in kept], [ys[i] for i in kept]
+
+
 class RqpsBars(ThemedPlot):
     """Horizontal bars of one comparison column's rQPS per workload, a line at 1.0 (the base)."""
+
+    CLEAR_FIGURE = True  # its y ticks are the workloads
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -114,8 +287,7 @@ class RqpsBars(ThemedPlot):
         self.column = column
         n = len(cmp.rqps) if cmp else 0
         self.styles.height = max(10, 2 * n + 5)
-        if self.is_mounted:
-            self.redraw()
+        self.redraw()
 
     def draw(self) -> None:
         plt = self.plt

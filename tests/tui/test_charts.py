@@ -1,0 +1,181 @@
+"""Charts: the Line-API rendering matches plotext's own output, redraws only on new data, thinning.
+
+The reference for what a chart shows is textual-plotext's way: ``Text.from_ansi(plt.build())``
+rendered by Textual's standard content pipeline (``visualize`` + ``Visual.to_strips``). The
+charts skip that pipeline; these tests keep them from diverging from it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.style import Style as RichStyle
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.strip import Strip
+from textual.visual import Visual, visualize
+
+from tests.tui.helpers import settle
+from themes.loader import bundled_themes
+from tui.widgets.charts import Line, LineChart, finite_points, thin
+
+SIZE = (100, 30)
+XS = [float(t) for t in range(1, 41)]
+QPS: list[float | None] = [1000 + 80 * math.sin(t / 3) for t in XS]
+QPS[5] = None  # a missing interval
+QPS[9] = math.nan
+LINES = [Line("QPS", XS, QPS), Line("base", XS, [950.0] * len(XS))]
+
+
+class ChartApp(App[None]):
+    """One chart on the screen, the app's bundled themes registered."""
+
+    CSS = "LineChart { width: 1fr; height: 1fr; }"
+
+    def __init__(self, *charts: LineChart) -> None:
+        super().__init__()
+        self.charts = charts
+        for theme in bundled_themes():
+            self.register_theme(theme)
+        self.theme = "benchdeck-dark"
+
+    def compose(self) -> ComposeResult:
+        yield from self.charts
+
+
+def chart_strips(chart: LineChart) -> list[Strip]:
+    return [chart.render_line(y) for y in range(chart.size.height)]
+
+
+def plotext_strips(chart: LineChart) -> list[Strip]:
+    """What textual-plotext shows for the same plot: plotext's ANSI text through Textual."""
+    text = chart.render()
+    assert isinstance(text, Text)
+    width, height = chart.size
+    visual = visualize(chart, text)
+    return Visual.to_strips(chart, visual, width, height, chart.visual_style)
+
+
+def cells(strips: list[Strip]) -> list[list[tuple[str, Any]]]:
+    """Each cell's character and the parts of its style that show (colours and attributes)."""
+
+    def shown(style: RichStyle | None) -> Any:
+        s = style or RichStyle()
+        return (s.color, s.bgcolor, s.bold, s.dim, s.italic, s.underline, s.reverse, s.strike)
+
+    return [[(ch, shown(seg.style)) for seg in strip for ch in seg.text] for strip in strips]
+
+
+def text_lines(strips: list[Strip]) -> list[str]:
+    return [strip.text for strip in strips]
+
+
+def assert_same_as_plotext(chart: LineChart) -> None:
+    ours, theirs = chart_strips(chart), plotext_strips(chart)
+    assert text_lines(ours) == text_lines(theirs)
+    assert cells(ours) == cells(theirs)
+
+
+async def test_line_api_renders_plotext_characters_and_colours() -> None:
+    chart = LineChart("QPS", ymax=None)
+    app = ChartApp(chart)
+    async with app.run_test(size=SIZE) as pilot:
+        chart.set_lines(LINES)
+        await settle(pilot)
+        assert chart.size.area
+        lines = text_lines(chart_strips(chart))
+        assert "QPS" in lines[0]
+        assert any("▞" in line or "▚" in line or "▀" in line or "▄" in line for line in lines), lines
+        assert_same_as_plotext(chart)
+
+        before = cells(chart_strips(chart))
+        app.theme = "benchdeck-light"  # the chart follows the theme, and still matches plotext
+        await settle(pilot)
+        after = cells(chart_strips(chart))
+        assert {c[1][1] for row in after for c in row} != {c[1][1] for row in before for c in row}
+        assert_same_as_plotext(chart)
+
+        await pilot.resize_terminal(70, 20)  # a new size: built again, at that size
+        await settle(pilot)
+        assert [len(line) for line in text_lines(chart_strips(chart))] == [
+            chart.size.width
+        ] * chart.size.height
+        assert_same_as_plotext(chart)
+
+
+async def test_a_redrawn_chart_shows_what_a_new_one_does() -> None:
+    """Drawing new data clears the old (``clear_data``, not a new figure): nothing is left over."""
+    reused, fresh = LineChart("p95", id="reused"), LineChart("p95", id="fresh")
+    app = ChartApp(reused, fresh)
+    async with app.run_test(size=SIZE) as pilot:
+        reused.set_lines([Line("a", [1.0, 2.0, 3.0], [5.0, 500.0, 50.0]), Line("b", [1.0, 2.0], [1.0, 2.0])])
+        await settle(pilot)
+        chart_strips(reused)
+        new = [Line("p95 ms", XS, [1.0 + t / 40 for t in XS])]
+        reused.set_lines(new)
+        fresh.set_lines(new)
+        await settle(pilot)
+        assert reused.size == fresh.size
+        assert cells(chart_strips(reused)) == cells(chart_strips(fresh))
+
+
+async def test_redraws_only_when_the_data_changed() -> None:
+    chart = LineChart("QPS")
+    app = ChartApp(chart)
+    async with app.run_test(size=SIZE) as pilot:
+        xs, ys = [1.0, 2.0], [10.0, 20.0]
+        chart.set_lines([Line("QPS", xs, ys)])
+        await settle(pilot)
+        built = chart.builds
+        assert built >= 1
+
+        chart.set_lines([Line("QPS", list(xs), list(ys))])  # equal data: nothing to draw
+        chart.refresh()
+        await settle(pilot)
+        assert chart.builds == built
+
+        xs.append(3.0)  # the caller appends to the lists it passed: a copy was kept
+        ys.append(30.0)
+        chart.set_lines([Line("QPS", xs, ys)])
+        await settle(pilot)
+        assert chart.builds == built + 1
+        assert "3.0" in "".join(text_lines(chart_strips(chart)))
+
+
+async def test_a_chart_without_samples_says_so() -> None:
+    chart = LineChart("iostat r/s, w/s")
+    app = ChartApp(chart)
+    async with app.run_test(size=SIZE) as pilot:
+        chart.set_lines([Line("r/s", [], []), Line("w/s", [1.0], [None])])
+        await settle(pilot)
+        assert "iostat r/s, w/s: no samples" in text_lines(chart_strips(chart))[0]
+        assert_same_as_plotext(chart)
+
+
+def test_finite_points_drop_missing_and_non_finite_values() -> None:
+    xs, ys = finite_points([1.0, 2.0, 3.0, 4.0, 5.0], [1.0, None, math.nan, math.inf, 5.0])
+    assert (xs, ys) == ([1.0, 5.0], [1.0, 5.0])
+    assert finite_points([1.0, 2.0, 3.0], [7.0, 8.0]) == ([1.0, 2.0], [7.0, 8.0])
+
+
+def test_thin_keeps_short_series_and_the_extremes_of_long_ones() -> None:
+    xs = [float(i) for i in range(100)]
+    ys = [float(i % 7) for i in range(100)]
+    assert thin(xs, ys, 50) == (xs, ys)  # up to 2 points a bucket: untouched
+
+    xs = [float(i) for i in range(3600)]
+    ys = [float((i * 37) % 101) for i in range(3600)]
+    ys[1234] = 1000.0  # a spike
+    ys[2345] = -5.0  # a dip
+    tx, ty = thin(xs, ys, 50)
+    assert len(tx) <= 2 * 50 + 2
+    assert (tx[0], tx[-1]) == (xs[0], xs[-1])  # the same x range
+    assert tx == sorted(tx)
+    assert (1234.0, 1000.0) in zip(tx, ty, strict=True)
+    assert (2345.0, -5.0) in zip(tx, ty, strict=True)
+    for x, y in zip(tx, ty, strict=True):
+        assert ys[int(x)] == y  # points of the series, not made up
+
+    backwards = xs[::-1]
+    assert thin(backwards, ys, 50) == (backwards, ys)  # not in x order: left alone
