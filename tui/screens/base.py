@@ -44,9 +44,12 @@ class StoreHandle:
         self.db = db
         self._lock = threading.Lock()
         self._store: Store | None = None
+        self._closed = False
 
     def get(self) -> Store:
         with self._lock:
+            if self._closed:  # the app is quitting: a late worker must not open it again
+                raise StoreError("the store is closed")
             if self._store is None:
                 try:
                     self._store = Store.open(self.db)
@@ -99,6 +102,7 @@ class StoreHandle:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._store is not None:
                 self._store.close()
                 self._store = None
