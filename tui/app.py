@@ -8,7 +8,6 @@ back as messages, errors as notifications.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import importlib
 from collections.abc import Callable
@@ -167,8 +166,8 @@ class BenchdeckApp(App[None]):
     async def on_load(self) -> None:
         """Give the store a moment to open (it opens on its own thread): knowing whether it
         holds runs before the first screen is drawn saves drawing Runs to leave it at once."""
-        with contextlib.suppress(Exception):  # slow or failing: the screens handle it
-            await asyncio.wait_for(asyncio.wrap_future(self._opened), OPEN_WAIT_S)
+        # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
+        await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=OPEN_WAIT_S)
 
     def on_mount(self) -> None:
         self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
@@ -190,7 +189,8 @@ class BenchdeckApp(App[None]):
 
     def _first_screen(self) -> None:
         """A store with no runs yet opens on Launch (the built-in workload is one key away)."""
-        empty = self._opened.exception() is None and self._opened.result() == 0
+        opened = self._opened
+        empty = not opened.cancelled() and opened.exception() is None and opened.result() == 0
         if empty and self.current_mode == NAV[0].mode:
             self.switch_mode("launch")
 

@@ -171,3 +171,19 @@ async def test_cancel_keeps_the_samples(tmp_path: Path) -> None:
         assert qps is None
         assert samples >= 2
         await wait_for(pilot, lambda: "cancelled" in headline(app), "the Live headline to say cancelled", 5)
+
+
+async def test_a_store_slower_to_open_than_the_wait_still_opens_on_launch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app waits a moment for the store before its first screen; when the store takes
+    longer (here the wait is 0 s), Runs shows first and Launch follows once the store is
+    found empty. The opening itself is never cut short."""
+    import tui.app
+
+    monkeypatch.setattr(tui.app, "OPEN_WAIT_S", 0.0)
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_launch(pilot)
+        assert app.current_mode == "launch"
+        assert app._opened.result() == 0
