@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Select, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
 
 from engine.catalogue import default_catalogue
 from store.compare import CompareError, Comparison, compare
@@ -22,6 +22,7 @@ from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
 from tui.widgets.charts import RqpsBars
 from tui.widgets.compare_views import fill_groups, fill_noise, fill_rqps, hw_tables, legend
+from tui.widgets.keybar import KeyBar
 from tui.widgets.rqps import rqps_colours
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
@@ -125,7 +126,7 @@ class CompareScreen(BenchdeckScreen):
                 yield RqpsBars(id="compare-chart")
             with TabPane("Noise", id="tab-noise"):
                 yield DataTable[object](id="compare-noise", zebra_stripes=True, cursor_type="none")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_comparison())

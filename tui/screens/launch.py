@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
 
 from engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from engine.catalogue import SUITES
@@ -19,6 +19,7 @@ from engine.inventory import ConfigError, Inventory, load_inventory
 from engine.plan import RunOptions
 from store.db import Store
 from tui.screens.base import tcss
+from tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from engine.hostfacts import HostFacts
@@ -103,7 +104,7 @@ class LaunchScreen(Screen[None]):
                 yield Static("", id="launch-facts")
                 yield Static("", id="launch-matrix")
                 yield Button("Start", id="launch-start", variant="primary")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load_choices()

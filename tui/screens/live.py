@@ -9,11 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Log, Static, Tab, Tabs
+from textual.widgets import Header, Log, Static, Tab, Tabs
 
 from tui.live_model import RunView
 from tui.screens.base import tcss
 from tui.widgets.charts import Line, LineChart
+from tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from tui.live_hub import LiveHub
@@ -162,7 +163,7 @@ class LiveScreen(Screen[None]):
         yield Static("No run is active: start one from Launch (key 4).", id="live-empty")
         yield HostTabs(id="live-tabs")
         yield HostPane()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._redraw_timer = self.set_interval(REDRAW_S, self.refresh_live)

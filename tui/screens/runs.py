@@ -13,11 +13,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Function
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets import DataTable, Header, Input, Select, Static
 
 from store.queries import HistoryRow, RunFilter, delete_run, list_builds, list_hosts, run_history, set_tags
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ConfirmDialog, TextDialog
+from tui.widgets.keybar import KeyBar
 
 
 def parse_day(text: str) -> date | None:
@@ -97,7 +98,7 @@ class RunsScreen(BenchdeckScreen):
             )
         yield Static("", id="runs-status")
         yield DataTable[object](id="runs-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#runs-table", DataTable).focus()

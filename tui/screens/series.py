@@ -10,11 +10,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from store.queries import RunSeries, run_series
 from tui.screens.base import BenchdeckScreen, tcss
 from tui.widgets.charts import Line, LineChart
+from tui.widgets.keybar import KeyBar
 
 # chart id, title, x label, (series key, label) pairs; "qps" is the benchmark's own series
 CHARTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
@@ -80,7 +81,7 @@ class SeriesScreen(BenchdeckScreen):
                 yield LineChart(
                     title, xlabel, ymax=100.0 if chart_id == "cpu" else None, id=f"series-{chart_id}"
                 )
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

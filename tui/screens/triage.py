@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Select, Static
+from textual.widgets import DataTable, Header, Select, Static
 
 from store.compare import HW_KEYS, Comparison
 from store.queries import latest_run
@@ -19,6 +19,7 @@ from store.report import NOISE_MARK, fmt_ratio
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.compare import run_comparison
 from tui.widgets.compare_views import row_label
+from tui.widgets.keybar import KeyBar
 from tui.widgets.rqps import rqps_colours
 
 TOP_METRICS = 3
@@ -125,7 +126,7 @@ class TriageScreen(BenchdeckScreen):
             yield Select[int]([], prompt="build", id="triage-build", compact=True)
             yield Static("", id="triage-head")
         yield DataTable[object](id="triage-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_items())

@@ -1,0 +1,43 @@
+"""The key bar (the footer): the focused screen's keys on one line; a click presses a key."""
+
+from __future__ import annotations
+
+from tests.tui.helpers import on_screen, settle
+from tests.tui.storedata import Demo
+from tui.app import BenchdeckApp
+from tui.screens.runs import RunsScreen
+from tui.widgets.keybar import KeyBar
+
+
+async def test_keys_follow_the_screen_and_a_click_presses_one(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        runs = on_screen(app, RunsScreen)
+        bar = runs.query_one(KeyBar)
+        shown = [(i.display, i.description) for i in bar.items]
+        assert shown[:3] == [("r", "Reload"), ("/", "Filter"), ("s", "Series")]
+        assert ("2", "Compare") in shown
+        assert shown[-1] == ("^p", "palette")
+        palette = bar.items[-1]
+        assert palette.end == bar.size.width, "the palette key sits at the right end"
+
+        compare = next(i for i in bar.items if i.description == "Compare")
+        await pilot.click(KeyBar, offset=(compare.start + 1, 0))
+        await settle(pilot)
+        assert app.current_mode == "compare"
+        keys = [i.description for i in app.screen.query_one(KeyBar).items]
+        assert keys[:2] == ["Base", "Add column"], "the new screen's keys"
+
+
+async def test_keys_that_do_not_fit_are_left_out_whole(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one(KeyBar)
+        assert bar.items[-1].description == "palette"
+        assert all(i.end <= bar.size.width for i in bar.items)
+        assert len(bar.items) < 10, "not every key fits in 60 columns"
+        text = "".join(s.text for s in bar.render_line(0))
+        for item in bar.items:
+            assert f" {item.display} {item.description} " in text + " "
