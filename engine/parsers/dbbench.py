@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from engine.parsers.command import command_words, ends_command
 from engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _N = r"\d{1,30}(?:\.\d{1,30})?"  # bounded: int() refuses very long digit strings
@@ -68,23 +68,16 @@ NO_RESULT = frozenset({"stats", "levelstats", "memstats", "sstables", "resetstat
 
 def parse_command(tokens: str | Sequence[str]) -> tuple[str, dict[str, str]] | None:
     """A db_bench command (a shell line or an argv): (the command, its ``--key=value`` flags)."""
-    if isinstance(tokens, str):
-        if "db_bench" not in tokens or "-" not in tokens:
-            return None
-        try:
-            words = shlex.split(tokens)
-        except ValueError:
-            words = tokens.split()
-        text = tokens.strip()
-    else:
-        words, text = list(tokens), shlex.join(tokens)
+    if isinstance(tokens, str) and ("db_bench" not in tokens or "-" not in tokens):
+        return None
+    words, text = command_words(tokens)
     starts = [i for i, w in enumerate(words) if w.rsplit("/", 1)[-1].startswith("db_bench")]
     if not starts and isinstance(tokens, str):
         return None
     starts = starts or [0]  # an argv starts with the program, whatever its name
     options: dict[str, str] = {}
     for w in words[starts[0] + 1 :]:
-        if w[:1] in "|<>&;" or re.fullmatch(r"(?a)\d?>.*", w):
+        if ends_command(w):
             break
         if re.match(r"(?a)--?[A-Za-z]", w):
             key, eq, value = w.lstrip("-").partition("=")

@@ -21,9 +21,9 @@ writes=inserts/s, other=deletes/s, latency_ms=p95 of the step's main operation)`
 from __future__ import annotations
 
 import re
-import shlex
 
 from engine.insertbench.steps import step_kind
+from engine.parsers.command import command_words, ends_command
 from engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _F = r"\d{1,15}\.\d{2}"
@@ -50,18 +50,15 @@ def parse_command(line: str) -> tuple[str, dict[str, str]] | None:
     """The client's command line: (the line, its options); ``--flag`` is "on", ``--no-flag`` "off"."""
     if not any(c in line for c in _CLIENT):
         return None
-    try:
-        tokens = shlex.split(line)
-    except ValueError:
-        tokens = line.split()
+    tokens, _ = command_words(line)
     starts = [i for i, t in enumerate(tokens) if t.endswith(_CLIENT)]
     if not starts:
         return None
     options: dict[str, str] = {}
     rest = tokens[starts[0] + 1 :]
     for i, tok in enumerate(rest):
-        if tok[:1] in "|<>&;" or re.fullmatch(r"(?a)\d?>.*", tok):
-            break  # a redirection or the next command
+        if ends_command(tok):
+            break
         if not tok.startswith("--") or len(tok) < 3:
             continue
         key, eq, value = tok[2:].partition("=")

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 from collections.abc import Iterable, Sequence
 
+from engine.parsers.command import command_words, ends_command
 from engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _F = r"\d{1,20}(?:\.\d{1,20})?"
@@ -69,16 +69,9 @@ _BUILTIN_FLAGS = {"S": "select-only", "N": "simple-update", "select-only": "sele
 
 def parse_command(tokens: str | Sequence[str]) -> tuple[str, dict[str, str]] | None:
     """A pgbench command (shell line or argv): (the command, its options by long name)."""
-    if isinstance(tokens, str):
-        if "pgbench" not in tokens:
-            return None
-        try:
-            words = shlex.split(tokens)
-        except ValueError:
-            words = tokens.split()
-        text = tokens.strip()
-    else:
-        words, text = list(tokens), shlex.join(tokens)
+    if isinstance(tokens, str) and "pgbench" not in tokens:
+        return None
+    words, text = command_words(tokens)
     starts = [i for i, w in enumerate(words) if w.rsplit("/", 1)[-1] == "pgbench"]
     if not starts and isinstance(tokens, str):
         return None
@@ -88,7 +81,7 @@ def parse_command(tokens: str | Sequence[str]) -> tuple[str, dict[str, str]] | N
     while i < len(rest):
         w = rest[i]
         i += 1
-        if w[:1] in "|<>&;" or re.fullmatch(r"(?a)\d?>.*", w):
+        if ends_command(w):
             break
         if w.startswith("--") and len(w) > 2:
             key, eq, value = w[2:].partition("=")

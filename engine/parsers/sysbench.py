@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from engine.parsers.command import command_words, ends_command
 from engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _F = r"\d+\.\d{2}"  # sysbench prints every rate with %4.2f: exactly two decimals
@@ -129,17 +129,14 @@ def parse_command(line: str) -> tuple[str, dict[str, str]] | None:
     """A shell command line running sysbench: (the line, its ``--key=value`` options + ``test``)."""
     if "sysbench" not in line or "--" not in line:
         return None
-    try:
-        tokens = shlex.split(line)
-    except ValueError:
-        tokens = line.split()
+    tokens, _ = command_words(line)
     starts = [i for i, t in enumerate(tokens) if t.rsplit("/", 1)[-1] == "sysbench"]
     if not starts:
         return None
     options: dict[str, str] = {}
     for tok in tokens[starts[0] + 1 :]:
-        if tok[:1] in "|<>&;" or re.fullmatch(r"(?a)\d?>.*", tok):
-            break  # a redirection or the next command
+        if ends_command(tok):
+            break
         if tok.startswith("--") and len(tok) > 2:
             key, eq, value = tok[2:].partition("=")
             options[key] = value if eq else "on"  # sysbench reads a bare --flag as on
