@@ -143,39 +143,34 @@ class Inventory:
             known = ", ".join(sorted(self.hosts)) or "none"
             raise ConfigError(self.path, None, "", f"unknown host {name} (known: {known})") from None
 
+    def _configs_of(self, host: str, build: str) -> tuple[str, ...]:
+        """A build's configuration names on a host, its default first; a build the inventory
+        does not list (a built-in one) has only its unnamed default, ``""``."""
+        cfg = self.hosts[host].builds.get(build) if host in self.hosts else None
+        return cfg.config_names if cfg is not None else ("",)
+
     def config_matrix(
         self, hosts: Sequence[str], builds: Sequence[str], chosen: Sequence[str]
     ) -> dict[tuple[str, str], tuple[str | None, ...]]:
         """Per (host, build): the chosen server configurations that build has, in the chosen
-        order. Nothing chosen: each build's default (None). A pair that has none of the chosen
-        ones, or a build the host lacks, maps to ``()`` (nothing to run)."""
-        matrix: dict[tuple[str, str], tuple[str | None, ...]] = {}
-        for h in hosts:
-            cfgs = self.hosts[h].builds if h in self.hosts else {}
-            for b in builds:
-                names = cfgs[b].config_names if b in cfgs else ("",)  # built-in: its default only
-                matrix[h, b] = tuple(c for c in chosen if c in names) if chosen else (None,)
-        return matrix
+        order; a pair with none of them maps to ``()`` (nothing to run). Nothing chosen: each
+        build's default (None)."""
+        return {
+            (h, b): tuple(c for c in chosen if c in self._configs_of(h, b)) if chosen else (None,)
+            for h in hosts
+            for b in builds
+        }
 
     def config_names(self, hosts: Sequence[str], builds: Sequence[str]) -> list[str]:
         """Every configuration the builds have on the hosts: the builds' defaults by name ("" for
         none, last of them), then the others by name."""
-        names: set[str] = set()
-        for h in hosts:
-            cfgs = self.hosts[h].builds if h in self.hosts else {}
-            for b in builds:
-                names.update(cfgs[b].config_names if b in cfgs else ("",))
+        names = {n for h in hosts for b in builds for n in self._configs_of(h, b)}
         defaults = self.default_configs(hosts, builds)
         return sorted(names, key=lambda n: (n not in defaults, n == "", n))
 
     def default_configs(self, hosts: Sequence[str], builds: Sequence[str]) -> set[str]:
         """The builds' own configurations ("" for a build without a named one)."""
-        return {
-            self.hosts[h].builds[b].config if b in self.hosts[h].builds else ""
-            for h in hosts
-            if h in self.hosts
-            for b in builds
-        }
+        return {self._configs_of(h, b)[0] for h in hosts for b in builds}
 
 
 def default_config_path() -> Path:

@@ -80,15 +80,10 @@ def items(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None) -> list[Q
 
 def next_item(cur: duckdb.DuckDBPyConnection, host: str, queue_id: int | None = None) -> QueueItem | None:
     """The next pending item for ``host`` (oldest queue first), marked running."""
-    row = cur.execute(
-        _SELECT + "WHERE i.host = $h AND i.status = 'pending' AND ($q IS NULL OR i.queue_id = $q) "
-        "ORDER BY i.queue_id, i.position LIMIT 1",
-        {"h": host, "q": queue_id},
-    ).fetchone()
-    if row is None:
-        return None
-    cur.execute("UPDATE queue_items SET status = 'running' WHERE item_id = ?", [row[0]])
-    return _item(row)
+    item = peek_next(cur, host, queue_id)
+    if item is not None:
+        cur.execute("UPDATE queue_items SET status = 'running' WHERE item_id = ?", [item.item_id])
+    return item
 
 
 def peek_next(cur: duckdb.DuckDBPyConnection, host: str, queue_id: int | None = None) -> QueueItem | None:

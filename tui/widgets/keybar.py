@@ -8,7 +8,7 @@ by action) and draws them with the theme's footer colours; a click presses the k
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.style import Style
@@ -91,27 +91,20 @@ class KeyBar(Widget):
             self.get_component_rich_style("keybar--disabled"),
         )
         keys, palette = self.keys()
-        right = self._line([palette] if palette else [], 0, styles)
+        right, right_items = self._line([palette] if palette else [], styles)
         width = self.size.width
-        room = max(0, width - right[0].cell_len - (1 if palette else 0))
-        left = self._line(keys, 0, styles, room)
-        line = left[0]
-        items = left[1]
-        if palette:
-            line.append(" " * (width - line.cell_len - right[0].cell_len))
+        line, items = self._line(keys, styles, max(0, width - right.cell_len - (1 if palette else 0)))
+        if palette:  # at the right end
+            line.append(" " * (width - line.cell_len - right.cell_len))
             offset = line.cell_len
-            line.append_text(right[0])
-            items += [
-                KeyItem(i.key, i.display, i.description, i.enabled, i.start + offset, i.end + offset)
-                for i in right[1]
-            ]
+            line.append_text(right)
+            items += [replace(i, start=i.start + offset, end=i.end + offset) for i in right_items]
         self.items = items
         return line
 
     @staticmethod
     def _line(
         keys: list[tuple[str, str, str, bool]],
-        start: int,
         styles: tuple[Style, Style, Style],
         room: int | None = None,
     ) -> tuple[Text, list[KeyItem]]:
@@ -124,9 +117,9 @@ class KeyBar(Widget):
             part.append(f"{description} " if description else "", text_style if enabled else text_style + dim)
             if room is not None and line.cell_len + part.cell_len > room:
                 break
-            at = start + line.cell_len
+            at = line.cell_len
             line.append_text(part)
-            items.append(KeyItem(key, display, description, enabled, at, start + line.cell_len))
+            items.append(KeyItem(key, display, description, enabled, at, line.cell_len))
         return line, items
 
     def item_at(self, x: int) -> KeyItem | None:
