@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from engine.events import (
     BenchBatch,
+    EndEvent,
     IostatBatch,
     LogLine,
     Phase,
@@ -164,11 +165,14 @@ async def pump(
     sink: EventSink,
     on_event: Callable[[RunEvent], None] | None = None,
     writer: Executor | None = None,
+    on_stored: Callable[[RunEvent], None] | None = None,
 ) -> None:
     """Feed events from ``queue`` into ``sink`` until a ``None`` arrives; flush on time.
 
     Sleeps until the next event or the next due flush, never on a fixed poll. With ``writer``
     (a one-thread executor) the DuckDB writes happen there, off the event loop's thread.
+    ``on_event`` sees each event as it arrives; ``on_stored`` sees a run's end once it is
+    written (its summary and status can be read back).
     """
     loop = asyncio.get_running_loop()
 
@@ -191,3 +195,5 @@ async def pump(
         if on_event is not None:
             on_event(ev)
         await call(sink.handle, ev)
+        if on_stored is not None and isinstance(ev, EndEvent):
+            on_stored(ev)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.events import EndEvent, Planned, RunEvent
+from engine.events import Planned, RunEvent
 from engine.inventory import Inventory, load_inventory
 from engine.plan import RunOptions
 from store import queue as q
@@ -60,16 +60,7 @@ class LiveHub:
         if isinstance(ev, Planned):
             task = asyncio.create_task(self._lookup_base(view.run_id, ev.plan.host, ev.plan.workload))
             self._keep(task)
-        elif isinstance(ev, EndEvent):
-            self._keep(asyncio.create_task(self._announce_stored()))
         self._changed()
-
-    async def _announce_stored(self) -> None:
-        """Tell the app once the run's end is written: the ingest pump hands the event to the
-        writer thread right after this listener returns, so a no-op queued behind it on that
-        one thread runs after the write."""
-        await asyncio.get_running_loop().run_in_executor(self.writer, lambda: None)
-        self.on_run_stored()
 
     def _keep(self, task: asyncio.Task[Any]) -> None:
         self._tasks.add(task)
@@ -134,7 +125,10 @@ class LiveHub:
         try:
             if self.session is None:
                 self.session = Session(await self.inventory())
-            async with RunService(self._store(), self.session, self._on_event, self.writer) as svc:
+            service = RunService(
+                self._store(), self.session, self._on_event, self.writer, lambda _end: self.on_run_stored()
+            )
+            async with service as svc:
                 self.outcomes += await svc.run_queue(queue_id)
         except Exception as exc:  # a background task: report it, never lose it
             self.on_error(f"queue {queue_id} stopped: {exc}")

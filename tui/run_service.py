@@ -67,17 +67,22 @@ class RunService:
         session: Session,
         listener: Listener | None = None,
         writer: Executor | None = None,
+        on_stored: Listener | None = None,
     ):
         self.store = store
         self.session = session
         self.listener = listener
+        self.on_stored = on_stored
+        """Called with a run's end once it is written (a listener sees it before)."""
         self.sink = EventSink(store, batch_time=0.1)
         self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self.runners: dict[int, Runner] = {}
         self.writer = writer
 
     async def __aenter__(self) -> RunService:
-        self._pump = asyncio.create_task(pump(self._events, self.sink, self.listener, self.writer))
+        self._pump = asyncio.create_task(
+            pump(self._events, self.sink, self.listener, self.writer, self.on_stored)
+        )
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -87,3 +87,37 @@ def test_failed_and_cancelled_runs_keep_their_samples(tmp_path: Path) -> None:
         (rid2, "cancelled", None),
     ]
     assert _count(store, "bench_samples") == 2
+
+
+async def test_pump_tells_of_a_run_end_once_it_is_written(tmp_path: Path) -> None:
+    """``on_event`` sees the end as it arrives (not yet stored); ``on_stored`` once the store
+    holds its status, with the writes on a writer thread as the app does them."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from engine.events import RunEvent
+    from store.ingest import pump
+
+    store, rid = _store_with_run(tmp_path)
+    seen: list[tuple[str, str]] = []
+
+    def status() -> str:
+        return str(store.cursor().execute("SELECT status FROM runs WHERE run_id = ?", [rid]).fetchone()[0])
+
+    def arrived(ev: RunEvent) -> None:
+        if isinstance(ev, RunFailed):
+            seen.append(("arrived", status()))
+
+    def stored(ev: RunEvent) -> None:
+        seen.append(("stored", status()))
+
+    queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
+    for ev in (
+        BenchBatch(rid, (BenchInterval(t=1.0, threads=1, tps=1.0),)),
+        RunFailed(rid, "boom", NOW),
+        None,
+    ):
+        queue.put_nowait(ev)
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        await pump(queue, EventSink(store, batch_time=3600, clock=Clock()), arrived, writer, stored)
+    assert seen == [("arrived", "running"), ("stored", "failed")]
