@@ -1,0 +1,152 @@
+"""Confidence intervals of a QPS ratio (other / base), so "within noise" is a statistic.
+
+Two sources of variation, chosen by what a cell has:
+
+* **repeats** (several runs on at least one side): a percentile bootstrap of the ratio of
+  medians over the runs (``scipy.stats.bootstrap``, each side resampled on its own);
+* **samples** (one run on each side): a circular block bootstrap of each run's per-second QPS,
+  so the autocorrelation of a run's samples is kept; the block length is the first lag whose
+  autocorrelation is insignificant (``2/sqrt(n)``), at least ``n^(1/3)``. The interval of the
+  ratio of means is scaled onto the summary ratio the table prints.
+
+Per-second samples say how steady one run was, not how far two runs of the same build may
+differ (run-to-run noise is usually larger): the method is reported with each interval.
+
+A difference is *within noise* when its interval contains 1.0. Every bootstrap uses a fixed
+seed, so a comparison prints the same intervals every time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+LEVEL = 0.95
+N_RESAMPLES = 999
+SEED = 20251123
+MIN_SAMPLES = 10
+"""A run with fewer per-second samples gives no interval."""
+
+Method = Literal["repeats", "samples"]
+
+
+@dataclass(frozen=True, slots=True)
+class RatioCI:
+    """A ``LEVEL`` confidence interval of a ratio, and where its variation came from."""
+
+    low: float
+    high: float
+    method: Method
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(SEED)
+
+
+def ratio_ci_repeats(other: Sequence[float], base: Sequence[float]) -> RatioCI | None:
+    """Bootstrap interval of median(other) / median(base) over repeated runs.
+
+    A side with one run is taken as fixed; with one run on both sides there is no interval.
+    """
+    o = np.asarray(other, dtype=float)
+    b = np.asarray(base, dtype=float)
+    if (len(o) < 2 and len(b) < 2) or not len(o) or not len(b):
+        return None
+    if np.median(b) <= 0 or not np.all(np.isfinite(o)) or not np.all(np.isfinite(b)):
+        return None
+    if len(o) >= 2 and len(b) >= 2:
+        res = stats.bootstrap(
+            (o, b),
+            lambda x, y, axis: np.median(x, axis=axis) / np.median(y, axis=axis),
+            vectorized=True,
+            paired=False,
+            n_resamples=N_RESAMPLES,
+            confidence_level=LEVEL,
+            method="percentile",
+            rng=_rng(),
+        )
+    elif len(o) >= 2:
+        fixed = float(b[0])
+        res = stats.bootstrap(
+            (o,),
+            lambda x, axis: np.median(x, axis=axis) / fixed,
+            vectorized=True,
+            n_resamples=N_RESAMPLES,
+            confidence_level=LEVEL,
+            method="percentile",
+            rng=_rng(),
+        )
+    else:
+        fixed = float(o[0])
+        res = stats.bootstrap(
+            (b,),
+            lambda y, axis: fixed / np.median(y, axis=axis),
+            vectorized=True,
+            n_resamples=N_RESAMPLES,
+            confidence_level=LEVEL,
+            method="percentile",
+            rng=_rng(),
+        )
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return RatioCI(low, high, "repeats")
+
+
+def block_length(x: np.ndarray) -> int:
+    """Block length for a block bootstrap of ``x``: the first lag whose autocorrelation is
+    within ``2/sqrt(n)`` of zero, at least ``ceil(n^(1/3))``, at most ``n // 3``."""
+    n = len(x)
+    floor = max(1, math.ceil(n ** (1 / 3)))
+    d = x - x.mean()
+    var = float(d @ d)
+    if var <= 0:
+        return int(min(floor, max(1, n // 3)))
+    acf = np.correlate(d, d, mode="full")[n - 1 :] / var
+    below = np.nonzero(np.abs(acf[1:]) < 2 / math.sqrt(n))[0]
+    cut = int(below[0]) + 1 if len(below) else n // 3
+    return int(max(1, min(max(floor, cut), n // 3)))
+
+
+def block_bootstrap_means(
+    x: np.ndarray, rng: np.random.Generator, n_resamples: int = N_RESAMPLES
+) -> np.ndarray:
+    """Means of ``n_resamples`` circular block bootstrap resamples of ``x`` (vectorised: each
+    resample sums ``n // L`` random circular blocks of length ``L``)."""
+    n = len(x)
+    length = block_length(x)
+    k = max(1, n // length)
+    wrapped = np.concatenate([x, x[: length - 1]]) if length > 1 else x
+    csum = np.concatenate([[0.0], np.cumsum(wrapped)])
+    block_sums = csum[length : length + n] - csum[:n]  # block starting at each i, circularly
+    starts = rng.integers(0, n, size=(n_resamples, k))
+    return np.asarray(block_sums[starts].sum(axis=1) / (k * length), dtype=float)
+
+
+def ratio_ci_samples(other: Sequence[float], base: Sequence[float], ratio: float) -> RatioCI | None:
+    """Interval of ``ratio`` from the per-second samples of one run on each side."""
+    o = np.asarray(other, dtype=float)
+    b = np.asarray(base, dtype=float)
+    o, b = o[np.isfinite(o)], b[np.isfinite(b)]
+    if len(o) < MIN_SAMPLES or len(b) < MIN_SAMPLES or not math.isfinite(ratio):
+        return None
+    mo, mb = float(o.mean()), float(b.mean())
+    if mb <= 0 or mo <= 0:
+        return None
+    rng = _rng()
+    boot = block_bootstrap_means(o, rng) / block_bootstrap_means(b, rng)
+    boot = boot[np.isfinite(boot)]
+    if not len(boot):
+        return None
+    alpha = (1 - LEVEL) / 2
+    lo, hi = np.quantile(boot, [alpha, 1 - alpha])
+    scale = float(ratio) / (mo / mb)
+    return RatioCI(float(lo) * scale, float(hi) * scale, "samples")
