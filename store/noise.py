@@ -117,36 +117,53 @@ def block_length(x: np.ndarray) -> int:
 
 
 def block_bootstrap_means(
-    x: np.ndarray, rng: np.random.Generator, n_resamples: int = N_RESAMPLES
+    series: Sequence[np.ndarray], rng: np.random.Generator, n_resamples: int = N_RESAMPLES
 ) -> np.ndarray:
-    """Means of ``n_resamples`` circular block bootstrap resamples of ``x`` (vectorised: each
-    resample sums ``n // L`` random circular blocks of length ``L``)."""
-    n = len(x)
-    length = block_length(x)
-    k = max(1, n // length)
-    wrapped = np.concatenate([x, x[: length - 1]]) if length > 1 else x
-    csum = np.concatenate([[0.0], np.cumsum(wrapped)])
-    block_sums = csum[length : length + n] - csum[:n]  # block starting at each i, circularly
-    starts = rng.integers(0, n, size=(n_resamples, k))
-    return np.asarray(block_sums[starts].sum(axis=1) / (k * length), dtype=float)
+    """Means of ``n_resamples`` circular block bootstrap resamples of each series, as an array
+    (series x resamples). A resample of ``n`` samples with block length ``L`` is ``n // L``
+    blocks at random circular starts: the sum of ``n // L`` of the ``n`` block sums, which a
+    cumulative sum gives at once. One series at a time keeps the draws in cache."""
+    out = np.empty((len(series), n_resamples))
+    for j, x in enumerate(series):
+        n = len(x)
+        length = block_length(x)
+        k = max(1, n // length)
+        csum = np.concatenate([[0.0], np.cumsum(np.concatenate([x, x[: length - 1]]))])
+        block_sums = csum[length : length + n] - csum[:n]  # the block starting at each i, circularly
+        starts = rng.integers(0, n, size=(n_resamples, k), dtype=np.int32)
+        out[j] = block_sums[starts].sum(axis=1) / (k * length)
+    return out
+
+
+def ratio_cis_samples(
+    pairs: Sequence[tuple[Sequence[float], Sequence[float], float]],
+) -> list[RatioCI | None]:
+    """:func:`ratio_ci_samples` of many (other, base, ratio) pairs, bootstrapped together."""
+    out: list[RatioCI | None] = [None] * len(pairs)
+    todo: list[int] = []
+    series: list[np.ndarray] = []
+    for i, (other, base, ratio) in enumerate(pairs):
+        o, b = np.asarray(other, dtype=float), np.asarray(base, dtype=float)
+        o, b = o[np.isfinite(o)], b[np.isfinite(b)]
+        if len(o) < MIN_SAMPLES or len(b) < MIN_SAMPLES or not math.isfinite(ratio):
+            continue
+        if o.mean() <= 0 or b.mean() <= 0:
+            continue
+        todo.append(i)
+        series += [o, b]
+    if not todo:
+        return out
+    means = block_bootstrap_means(series, _rng())
+    boot = means[0::2] / means[1::2]
+    alpha = (1 - LEVEL) / 2
+    lows, highs = np.quantile(boot, [alpha, 1 - alpha], axis=1)
+    for j, i in enumerate(todo):
+        o, b = series[2 * j], series[2 * j + 1]
+        scale = float(pairs[i][2]) / (float(o.mean()) / float(b.mean()))
+        out[i] = RatioCI(float(lows[j]) * scale, float(highs[j]) * scale, "samples")
+    return out
 
 
 def ratio_ci_samples(other: Sequence[float], base: Sequence[float], ratio: float) -> RatioCI | None:
     """Interval of ``ratio`` from the per-second samples of one run on each side."""
-    o = np.asarray(other, dtype=float)
-    b = np.asarray(base, dtype=float)
-    o, b = o[np.isfinite(o)], b[np.isfinite(b)]
-    if len(o) < MIN_SAMPLES or len(b) < MIN_SAMPLES or not math.isfinite(ratio):
-        return None
-    mo, mb = float(o.mean()), float(b.mean())
-    if mb <= 0 or mo <= 0:
-        return None
-    rng = _rng()
-    boot = block_bootstrap_means(o, rng) / block_bootstrap_means(b, rng)
-    boot = boot[np.isfinite(boot)]
-    if not len(boot):
-        return None
-    alpha = (1 - LEVEL) / 2
-    lo, hi = np.quantile(boot, [alpha, 1 - alpha])
-    scale = float(ratio) / (mo / mb)
-    return RatioCI(float(lo) * scale, float(hi) * scale, "samples")
+    return ratio_cis_samples([(other, base, ratio)])[0]
