@@ -161,8 +161,9 @@ def compare(
 ) -> Comparison:
     """Compare the ``with_builds`` columns against ``base`` on ``host``; raises :class:`CompareError`.
 
-    A column is a build name (its config is ``config``, else the only one it has runs with) or
-    a :class:`Column`. ``only`` limits the rows to those workloads (e.g. one suite's steps).
+    A column is a :class:`Column` or a string ``BUILD[:CONFIG]``; a build without a config gets
+    ``config``, else the only config it has runs with. ``only`` limits the rows to those
+    workloads (e.g. one suite's steps).
     ``intervals`` False skips the noise intervals (``within_noise`` all False, ``ci`` None).
     """
     wanted = [_as_column(c) for c in (base, *with_builds)]
@@ -218,7 +219,8 @@ def compare(
 
 
 def _as_column(c: ColumnArg) -> Column:
-    return c if isinstance(c, Column) else Column(c)
+    """A :class:`Column`, or a string ``BUILD`` / ``BUILD:CONFIG``."""
+    return c if isinstance(c, Column) else Column.parse(c)
 
 
 def _labels(specs: Sequence[Column]) -> list[str]:
@@ -308,7 +310,7 @@ def _intervals(
         got = cur.execute(_SAMPLES_SQL, {"ids": ",".join(map(str, ids))}).fetchnumpy()
         run_ids, qps = np.asarray(got["run_id"]), np.asarray(got["qps"], dtype=float)
         firsts, starts = np.unique(run_ids, return_index=True)
-        by_run = dict(zip(firsts.tolist(), np.split(qps, starts[1:]), strict=True))
+        by_run = dict(zip(firsts.tolist(), np.split(qps, starts[1:]), strict=False))  # none: [[]]
         empty = np.empty(0)
         cis = ratio_cis_samples([(by_run.get(c, empty), by_run.get(b, empty), r) for _, c, b, r in single])
         out.update(zip((k for k, *_ in single), cis, strict=True))
