@@ -54,14 +54,20 @@ def _rng() -> np.random.Generator:
 def ratio_ci_repeats(other: Sequence[float], base: Sequence[float]) -> RatioCI | None:
     """Bootstrap interval of median(other) / median(base) over repeated runs.
 
-    A side with one run is taken as fixed; with one run on both sides there is no interval.
+    A side with one run is taken as fixed; with one run on both sides there is no interval,
+    nor when a base run has no throughput (a resampled ratio would be unbounded).
     """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _ratio_ci_repeats(other, base)
+
+
+def _ratio_ci_repeats(other: Sequence[float], base: Sequence[float]) -> RatioCI | None:
     o = np.asarray(other, dtype=float)
     b = np.asarray(base, dtype=float)
     if (len(o) < 2 and len(b) < 2) or not len(o) or not len(b):
         return None
-    if np.median(b) <= 0 or not np.all(np.isfinite(o)) or not np.all(np.isfinite(b)):
-        return None
+    if np.any(b <= 0) or not np.all(np.isfinite(o)) or not np.all(np.isfinite(b)):
+        return None  # a base run without throughput: no ratio to bound
     if len(o) >= 2 and len(b) >= 2:
         res = stats.bootstrap(
             (o, b),
@@ -154,10 +160,13 @@ def ratio_cis_samples(
     if not todo:
         return out
     means = block_bootstrap_means(series, _rng())
-    boot = means[0::2] / means[1::2]
     alpha = (1 - LEVEL) / 2
-    lows, highs = np.quantile(boot, [alpha, 1 - alpha], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot = means[0::2] / means[1::2]
+        lows, highs = np.quantile(boot, [alpha, 1 - alpha], axis=1)
     for j, i in enumerate(todo):
+        if not (math.isfinite(lows[j]) and math.isfinite(highs[j])):
+            continue  # some resampled base means were 0
         o, b = series[2 * j], series[2 * j + 1]
         scale = float(pairs[i][2]) / (float(o.mean()) / float(b.mean()))
         out[i] = RatioCI(float(lows[j]) * scale, float(highs[j]) * scale, "samples")

@@ -190,3 +190,15 @@ def test_compare_marks_noise_from_samples(tmp_path: Path) -> None:
     )
     assert plain.rqps[0].within_noise == (False,)
     assert plain.rqps[0].ci == (None,)
+
+
+def test_base_runs_without_throughput_give_no_interval_and_no_warning() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ratio_ci_repeats([0.0, 0.0], [100.0, 0.0, 50.0]) is None
+        assert ratio_ci_samples([1.0] * 20, [0.0] * 19 + [100.0], 0.2) is None
+        ci = ratio_ci_repeats([0.0, 0.0], [100.0, 90.0])
+        assert ci is not None
+        assert ci.high == 0.0
