@@ -48,7 +48,7 @@ class TriageItem:
     rqps: float | None
     moved: tuple[Moved, ...]
     noise: bool = False
-    """The difference is within the spread of repeated runs."""
+    """The confidence interval of the ratio contains 1 (store/noise.py)."""
 
     def label(self, multi_dop: bool = False) -> str:
         return row_label(self.workload, self.dop, multi_dop)
