@@ -110,7 +110,7 @@ def test_samples_interval_covers_the_true_ratio_despite_autocorrelation() -> Non
         ci = ratio_ci_samples(list(other), list(base), other.mean() / base.mean())
         assert ci is not None
         covered += ci.contains(0.95)
-    assert covered >= 0.75 * trials, covered
+    assert covered >= 0.8 * trials, covered  # 90% over 200 trials (nominal 95%)
 
 
 def test_samples_interval_is_centred_on_the_printed_ratio() -> None:
