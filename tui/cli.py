@@ -14,12 +14,8 @@ from typing import Any, NoReturn
 import click
 
 from engine.builds import BuildNameError, parse_build_name
-from engine.catalogue import SUITES, default_catalogue, load_group_overrides
-from store.compare import CompareError, compare
+from store.compare import CompareError
 from store.db import Store, StoreError
-from store.report import FORMATS, render
-
-OUTPUT_FORMATS = ("rich", *FORMATS)
 
 
 class Ctx:
@@ -159,62 +155,21 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None) -> 
         sys.exit(1)
 
 
-@cli.command("compare")
-@click.option("--host", required=True, help="Host whose runs are compared.")
-@click.option("--base", required=True, help="Base build: every column is divided by it.")
-@click.option("--with", "with_", multiple=True, required=True, help="Build to compare (repeat).")
-@click.option("--config", "config", help="Only runs with this DBMS config.")
-@click.option("--dop", type=int, help="Only runs at this concurrency.")
-@click.option(
-    "--suite", type=click.Choice(sorted(SUITES)), help="Only the steps of this suite, in its order."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(OUTPUT_FORMATS),
-    help="Output format (default: rich on a terminal, text otherwise).",
-)
-@click.pass_obj
-def compare_cmd(
-    obj: Ctx,
-    host: str,
-    base: str,
-    with_: Sequence[str],
-    config: str | None,
-    dop: int | None,
-    suite: str | None,
-    fmt: str | None,
-) -> None:
-    """rQPS per workload, group summary and per-op hardware metrics."""
-    overrides = load_group_overrides(obj.groups) if obj.groups else None
-    cat = default_catalogue(overrides, suite)
-    with obj.open_store_for_reading() as store:
-        result = compare(
-            store.cursor(),
-            host=host,
-            base=base,
-            with_builds=list(with_),
-            group_of=cat.group_of,
-            sort_key=cat.sort_key,
-            config=config,
-            dop=dop,
-            only={name for name, _ in SUITES[suite]} if suite else None,
-        )
-    fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
-    if fmt == "rich":
-        from tui.render_rich import print_comparison
-
-        print_comparison(result)
-    else:
-        click.echo(render(result, fmt), nl=False)
-
-
 def _register() -> None:
+    from tui.cli_compare import compare_cmd
     from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
 
-    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd, export_cmd):
+    for command in (
+        hosts_group,
+        run_cmd,
+        queue_cmd,
+        resume_cmd,
+        cancel_cmd,
+        compare_cmd,
+        export_cmd,
+    ):
         cli.add_command(command)
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from store.export import EXPORT_FORMATS, export_store
+from store.export_db import EXPORT_FORMATS, export_store
 
 if TYPE_CHECKING:
     from tui.cli import Ctx

@@ -127,6 +127,12 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         pq = next(i for i, w in enumerate(column_texts(noise, 0)) if w == "point-query_range=100")
         assert column_texts(noise, 2)[pq : pq + 3] == ["3", "2", "1"]  # repeats of base, NEW, LTO
         assert column_texts(noise, 6)[pq] == "20.0%"
+        row = next(r for r in want.rqps if r.workload == "point-query_range=100")
+        ci = row.ci[0]
+        assert ci is not None, "NEW has 2 runs, the base 3: an interval from repeats"
+        assert column_texts(noise, 8)[pq + 1] == f"[{ci.low:.2f}, {ci.high:.2f}]"
+        assert column_texts(noise, 9)[pq + 1] == "repeats"
+        assert (ci.low <= 1.0 <= ci.high) == row.within_noise[0]
 
 
 @pytest.mark.parametrize("fmt", ["md", "csv", "text"])

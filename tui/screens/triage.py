@@ -48,7 +48,7 @@ class TriageItem:
     rqps: float | None
     moved: tuple[Moved, ...]
     noise: bool = False
-    """The difference is within the spread of repeated runs."""
+    """The confidence interval of the ratio contains 1 (store/noise.py)."""
 
     def label(self, multi_dop: bool = False) -> str:
         return row_label(self.workload, self.dop, multi_dop)
@@ -71,7 +71,7 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
         rel: dict[str, float | None] = {}
         block = blocks.get((row.workload, row.dop))
         if block is not None:
-            rel = next((r.rel for r in block.rows if r.build == build), {})
+            rel = next((r.rel for r in block.rows if (r.label or r.build) == build), {})
         moved = [Moved(k, v) for k in METRICS if (v := rel.get(k)) is not None and not math.isnan(v)]
         moved = sorted((m for m in moved if m.score > 0), key=lambda m: -m.score)[:TOP_METRICS]
         items.append(
@@ -226,9 +226,15 @@ class TriageScreen(BenchdeckScreen):
         try:
             found = [
                 latest_run(
-                    cur, host=cmp.host, build=b, workload=item.workload, dop=item.dop, config=cmp.config
+                    cur,
+                    host=cmp.host,
+                    build=spec.build or label,
+                    workload=item.workload,
+                    dop=item.dop,
+                    config=spec.config if spec.build else cmp.config,
                 )
-                for b in (cmp.base, cmp.columns[column])
+                for label in (cmp.base, cmp.columns[column])
+                for spec in (cmp.spec(label),)
             ]
         finally:
             cur.close()
