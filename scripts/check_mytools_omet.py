@@ -69,7 +69,8 @@ def stored(store: Store, host: str, col: tuple[str, str], workload: str, dop: in
         .execute(
             "SELECT median(s.cpu_o), median(s.cs_o), median(s.r_o), median(s.rkb_o), median(s.wkb_o), "
             "median(coalesce(s.per_op_ops, s.qps)) FROM runs r JOIN run_summary s USING (run_id) "
-            "JOIN hosts h USING (host_id) JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) "
+            "JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+            "JOIN workloads w USING (workload_id) "
             "WHERE h.name = ? AND b.name = ? AND r.config = ? AND w.name = ? AND r.threads = ?",
             [host, col[0], col[1], workload, dop],
         )
