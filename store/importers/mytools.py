@@ -151,7 +151,6 @@ def import_mytools_tree(
     folders = [_folder(d) for d in dirs]
     total = sum(len(f.runs) for f in folders)
     known = _imported_paths(store, host)
-    done = 0
 
     def written(batch: list[tuple[int, ParsedRun]]) -> None:
         for _, p in batch:
@@ -160,6 +159,34 @@ def import_mytools_tree(
             result.imported_per_op += p.summary.per_op_source == "imported"
 
     writer = RunWriter(store, on_written=written)
+    # One checkpoint at the end instead of one per 16 MB of WAL: the blob blocks of the raw
+    # files are then written once (~10% smaller store, less time).
+    store.cursor().execute("SET checkpoint_threshold = '1GB'")
+    try:
+        _import_folders(folders, result, writer, known, host, device, table_size, progress, total)
+    finally:
+        store.cursor().execute("RESET checkpoint_threshold")
+    writer.flush()
+    store.cursor().execute("CHECKPOINT")
+    result.run_ids = writer.run_ids
+    if progress:
+        progress(ImportProgress(total, total, "", len(writer.run_ids), result.lines))
+    _warn(result, folders, device)
+    return result
+
+
+def _import_folders(
+    folders: list[_Folder],
+    result: MytoolsImport,
+    writer: RunWriter,
+    known: set[str],
+    host: str,
+    device: str | None,
+    table_size: int | None,
+    progress: Callable[[ImportProgress], None] | None,
+    total: int,
+) -> None:
+    done = 0
     for f in folders:
         try:
             build = parse_build_name(f.build_name)
@@ -204,12 +231,6 @@ def import_mytools_tree(
                     writer.add(parsed)
             if progress:
                 progress(ImportProgress(done, total, label, len(writer.run_ids), result.lines))
-    writer.flush()
-    result.run_ids = writer.run_ids
-    if progress:
-        progress(ImportProgress(done, total, "", len(writer.run_ids), result.lines))
-    _warn(result, folders, device)
-    return result
 
 
 def _warn(result: MytoolsImport, folders: list[_Folder], device: str | None) -> None:

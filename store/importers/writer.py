@@ -37,7 +37,7 @@ class RunWriter:
     def __init__(
         self,
         store: Store,
-        batch_runs: int = 200,
+        batch_runs: int = 500,
         batch_bytes: int = 64 << 20,
         on_written: Callable[[list[tuple[int, ParsedRun]]], None] | None = None,
     ):

@@ -17,6 +17,7 @@ hand from the sb.met figures below.
 from __future__ import annotations
 
 import os
+import random
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -140,22 +141,32 @@ def command_line(step: str, table_size: bool = True) -> str:
     )
 
 
-def explain_block(step: str) -> list[str]:
-    """The Lua scripts' EXPLAIN output: 40 threads announce, one prints the plans."""
+def explain_block(step: str, rounds: int = 2, seed: int = 0) -> list[str]:
+    """The Lua scripts' EXPLAIN output: threads announce, one prints the plans ``rounds`` times
+    for random rows (as the scripts do: ``seed`` makes them differ from file to file)."""
     name, sql = STMT[step]
     template = sql.replace("{t}", "%u").replace("{id}", "%u")
     announce = f"explain: for {name} :: explain {template}"
     lines = [announce] * 3 + [announce + announce]  # two threads' writes on one line
-    for rnd in range(2):
+    rng = random.Random(seed)
+    for _ in range(rounds):
         lines.append(f"for {name}")
         for t in range(1, TABLES + 1):
-            lines.append(f"table {t} : explain {sql.format(t=t, id=1000 * t + rnd)}")
+            lines.append(f"table {t} : explain {sql.format(t=t, id=rng.randrange(1, TABLE_SIZE))}")
             lines.append(PLAN[step].format(t=t))
             lines.append("")
     return lines + [announce] * 2
 
 
-def sysbench_output(step: str, value: float, *, table_size: bool = True, met: Met | None = None) -> str:
+def sysbench_output(
+    step: str,
+    value: float,
+    *,
+    table_size: bool = True,
+    met: Met | None = None,
+    rounds: int = 2,
+    seed: int = 0,
+) -> str:
     """An sb.o file; ``value`` is the QPS, or the average latency (ms) of a scan."""
     scan = step == "scan"
     secs = 300.0042
@@ -167,7 +178,7 @@ def sysbench_output(step: str, value: float, *, table_size: bool = True, met: Me
         "sysbench 1.1.0-9072687 (using bundled LuaJIT 2.1.0-beta3)", "",
         "Running the test with following options:", f"Number of threads: {DOP}", "Warmup time: 5s",
         "Initializing random number generator from current time", "", "",
-        "Initializing worker threads...", "", *explain_block(step), "Threads started!", "",
+        "Initializing worker threads...", "", *explain_block(step, rounds, seed), "Threads started!", "",
         "Warming up for 5 seconds...", "", "SQL statistics:", "    queries performed:",
         f"        read:                            {0 if step == 'update-index' else events}",
         f"        write:                           {events if step == 'update-index' else 0}",
