@@ -4,7 +4,7 @@ Figures (targets): parse+store lines/s (>= 300k), runs/s (>= 50), store size / t
 tar.gz size (<= 1.5). Baselines: a plain read of every line of the tree's files (Python
 ``for line in file``), and tar + gzip -6 of the tree (its size is the size target's base).
 
-By default it writes a synthetic tree in the author's formats (``--builds`` x 30 runs, each
+By default it writes a synthetic tree in the author's formats (``--builds`` x 32 runs, each
 sb.o with ~``--rounds`` x 13 lines of the Lua scripts' EXPLAIN output, an sb.met beside it);
 ``--tree PATH`` measures a real one instead (e.g. a mytools ``nov25.maria.sb/hetz.2``).
 
@@ -31,15 +31,16 @@ from tests.store import mytools_tree as t
 TARGET_LINES_S = 300_000
 TARGET_RUNS_S = 50
 TARGET_SIZE = 1.5
-RANGES = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)  # 3 steps x 10 = 30 runs per folder
+RANGES = (10, 20, 30, 40, 50, 60, 70, 100)  # 4 steps x 8 = 32 runs per folder
+STEPS = ("update-index", "scan", "point-query", "random-points")
 
 
 def write_tree(root: Path, builds: int, rounds: int) -> Path:
     for i in range(builds):
         d = root / f"x.my80{i:02d}_rel_o2nofp.{t.CONFIG}.pk1"
         d.mkdir(parents=True)
-        for k, (step, runs) in enumerate(t.MET.items()):
-            value, met = runs[t.BUILDS[i % 3]]
+        for k, step in enumerate(STEPS):
+            value, met = t.MET.get(step, t.MET["point-query"])[t.BUILDS[i % 3]]
             for rng in RANGES:
                 rest = f"{step}.range{rng}.pk1.dop{t.DOP}"
                 seed = (i * 10 + k) * 1000 + rng  # random rows differ from file to file

@@ -183,3 +183,17 @@ def test_scan_table_size_from_prepare_output_else_one_clear_line(tmp_path: Path)
         assert "give --table-size N" in failed
         res = import_mytools_tree(store, tree, HOST, table_size=1_000_000)
         assert (len(res.run_ids), res.already, res.failed) == (1, 1, [])
+
+
+def test_a_folder_with_an_unknown_build_name_is_one_failure(tmp_path: Path) -> None:
+    tree = t.write_tree(tmp_path / "tree")
+    odd = tree / f"x.nonsense.{t.CONFIG}.pk1"
+    odd.mkdir()
+    for step in ("scan", "update-index"):
+        (odd / f"sb.o.{step}.range100.pk1.dop40").write_text(t.sysbench_output(step, 500.0))
+    with Store.open(tmp_path / "s.duckdb") as store:
+        res = import_mytools_tree(store, tree, HOST)
+    assert len(res.run_ids) == 9
+    assert res.already == 0
+    (failed,) = res.failed
+    assert failed.startswith(f"{odd}: cannot parse build name 'nonsense'")
