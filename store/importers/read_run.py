@@ -167,8 +167,15 @@ def _scan_error(f: RunFiles) -> ImportError_:
     )
 
 
-def _dated(f: RunFiles, sb_text: str, vm: tuple[VmstatSample, ...], io: tuple[IostatSample, ...],
-           elapsed: float | None) -> Dated:  # fmt: skip
+def _dated(
+    f: RunFiles,
+    sb_text: str,
+    vm: tuple[VmstatSample, ...],
+    io: tuple[IostatSample, ...],
+    elapsed: float | None,
+) -> Dated:
+    """When the run ran: the first vmstat/iostat timestamp, a date line in the sysbench output,
+    the date the caller found (a mytools folder's log), else the output file's mtime."""
     for source, stamp in (
         ("vmstat", vm[0].timestamp if vm else None),
         ("iostat", io[0].timestamp if io else None),
