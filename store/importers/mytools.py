@@ -123,14 +123,20 @@ def folder_table_size(d: Path) -> int | None:
 
 
 def folder_date(d: Path) -> tuple[datetime, str] | None:
-    """The earliest date the folder's helper logs print (``vac_my starts at Fri Nov 21 ...``)."""
+    """The earliest date the folder's helper logs print on an "... at <date>" line
+    (``vac_my starts at Fri Nov 21 04:38:01 AM UTC 2025``, ``Run for nt 8 at ...``); other
+    dates in them (server variables, monitor output) say nothing about when the runs ran."""
     found: list[tuple[datetime, str]] = []
     for p in d.iterdir():
         name = p.name
         helper = name.startswith("sb.prepare.") and not name.startswith("sb.prepare.met.")
         helper |= name.startswith("sb.o.") and parse_mytools_suffix(name.removeprefix("sb.o.")) is None
-        if helper and (t := parse_stamp(_head(p))):
-            found.append((t, name))
+        if not helper:
+            continue
+        for line in _head(p).splitlines():
+            if " at " in line and (t := parse_stamp(line.split(" at ", 1)[1])):
+                found.append((t, name))
+                break
     return min(found) if found else None
 
 

@@ -238,6 +238,8 @@ def write_tree(root: Path) -> Path:
             (d / f"sb.vm.point-query.range100.pk1.dop{DOP}").write_text(VMSTAT)
         if build == C:
             (d / "sb.o.myvac").write_text(f"{MYVAC_C}\nnr is :: 8000000 :: and ntabs is :: 4 ::\n")
+            # monitor output with an older date that says nothing about when the runs ran
+            (d / "sb.o.myvac.es1").write_text("=====\n2020-01-02 03:04:05 0x7f INNODB MONITOR OUTPUT\n")
             (d / "sb.prepare.o.point-query.warm.range100.pk1").write_text(
                 command_line("point-query").replace(" run ", " prepare ") + "\nCreating table 'sbtest1'...\n"
                 f"Inserting {TABLE_SIZE} records into 'sbtest1'\n"
