@@ -20,7 +20,7 @@ from store.columns import Column
 from store.noise import RatioCI, ratio_ci_repeats, ratio_cis_samples
 
 HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
-_HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o")
+_HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
 
 
 class CompareError(Exception):
@@ -123,7 +123,7 @@ _AGG_SQL = """
 SELECT w.name, r.threads, b.name, r.config,
        median(s.qps), count(*), min(s.qps), max(s.qps),
        median(s.cpu_o), median(s.cs_o), median(s.r_o), median(s.rkb_o), median(s.wkb_o),
-       list(r.run_id ORDER BY r.run_id), list(s.qps ORDER BY r.run_id)
+       median(s.per_op_ops), list(r.run_id ORDER BY r.run_id), list(s.qps ORDER BY r.run_id)
 FROM runs r
 JOIN hosts h ON h.host_id = r.host_id
 JOIN builds b ON b.build_id = r.build_id
@@ -416,5 +416,7 @@ def _hw_values(c: Cell) -> dict[str, float | None]:
         key: (float(v) if (v := c.hw[col]) is not None else None)
         for key, col in zip(HW_KEYS, _HW_COLS, strict=False)
     }
-    vals["o/s"] = c.qps
+    # imported per-op metrics are per the o/s their source printed (mytools: rows/ms for scans)
+    ops = c.hw.get("per_op_ops")
+    vals["o/s"] = float(ops) if ops is not None else c.qps
     return vals

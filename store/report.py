@@ -56,6 +56,8 @@ def fmt_hw(key: str, v: float | None) -> str:
         return f"{v:.0f}"
     if key == "cpu/o":
         return f"{v:.6f}"
+    if key in ("r/o", "rKB/o", "wKB/o"):  # the author's o.met prints these without trailing zeros
+        return f"{v:.3f}".rstrip("0").rstrip(".")
     return f"{v:.3f}"
 
 

@@ -43,7 +43,7 @@ VIEWS: Final[dict[str, str]] = {
             r.started_at, r.finished_at, r.created_at,
             s.qps, s.tps, s.eps, s.lat_avg_ms, s.lat_pct_ms, s.lat_pct, s.lat_max_ms,
             s.total_events, s.elapsed_s,
-            s.cpu_o, s.cs_o, s.r_o, s.rkb_o, s.wkb_o, s.cpu_us_o,
+            s.cpu_o, s.cs_o, s.r_o, s.rkb_o, s.wkb_o, s.cpu_us_o, s.per_op_source, s.per_op_ops,
             s.bench_samples, s.vm_samples, s.io_samples, s.tool_version
         FROM runs r
         JOIN hosts h ON h.host_id = r.host_id
@@ -93,7 +93,8 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
     "vmstat_samples": "vmstat samples by run_id (seq = sample number).",
     "iostat_samples": "iostat device rows by run_id (seq = report number).",
     "skipped_lines": "Output lines no parser could use, with the reason: kept, never dropped.",
-    "raw_files": "The raw output files of a run, as read.",
+    "raw_files": "The raw output files of a run as read, compressed (codec zstd or none; size = "
+    "uncompressed bytes).",
     "remote_runs": "Remote processes of runs benchdeck started, for reattaching.",
     "queues": "Run matrices (hosts x builds x workloads).",
     "queue_items": "One queued run of a matrix, with its status and run_id once started.",
@@ -112,6 +113,10 @@ COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {
     ("run_summary", "rkb_o"): "rKB/o: iostat KB read per second divided by QPS.",
     ("run_summary", "wkb_o"): "wKB/o: iostat KB written per second divided by QPS.",
     ("run_summary", "cpu_us_o"): "CPU microseconds per operation: cpu/o * ncpu * 10^4.",
+    ("run_summary", "per_op_source"): "Where the per-op metrics came from: 'computed' from the run's "
+    "vmstat/iostat samples, or 'imported' from the source's own per-op table (mytools sb.met).",
+    ("run_summary", "per_op_ops"): "The o/s imported per-op metrics are per, as the source printed it "
+    "(NULL: the QPS).",
     ("bench_samples", "t"): "Seconds since the measured step began.",
 }
 

@@ -13,7 +13,6 @@ from typing import Any, NoReturn
 
 import click
 
-from engine.builds import BuildNameError, parse_build_name
 from store.compare import CompareError
 from store.db import Store, StoreError
 
@@ -69,100 +68,16 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path |
         run_app(db=db)
 
 
-@cli.group("import")
-def import_group() -> None:
-    """Import raw results (sysbench output, vmstat, iostat, mytools result trees)."""
-
-
-@import_group.command("sysbench")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--host", required=True, help="Host the run was made on.")
-@click.option("--build", required=True, help="Build name, e.g. my8028_rel_o2nofp.")
-@click.option("--config", "config", default="", help="DBMS config name, e.g. z11a_c32r128.")
-@click.option("--workload", required=True, help="Workload name, e.g. point-query_range=100.")
-@click.option("--vmstat", type=click.Path(dir_okay=False, path_type=Path), help="vmstat output of the run.")
-@click.option(
-    "--iostat", type=click.Path(dir_okay=False, path_type=Path), help="iostat -x output of the run."
-)
-@click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
-@click.option("--threads", type=int, help="Concurrency, if the file does not say.")
-@click.option("--dbms", help="DBMS, if the build name does not say (mysql, mariadb, postgres ...).")
-@click.option("--version", "version", help="DBMS version, if the build name does not say.")
-@click.option("--variant", help="Build variant, if the build name does not say.")
-@click.pass_obj
-def import_sysbench(
-    obj: Ctx,
-    file: Path,
-    host: str,
-    build: str,
-    config: str,
-    workload: str,
-    vmstat: Path | None,
-    iostat: Path | None,
-    device: str | None,
-    threads: int | None,
-    dbms: str | None,
-    version: str | None,
-    variant: str | None,
-) -> None:
-    """Import one sysbench run; prints the new run id."""
-    from store.importers import RunFiles, import_run_files
-
-    if iostat and not device:
-        raise click.UsageError("--iostat needs --device (the benchmark's storage device)")
-    try:
-        b = parse_build_name(build, dbms=dbms, version=version, variant=variant)
-    except BuildNameError as exc:
-        raise click.UsageError(str(exc)) from None
-    files = RunFiles(
-        host=host,
-        build=b,
-        workload=workload,
-        sysbench=file,
-        config=config,
-        vmstat=vmstat,
-        iostat=iostat,
-        device=device,
-        threads=threads,
-    )
-    with obj.open_store() as store:
-        run = import_run_files(store, files)
-    for w in run.warnings:
-        click.echo(f"benchdeck: warning: {w}", err=True)
-    click.echo(run.run_id)
-
-
-@import_group.command("mytools")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--host", required=True, help="Host the results come from.")
-@click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
-@click.pass_obj
-def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None) -> None:
-    """Import a result tree of x.<build>.<config>.pk1/ folders; prints a summary line."""
-    from store.importers import import_mytools_tree
-
-    with obj.open_store() as store:
-        res = import_mytools_tree(store, directory, host, device)
-    for w in res.warnings:
-        click.echo(f"benchdeck: warning: {w}", err=True)
-    for f in res.failed:
-        click.echo(f"benchdeck: skipped: {f}", err=True)
-    click.echo(
-        f"imported {len(res.run_ids)} runs ({res.already} already in the store, "
-        f"{len(res.failed)} files not imported)"
-    )
-    if res.failed and not res.run_ids:
-        sys.exit(1)
-
-
 def _register() -> None:
     from tui.cli_compare import compare_cmd
     from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
+    from tui.cli_import import import_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
 
     for command in (
         hosts_group,
+        import_group,
         run_cmd,
         queue_cmd,
         resume_cmd,
