@@ -6,9 +6,11 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,31 +55,50 @@ def default_db_path() -> Path:
 
 @dataclass
 class Store:
-    """An open store. One instance per process; use :meth:`cursor` per thread."""
+    """An open store. One instance per process; use :meth:`cursor` per thread.
+
+    A *shared* store (``Store.open(..., shared=True)``, what the CLI's writers use) holds the
+    file only while it reads or writes: the connection opens at :meth:`transaction` or
+    :meth:`reading` and closes when the last of them ends, so other processes (a user's DuckDB
+    CLI, ``benchdeck compare``, a second writer) get the file between two batches. Waiting for
+    the file lock is bounded by ``lock_wait`` seconds.
+    """
 
     path: Path
-    con: duckdb.DuckDBPyConnection
+    _con: duckdb.DuckDBPyConnection | None
     read_only: bool = False
     snapshot_of: Path | None = None
+    shared: bool = False
+    lock_wait: float = 0.0
+    on_lock_wait: Callable[[StoreLocked], None] | None = None
+    _users: int = 0
+    _pinned: bool = False
+    _guard: threading.RLock = field(default_factory=threading.RLock)
 
     @classmethod
-    def open(cls, path: Path | str | None = None, *, read_only: bool = False) -> Store:
+    def open(
+        cls,
+        path: Path | str | None = None,
+        *,
+        read_only: bool = False,
+        shared: bool = False,
+        lock_wait: float = 0.0,
+        on_lock_wait: Callable[[StoreLocked], None] | None = None,
+    ) -> Store:
         """Open (creating and migrating if needed) the store at ``path``.
 
-        Raises :class:`StoreLocked` if another process holds it.
+        Raises :class:`StoreLocked` if another process holds it for longer than ``lock_wait``.
         """
         p = Path(path).expanduser() if path is not None else default_db_path()
         if read_only and not p.exists():
             raise StoreError(f"store {p} does not exist yet (nothing imported or run)")
         p.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            con = duckdb.connect(str(p), read_only=read_only)
-        except duckdb.IOException as exc:
-            raise _translate_open_error(p, exc) from None
-        except duckdb.Error as exc:
-            raise StoreError(f"cannot open store {p}: {_first_line(exc)}") from None
-        store = cls(path=p, con=con, read_only=read_only)
-        store._check_schema()
+        store = cls(
+            path=p, _con=None, read_only=read_only, shared=shared, lock_wait=lock_wait,
+            on_lock_wait=on_lock_wait,
+        )  # fmt: skip
+        with store._use():  # one connection through the migration and its checkpoint
+            store._check_schema()
         return store
 
     @classmethod
@@ -102,8 +123,54 @@ class Store:
         store.snapshot_of = p
         return store
 
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The connection; on a shared store, using it directly keeps the file held."""
+        with self._guard:
+            self._pinned = True
+            return self._connect()
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        with self._guard:
+            if self._con is None:
+                self._con = self._connect_waiting()
+            return self._con
+
+    def _connect_waiting(self) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.lock_wait
+        pause, told = 0.01, False
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=self.read_only)
+            except duckdb.IOException as exc:
+                err = _translate_open_error(self.path, exc)
+                if not isinstance(err, StoreLocked) or time.monotonic() >= deadline:
+                    raise err from None
+                if not told and self.on_lock_wait is not None:
+                    self.on_lock_wait(err)
+                told = True
+                time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+                pause = min(pause * 2, 0.2)
+                continue
+            except duckdb.Error as exc:
+                raise StoreError(f"cannot open store {self.path}: {_first_line(exc)}") from None
+            if self.shared:
+                # The WAL is replayed by the next opener; checkpoints happen when it grows.
+                con.execute("PRAGMA disable_checkpoint_on_shutdown")
+            return con
+
+    def _release(self) -> None:
+        """Close a shared store's connection when nothing uses it (others may open the file)."""
+        with self._guard:
+            if self.shared and self._users == 0 and not self._pinned and self._con is not None:
+                self._con.close()
+                self._con = None
+
     def close(self) -> None:
-        self.con.close()
+        with self._guard:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
         if self.snapshot_of is not None:
             shutil.rmtree(self.path.parent, ignore_errors=True)
 
@@ -114,36 +181,58 @@ class Store:
         self.close()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A cursor for one thread or one operation."""
+        """A cursor for one thread or one operation (on a shared store, prefer :meth:`reading`)."""
         return self.con.cursor()
 
     @contextmanager
-    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        cur = self.con.cursor()
-        cur.execute("BEGIN TRANSACTION")
+    def _use(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._guard:
+            self._users += 1
+            try:
+                cur = self._connect().cursor()
+            except BaseException:
+                self._users -= 1
+                raise
         try:
             yield cur
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        else:
-            cur.execute("COMMIT")
         finally:
             cur.close()
+            with self._guard:
+                self._users -= 1
+            self._release()
+
+    @contextmanager
+    def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor for a few reads; a shared store lets go of the file after the last one."""
+        with self._use() as cur:
+            yield cur
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._use() as cur:
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            else:
+                cur.execute("COMMIT")
 
     def schema_version(self) -> int:
-        row = self.con.execute(
+        con = self._connect()
+        row = con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
         ).fetchone()
         if not row or not row[0]:
             return 0
-        ver = self.con.execute("SELECT max(version) FROM schema_version").fetchone()
+        ver = con.execute("SELECT max(version) FROM schema_version").fetchone()
         return int(ver[0]) if ver and ver[0] is not None else 0
 
     def _check_schema(self) -> None:
         current = self.schema_version()
         if current > LATEST_VERSION:
-            self.con.close()
+            self.close()
             raise StoreTooNew(
                 f"store {self.path} has schema version {current}, newer than this benchdeck "
                 f"understands ({LATEST_VERSION}); upgrade benchdeck"
@@ -151,7 +240,7 @@ class Store:
         if current == LATEST_VERSION:
             return
         if self.read_only:
-            self.con.close()
+            self.close()
             raise StoreError(
                 f"store {self.path} needs a schema upgrade (v{current} -> v{LATEST_VERSION}); "
                 "open it once without another benchdeck running"
@@ -171,10 +260,11 @@ class Store:
             views.apply(cur)
         # Write the new schema into the file now: DuckDB 2.0 cannot replay some DDL from its WAL
         # without downloading an extension, which fails offline after a crash.
-        self.con.execute("CHECKPOINT")
+        self._connect().execute("CHECKPOINT")
 
     def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
-        row = self.con.execute(sql, params or []).fetchone()
+        with self.reading() as cur:
+            row = cur.execute(sql, params or []).fetchone()
         return row[0] if row else None
 
 

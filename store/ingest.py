@@ -107,7 +107,7 @@ class EventSink:
 
     def flush(self) -> int:
         """Write everything buffered; returns the number of rows written."""
-        pending, self._pending = self._pending, {}
+        pending = self._pending
         self._last_flush = self.clock()
         if not pending:
             return 0
@@ -119,6 +119,9 @@ class EventSink:
                 n += append_iostat(cur, run_id, p.io)
                 for source, rows in p.skipped.items():
                     n += append_skipped(cur, run_id, source, rows)
+        # Only once committed: a failed write (a store held too long by another process) keeps
+        # the rows for the next flush.
+        self._pending = {}
         self.rows_written += n
         return n
 

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from store.compare import CompareError
-from store.db import Store, StoreError
+from store.db import Store, StoreError, StoreLocked
 
 
 class Ctx:
@@ -25,10 +25,41 @@ class Ctx:
         self.groups = groups
 
     def open_store(self) -> Store:
-        return Store.open(self.db)
+        """The store for a command that writes: held only while it writes (see Store.shared)."""
+        return open_shared_store(self.db)
 
     def open_store_for_reading(self) -> Store:
         return Store.open_for_reading(self.db)
+
+
+# How long a writing command waits for a store another process holds (it says so once).
+LOCK_WAIT_ENV = "BENCHDECK_LOCK_WAIT"
+DEFAULT_LOCK_WAIT_S = 600.0
+
+
+def lock_wait_s() -> float:
+    """``$BENCHDECK_LOCK_WAIT`` seconds (0: fail at once), else :data:`DEFAULT_LOCK_WAIT_S`."""
+    raw = os.environ.get(LOCK_WAIT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LOCK_WAIT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        raise click.UsageError(f"${LOCK_WAIT_ENV} must be a number of seconds, not {raw!r}") from None
+    if not 0 <= value < 1e7:
+        raise click.UsageError(f"${LOCK_WAIT_ENV} must be between 0 and 10,000,000 seconds, not {raw}")
+    return value
+
+
+def open_shared_store(db: Path | None) -> Store:
+    """Open the store for writing as a good neighbour: the file is held per batch, and a store
+    held by another process is waited for (``$BENCHDECK_LOCK_WAIT``), saying so once."""
+    wait = lock_wait_s()
+
+    def waiting(exc: StoreLocked) -> None:
+        click.echo(f"benchdeck: {exc}; waiting for it (up to {wait:.0f} s, ${LOCK_WAIT_ENV})", err=True)
+
+    return Store.open(db, shared=True, lock_wait=wait, on_lock_wait=waiting)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

@@ -10,6 +10,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -132,14 +133,19 @@ async def _with_service(
 ) -> list[Outcome]:
     inventory = load_inventory(None)
     session = Session(inventory)
+    from tui.cli import open_shared_store
     from tui.run_service import RunService
 
     plain = not sys.stdout.isatty()
+    # Store writes on their own thread: waiting for a store another process holds never stalls
+    # the followers (the remote files keep every line meanwhile).
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")
     try:
-        with Store.open(db) as store, Progress(plain) as progress:
-            async with RunService(store, session, progress) as svc:
+        with open_shared_store(db) as store, Progress(plain) as progress:
+            async with RunService(store, session, progress, writer) as svc:
                 return await coro_factory(svc)
     finally:
+        writer.shutdown(wait=True)
         await session.close()
 
 
@@ -275,7 +281,7 @@ def queue_cmd(
         post_write_s=settings.get("post_write_s"),
     )
     db = obj.db
-    with Store.open(db) as store, store.transaction() as cur:
+    with obj.open_store() as store, store.transaction() as cur:
         qid = q.create_queue(cur, hosts, builds, names, opts, matrix)
     click.echo(f"queue {qid}: {sum(map(len, matrix.values())) * len(names)} runs")
 

@@ -74,7 +74,8 @@ class RunService:
         self.listener = listener
         self.on_stored = on_stored
         """Called with a run's end once it is written (a listener sees it before)."""
-        self.sink = EventSink(store, batch_time=0.1)
+        # A shared store opens the file per batch: batch by the second, not by the 0.1 s.
+        self.sink = EventSink(store, batch_time=1.0 if store.shared else 0.1)
         self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self.runners: dict[int, Runner] = {}
         self.writer = writer
@@ -171,7 +172,8 @@ class RunService:
 
     async def run_queue(self, queue_id: int | None = None) -> list[Outcome]:
         """Run every pending item (of ``queue_id``, or of all queues): hosts in parallel."""
-        hosts = q.hosts_with_work(self.store.cursor(), queue_id)
+        with self.store.reading() as cur:
+            hosts = q.hosts_with_work(cur, queue_id)
         results = await asyncio.gather(*(self._host_loop(h, queue_id) for h in hosts))
         return [o for per_host in results for o in per_host]
 
@@ -225,15 +227,17 @@ class RunService:
 
     async def _reattach(self, live: LiveRun) -> Outcome:
         run_id, host, plan = live.run_id, live.host, live.plan
-        row = self.store.con.execute(
-            "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
-        ).fetchone()
+        with self.store.reading() as cur:
+            row = cur.execute(
+                "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
+            ).fetchone()
+            seen = marks(cur, run_id)
         build = row[0] if row else "?"
         try:
             transport = await self.session.transport(host)
         except (TransportError, ValueError) as exc:
             return Outcome(run_id, host, build, plan.workload, "running", error=f"cannot reattach: {exc}")
-        runner = Runner(transport, plan, marks(self.store.cursor(), run_id))
+        runner = Runner(transport, plan, seen)
         self.runners[run_id] = runner
         return await self._drive(run_id, host, build, plan.workload, runner.events(live.procs))
 

@@ -297,13 +297,10 @@ def _warn(result: MytoolsImport, folders: list[_Folder], device: str | None) -> 
 
 
 def _imported_paths(store: Store, host: str) -> set[str]:
-    rows = (
-        store.cursor()
-        .execute(
+    with store.reading() as cur:
+        rows = cur.execute(
             "SELECT r.source_path FROM runs r JOIN hosts h ON h.host_id = r.host_id "
             "WHERE h.name = ? AND r.source_path IS NOT NULL",
             [host],
-        )
-        .fetchall()
-    )
+        ).fetchall()
     return {r[0] for r in rows}
