@@ -1,0 +1,192 @@
+"""What a run records, against the real sshd, MariaDB and PostgreSQL: host facts, the server's
+version and variables, the config file's content, the command lines (passwords masked), the raw
+outputs (compressed); and ``benchdeck diff`` of two runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import ROOT, bd, db_rows, remote_output
+from tests.servers.mariadb import MariaDBServer
+from tests.servers.postgres import PostgresServer
+from tests.servers.sshd import SshdServer
+
+MARIADB = "ma101119_rel"
+POSTGRES = "pg150_rel"
+WORKLOAD = "point-query_range=100"
+
+
+@pytest.fixture
+def env(
+    tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer, postgres_server: PostgresServer
+) -> dict[str, str]:
+    (tmp_path / "a.cnf").write_text("[mysqld]\ninnodb_buffer_pool_size=128M\nmax_connections=100\n")
+    (tmp_path / "b.cnf").write_text("[mysqld]\ninnodb_buffer_pool_size=256M\nmax_connections=100\n")
+    cfg = tmp_path / "benchdeck.toml"
+    cfg.write_text(
+        f"""
+[hosts.sshd]
+hostname = "127.0.0.1"
+port = {sshd_server.port}
+user = "{sshd_server.user}"
+key = "{sshd_server.client_key}"
+known_hosts = "{sshd_server.known_hosts}"
+workdir = "{tmp_path / "remote"}"
+threads = 1
+tables = 1
+table_size = 1000
+
+[[hosts.sshd.builds]]
+name = "{MARIADB}"
+host = "{mariadb_server.host}"
+port = {mariadb_server.port}
+user = "{mariadb_server.user}"
+password = "{mariadb_server.password}"
+database = "{mariadb_server.database}"
+config = "a"
+config_file = "{tmp_path / "a.cnf"}"
+configs = {{ b = "{tmp_path / "b.cnf"}" }}
+
+[hosts.here]
+transport = "local"
+workdir = "{tmp_path / "remote"}"
+threads = 1
+table_size = 100000
+
+[[hosts.here.builds]]
+name = "{POSTGRES}"
+host = "{postgres_server.host}"
+port = {postgres_server.port}
+user = "{postgres_server.bench_user}"
+database = "{postgres_server.database}"
+"""
+    )
+    e = dict(os.environ)
+    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    return e
+
+
+def finished(r: subprocess.CompletedProcess[str]) -> int:
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"^run (\d+) finished qps", r.stdout, re.M)
+    assert m, r.stdout
+    return int(m.group(1))
+
+
+@pytest.fixture
+def max_connect_errors(mariadb_server: MariaDBServer) -> Iterator[str]:
+    """The server's max_connect_errors, restored after the test changed it."""
+    out = subprocess.run(
+        mariadb_server.client_argv("-N", "-B", "-e", "SELECT @@global.max_connect_errors"),
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    before = out.stdout.strip()
+    yield before
+    subprocess.run(
+        mariadb_server.client_argv("-e", f"SET GLOBAL max_connect_errors = {int(before)}"), check=True
+    )
+
+
+def test_mariadb_runs_record_what_they_ran_on_and_diff_shows_the_changes(
+    env: dict[str, str], mariadb_server: MariaDBServer, max_connect_errors: str
+) -> None:
+    run_a = finished(
+        bd(env, "run", "--host", "sshd", "--build", MARIADB, "--workload", WORKLOAD, "--time", "2")
+    )
+    subprocess.run(mariadb_server.client_argv("-e", "SET GLOBAL max_connect_errors = 4321"), check=True)
+    args = (
+        "run",
+        "--host",
+        "sshd",
+        "--build",
+        MARIADB,
+        "--config",
+        "b",
+        "--workload",
+        WORKLOAD,
+        "--time",
+        "2",
+    )
+    run_b = finished(bd(env, *args))
+
+    ((version, variables, configs, facts, commands, notes),) = db_rows(
+        env,
+        "SELECT dbms_version, variables, config_files, host_facts, commands, notes FROM run_records "
+        "WHERE run_id = ?",
+        [run_a],
+    )
+    assert "MariaDB" in str(version), version
+    assert json.loads(str(variables))["max_connect_errors"] == max_connect_errors
+    assert "innodb_buffer_pool_size=128M" in next(iter(json.loads(str(configs)).values()))
+    assert json.loads(str(facts))["ncpu"] == os.cpu_count()
+    assert json.loads(str(notes)) == []
+    bench = dict(json.loads(str(commands)))["bench"]
+    ((command,),) = db_rows(env, "SELECT command FROM runs WHERE run_id = ?", [run_a])
+    assert command == bench
+    assert bench.startswith("sysbench ")
+    assert "--mysql-password=********" in bench
+    assert mariadb_server.password not in bench
+
+    outputs = dict(db_rows(env, "SELECT name, content FROM run_outputs WHERE run_id = ?", [run_a]))
+    assert zlib.decompress(bytes(outputs["bench.out"])).decode() == remote_output(env, run_a)
+    vmstat = zlib.decompress(bytes(outputs["vmstat.out"])).decode()
+    assert "procs" in vmstat
+    assert "Terminated" not in vmstat
+    skipped = db_rows(env, "SELECT source, text FROM skipped_lines WHERE run_id = ?", [run_a])
+    assert skipped == [], "killing the monitors leaves no 'Terminated' line to skip"
+
+    r = bd(env, "diff", str(run_a), str(run_b))
+    assert r.returncode == 0, r.stderr
+    assert f"  max_connect_errors: {max_connect_errors} -> 4321" in r.stdout, r.stdout
+    assert "b.cnf:2: innodb_buffer_pool_size=128M -> innodb_buffer_pool_size=256M" in r.stdout
+    assert "[dbms]" not in r.stdout, "the same server: no version difference"
+    only = bd(env, "diff", str(run_a), str(run_b), "--section", "variables")
+    assert "[config]" not in only.stdout
+    assert "max_connect_errors" in only.stdout
+
+
+def test_postgres_runs_record_version_and_settings_and_diff_them(
+    env: dict[str, str], postgres_server: PostgresServer
+) -> None:
+    def psql(sql: str) -> None:
+        subprocess.run(postgres_server.psql_argv("-c", sql), check=True, capture_output=True)
+
+    args = ("run", "--host", "here", "--build", POSTGRES, "--workload", "pgbench.select-only", "--time", "1")
+    run_a = finished(bd(env, *args))
+    psql(f"ALTER DATABASE {postgres_server.database} SET work_mem = '7MB'")
+    try:
+        run_b = finished(bd(env, *args))
+    finally:
+        psql(f"ALTER DATABASE {postgres_server.database} RESET work_mem")
+    ((version, variables),) = db_rows(
+        env, "SELECT dbms_version, variables FROM run_records WHERE run_id = ?", [run_b]
+    )
+    assert str(version).startswith("PostgreSQL 15"), version
+    settings = json.loads(str(variables))
+    assert settings["work_mem"] == "7MB"
+    assert settings["port"] == str(postgres_server.port)
+    r = bd(env, "diff", str(run_a), str(run_b))
+    assert r.returncode == 0, r.stderr
+    assert "  work_mem: 4MB -> 7MB" in r.stdout, r.stdout
+
+
+def test_diff_of_a_run_without_a_record_is_one_line(env: dict[str, str]) -> None:
+    data = ROOT / "tests" / "data" / "recorded" / "sysbench_oltp_point_select.txt"
+    imported = bd(
+        env, "import", "sysbench", str(data), "--host", "h", "--build", MARIADB, "--workload", WORKLOAD
+    )
+    assert imported.returncode == 0, imported.stderr
+    r = bd(env, "diff", imported.stdout.strip(), "99")
+    assert r.returncode == 1
+    assert r.stderr.strip() == (
+        f"benchdeck: run {imported.stdout.strip()}: no run-time record (imported, or run before "
+        "benchdeck kept them)"
+    ), r.stderr
