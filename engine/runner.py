@@ -25,6 +25,7 @@ from engine.events import (
     Phase,
     Planned,
     RemoteProc,
+    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -283,6 +284,10 @@ class Runner:
                 self._output_ended.set()
             self.bench += rows
             new = tuple(r for r in rows if m.bench_t is None or r.t > m.bench_t)
+            if len(new) < len(rows):  # reattached: the store has these, a viewer may not
+                self._emit(
+                    Replayed(rid, bench=tuple(r for r in rows if m.bench_t is not None and r.t <= m.bench_t))
+                )
             if new:
                 self._emit(BenchBatch(rid, new))
             for msg in self._sb.messages[self._n_msgs :]:
@@ -294,6 +299,10 @@ class Runner:
             vrows = [s for ln in lines if (s := self._vm.feed(ln)) is not None]
             self.vm += vrows
             vnew = tuple(s for s in vrows if m.vm_seq is None or s.seq > m.vm_seq)
+            if len(vnew) < len(vrows):
+                self._emit(
+                    Replayed(rid, vm=tuple(s for s in vrows if m.vm_seq is not None and s.seq <= m.vm_seq))
+                )
             if vnew:
                 self._emit(VmstatBatch(rid, vnew))
             self._skipped("vmstat", self._vm.skipped[n_skip:])
@@ -302,6 +311,8 @@ class Runner:
             irows = [s for ln in lines for s in self._io.feed(ln)]
             self.io += irows
             inew = tuple(s for s in irows if _io_is_new(s, m))
+            if len(inew) < len(irows):
+                self._emit(Replayed(rid, io=tuple(s for s in irows if not _io_is_new(s, m))))
             if inew:
                 self._emit(IostatBatch(rid, inew))
             self._skipped("iostat", self._io.skipped[n_skip:])

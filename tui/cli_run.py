@@ -20,6 +20,7 @@ from engine.events import (
     BenchBatch,
     LogLine,
     Phase,
+    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -28,6 +29,7 @@ from engine.events import (
 )
 from engine.inventory import load_inventory
 from engine.plan import RunOptions, RunRequest
+from engine.records import BenchInterval
 from engine.session import Session
 from store import queue as q
 from store.db import Store
@@ -101,8 +103,12 @@ class Progress:
             case BenchBatch(_, rows):
                 last = rows[-1]
                 r.t, r.qps, r.lat = last.t, last.qps if last.qps is not None else last.tps, last.latency_ms
-                qps = f"{r.qps:.1f}" if r.qps is not None else "-"
-                line = f"{last.t:.0f}s qps {qps} lat {last.latency_ms} ms"
+                if self.plain:  # every interval, also a backfill of many after a reconnect or resume
+                    for row in rows[:-1]:
+                        click.echo(f"[run {ev.run_id}] {_interval(row)}")
+                line = _interval(last)
+            case Replayed(_, bench, _, _) if bench:
+                line = f"{len(bench)} intervals stored before, up to {bench[-1].t:.0f}s"
             case LogLine(_, stream, text):
                 line = f"{stream}: {text}"
             case RunFinished(_, _, qps, _, _):
@@ -116,6 +122,11 @@ class Progress:
             click.echo(f"[run {ev.run_id}] {line}")
         elif self._live is not None:
             self._live.update(self._table())
+
+
+def _interval(row: BenchInterval) -> str:
+    qps = row.qps if row.qps is not None else row.tps
+    return f"{row.t:.0f}s qps {qps:.1f} lat {row.latency_ms} ms"
 
 
 def _report(outcomes: Sequence[Outcome]) -> None:

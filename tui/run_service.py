@@ -22,6 +22,7 @@ from engine.catalogue import family_of
 from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from engine.inventory import BuildConfig
 from engine.plan import RunOptions, RunRequest
+from engine.provenance import with_outputs
 from engine.runner import Runner
 from engine.servers import ServerError
 from engine.session import (
@@ -235,7 +236,8 @@ class RunService:
             return Outcome(run_id, host, build, plan.workload, "running", error=f"cannot reattach: {exc}")
         runner = Runner(transport, plan, marks(self.store.cursor(), run_id))
         self.runners[run_id] = runner
-        return await self._drive(run_id, host, build, plan.workload, runner.events(live.procs))
+        events = with_outputs(transport, plan, runner.events(live.procs))
+        return await self._drive(run_id, host, build, plan.workload, events)
 
     def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
         """Runs left 'running'/'queued' with no remote processes recorded never started."""
