@@ -10,7 +10,7 @@ import time
 
 from engine.events import BenchBatch, Replayed
 from tests.cli_helpers import CLI, ROOT, bd, remote_output
-from tests.records.conftest import MARIADB, WORKLOAD
+from tests.runlife.conftest import MARIADB, WORKLOAD
 from tui.live_model import RunView
 
 

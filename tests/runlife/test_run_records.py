@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.cli_helpers import ROOT, bd, db_rows, remote_output
-from tests.records.conftest import MARIADB, POSTGRES, WORKLOAD
+from tests.runlife.conftest import MARIADB, POSTGRES, WORKLOAD
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 
