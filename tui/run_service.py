@@ -23,7 +23,7 @@ from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import family_of
 from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from engine.inventory import BuildConfig
-from engine.plan import RunOptions, RunRequest
+from engine.plan import Marks, RunOptions, RunRequest
 from engine.provenance import with_outputs
 from engine.runner import Runner
 from engine.servers import ServerError
@@ -207,9 +207,16 @@ class RunService:
 
     async def run_queue(self, queue_id: int | None = None) -> list[Outcome]:
         """Run every pending item (of ``queue_id``, or of all queues): hosts in parallel."""
-        hosts = q.hosts_with_work(self.store.cursor(), queue_id)
+        hosts = await self._db(self._hosts_with_work, queue_id)
         results = await asyncio.gather(*(self._host_loop(h, queue_id) for h in hosts))
         return [o for per_host in results for o in per_host]
+
+    def _hosts_with_work(self, queue_id: int | None) -> list[str]:
+        cur = self.store.cursor()
+        try:
+            return q.hosts_with_work(cur, queue_id)
+        finally:
+            cur.close()
 
     async def _host_loop(self, host: str, queue_id: int | None) -> list[Outcome]:
         out: list[Outcome] = []
@@ -253,25 +260,40 @@ class RunService:
 
     async def resume(self) -> list[Outcome]:
         """Reattach to runs a previous benchdeck left running, then continue pending queues."""
+        live = await self._db(self._take_live)
+        outcomes = await asyncio.gather(*(self._reattach(r) for r in live))
+        await self._db(self._settle)
+        return [*outcomes, *await self.run_queue()]
+
+    def _take_live(self) -> list[LiveRun]:
         with self.store.transaction() as cur:
             live = unfinished(cur)
             self._fail_never_started(cur, {r.run_id for r in live})
-        outcomes = await asyncio.gather(*(self._reattach(r) for r in live))
+        return live
+
+    def _settle(self) -> None:
         with self.store.transaction() as cur:
             q.settle_interrupted(cur)
-        return [*outcomes, *await self.run_queue()]
+
+    def _reattach_info(self, run_id: int) -> tuple[str, Marks]:
+        """The run's build name and what the store holds of it."""
+        cur = self.store.cursor()
+        try:
+            row = cur.execute(
+                "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
+            ).fetchone()
+            return (row[0] if row else "?"), marks(cur, run_id)
+        finally:
+            cur.close()
 
     async def _reattach(self, live: LiveRun) -> Outcome:
         run_id, host, plan = live.run_id, live.host, live.plan
-        row = self.store.con.execute(
-            "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
-        ).fetchone()
-        build = row[0] if row else "?"
+        build, stored = await self._db(self._reattach_info, run_id)
         try:
             transport = await self.session.transport(host)
         except (TransportError, ValueError) as exc:
             return Outcome(run_id, host, build, plan.workload, "running", error=f"cannot reattach: {exc}")
-        runner = Runner(transport, plan, marks(self.store.cursor(), run_id))
+        runner = Runner(transport, plan, stored)
         self.runners[run_id] = runner
         events = with_outputs(transport, plan, runner.events(live.procs))
         return await self._drive(run_id, host, build, plan.workload, events)
