@@ -142,6 +142,7 @@ class Runner:
             note = f"{m} missing on {p.host}: running without it, so no per-op metrics from it"
             self._emit(LogLine(p.run_id, "benchdeck", f"{note} (install: {_packages([m])})"))
         await self._check_disk()
+        await self._check_device()
         exists = False
         if p.tables_exist_argv:
             chk = await self.t.run(list(p.tables_exist_argv), timeout=60, env=dict(p.env))
@@ -171,6 +172,17 @@ class Runner:
             raise _StepFailed(
                 f"{p.host}: only {free_mb} MB free under {p.remote_dir} (need {p.min_free_mb} MB)"
             )
+
+    async def _check_device(self) -> None:
+        """Warn when the host's ``device`` does not exist there: iostat would report nothing."""
+        p = self.plan
+        if not p.device or "iostat" not in self._monitors:
+            return
+        res = await self.t.run(["sh", "-c", _DEVICE_OR_LIST, "-", p.device])
+        if not res.ok:
+            known = ", ".join(res.stdout.split()) or "none found"
+            msg = f"device {p.device} does not exist on {p.host} (block devices: {known}): no iostat metrics"
+            self._emit(LogLine(p.run_id, "benchdeck", f"warning: {msg}; fix device in the inventory"))
 
     async def _step(self, name: str, argv: Sequence[str]) -> None:
         """Run a preparatory command detached and wait for it (it survives a dropped link)."""
@@ -359,6 +371,10 @@ class _StepFailed(Exception):
 
 # Free KB on the filesystem that will hold "$1" (created first so df can see it).
 _FREE_KB = 'mkdir -p -- "$1" && df -Pk -- "$1" | awk \'NR==2 {print $4}\''
+# Exit 0 if block device "$1" exists, else list the block devices (no loop/ram) and exit 1.
+_DEVICE_OR_LIST = r"""case $1 in */*|.*|"") ;; *) [ -e "/sys/class/block/$1" ] && exit 0;; esac
+for d in /sys/block/*; do n=${d##*/}; case $n in loop*|ram*) ;; *) printf '%s\n' "$n";; esac; done
+exit 1"""
 # Writes stdin to "$1", creating its directory; a constant script, the path passed as data.
 _WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 
