@@ -201,7 +201,7 @@ class BenchdeckApp(App[None]):
         running (backfilling them) and go on with waiting queues."""
         running, waiting = await self.hub.pending_work()
         if running or waiting:
-            self.hub.start_resume(waiting)
+            self.hub.start_resume(running, waiting)
             self.notify(
                 f"reattached to {running} run(s) left running; {waiting} queued run(s) go on "
                 "(Live shows them)",

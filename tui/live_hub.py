@@ -184,9 +184,9 @@ class LiveHub:
 
         return await self.query(count)
 
-    def start_resume(self, waiting: int = 0) -> None:
+    def start_resume(self, running: int = 0, waiting: int = 0) -> None:
         """Reattach to runs left running and go on with waiting queues (``benchdeck resume``)."""
-        self.model.progress.total += waiting
+        self.model.progress.total += running + waiting
         self._keep(asyncio.create_task(self._resume()))
         self._changed()
 
