@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.plan import RunOptions
 from store.db import Store
-from tests.tui.test_launch_live import SIZE, WORKLOAD, inventory, start_one_run, wait_for
+from tests.tui.test_launch_live import SIZE, WORKLOAD, inventory, wait_for
 from tui.app import BenchdeckApp
 from tui.screens.dialogs import ConfirmDialog
 from tui.screens.live import LiveScreen
@@ -25,7 +25,8 @@ async def test_quit_asks_runs_go_on_and_the_next_start_reattaches(tmp_path: Path
     db = tmp_path / "bd.duckdb"
     app = BenchdeckApp(db)
     async with app.run_test(size=SIZE) as pilot:
-        await start_one_run(pilot, seconds=6)
+        await app.hub.start_queue(["local"], ["sqlite"], [WORKLOAD] * 2, RunOptions(duration_s=5))
+        app.switch_mode("live")
         await wait_for(pilot, lambda: app.hub.model.active() and app.hub.model.active()[0].t, "a sample", 20)
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the quit question", 5)
@@ -38,12 +39,14 @@ async def test_quit_asks_runs_go_on_and_the_next_start_reattaches(tmp_path: Path
         await wait_for(pilot, lambda: not app.is_running, "the app to quit", 10)
     [(run_id, status)] = stored(db, "SELECT run_id, status FROM runs")
     assert status == "running", "quitting left the run going on its host"
+    assert stored(db, "SELECT status FROM queue_items ORDER BY position") == [("running",), ("pending",)]
 
     again = BenchdeckApp(db)
     async with again.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: again.hub.outcomes, "the reattached run's end", 30)
-        [out] = again.hub.outcomes
-        assert (out.run_id, out.status) == (run_id, "finished")
+        await wait_for(pilot, lambda: len(again.hub.outcomes) == 2, "the reattached run and the next", 40)
+        first, second = again.hub.outcomes
+        assert (first.run_id, first.status) == (run_id, "finished")
+        assert second.status == "finished"
         view = again.hub.model.runs[run_id]
         assert view.t[0] == 1.0, "Live shows the samples stored before reattaching too"
         assert view.t == sorted(set(view.t))
