@@ -174,8 +174,11 @@ async def capture(transport: Transport, plan: RunPlan, db: DbAccess | None) -> R
         except TransportError as exc:
             notes.append(f"binary version: {exc}")
         if db.basedir:
-            with_git = await transport.run(["sh", "-c", GIT_COMMIT, "-", db.basedir], timeout=TIMEOUT)
-            commit = with_git.stdout.strip() or None if with_git.ok else None
+            try:
+                git = await transport.run(["sh", "-c", GIT_COMMIT, "-", db.basedir], timeout=TIMEOUT)
+                commit = (git.stdout.strip() or None) if git.ok else None
+            except TransportError as exc:
+                notes.append(f"git commit: {exc}")
     return RunRecord(
         host_facts=facts,
         dbms_version=version,

@@ -10,6 +10,7 @@ import re
 import subprocess
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +136,34 @@ def test_diff_of_a_run_without_a_record_is_one_line(env: dict[str, str]) -> None
         f"benchdeck: run {imported.stdout.strip()}: no run-time record (imported, or run before "
         "benchdeck kept them)"
     ), r.stderr
+
+
+@pytest.fixture
+def git_basedir(tmp_path: Path) -> tuple[Path, str]:
+    """A basedir that is a git work tree holding the server binary (the system's mariadbd,
+    linked in), and its commit."""
+    base = tmp_path / "ma1011"
+    (base / "bin").mkdir(parents=True)
+    (base / "bin" / "mariadbd").symlink_to("/usr/sbin/mariadbd")
+    git = ["git", "-C", str(base), "-c", "user.name=b", "-c", "user.email=b@b"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "build"]):
+        subprocess.run([*git, *args], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    return base, head.stdout.strip()
+
+
+async def test_binary_version_and_git_commit_of_the_basedir(
+    tmp_path: Path, mariadb_server: MariaDBServer, git_basedir: tuple[Path, str]
+) -> None:
+    from engine.plan import RunPlan
+    from engine.provenance import DbAccess, capture
+    from engine.transport import HostSpec, LocalTransport
+
+    base, head = git_basedir
+    t = LocalTransport(HostSpec(name="local", hostname="localhost", transport="local"))
+    plan = RunPlan(1, "local", WORKLOAD, str(tmp_path), ("sysbench", "run"), 10)
+    record = await capture(t, plan, DbAccess("mysql", tuple(mariadb_server.client_argv()), basedir=str(base)))
+    assert record.git_commit == head
+    assert record.binary_version is not None
+    assert record.binary_version.startswith(f"{base}/bin/mariadbd  Ver 10.11"), record.binary_version
+    assert record.notes == ()
