@@ -167,3 +167,31 @@ async def test_binary_version_and_git_commit_of_the_basedir(
     assert record.binary_version is not None
     assert record.binary_version.startswith(f"{base}/bin/mariadbd  Ver 10.11"), record.binary_version
     assert record.notes == ()
+
+
+def test_a_managed_build_records_its_generated_config_and_server_binary(tmp_path: Path) -> None:
+    from tests.test_cli_run import BUILD as MANAGED
+    from tests.test_cli_run import managed_env
+
+    env, _, port = managed_env(tmp_path, "", table_size=1000)
+    args = (
+        "run",
+        "--host",
+        "here",
+        "--build",
+        MANAGED,
+        "--workload",
+        WORKLOAD,
+        "--time",
+        "1",
+        "--stop-server",
+    )
+    run_id = finished(bd(env, *args))
+    ((configs, binary, variables),) = db_rows(
+        env, "SELECT config_files, binary_version, variables FROM run_records WHERE run_id = ?", [run_id]
+    )
+    [(path, text)] = json.loads(str(configs)).items()
+    assert path.endswith(f"/servers/{MANAGED}/benchdeck.cnf")
+    assert f'port = "{port}"' in text, text
+    assert "mariadbd  Ver 10.11" in str(binary)
+    assert json.loads(str(variables))["port"] == str(port)
