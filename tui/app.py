@@ -217,8 +217,9 @@ class BenchdeckApp(App[None]):
         from tui.screens.dialogs import ConfirmDialog
 
         n = len(self._hub.model.active())
+        going = f"{n} run(s) are going" if n else "A queue is going"
         question = (
-            f"{n} run(s) are going. Quit anyway? They go on on their hosts (queued runs wait); "
+            f"{going}. Quit anyway? They go on on their hosts (queued runs wait); "
             "the next benchdeck start reattaches to them (or: benchdeck resume)."
         )
 
