@@ -56,8 +56,8 @@ def resolve_address(spec: HostSpec) -> tuple[str, int, str | None]:
         host = str(cfg.get("Hostname", spec.hostname))
         port_n = spec.port if spec.port != hostkeys.DEFAULT_PORT else int(str(cfg.get("Port", spec.port)))
         user = spec.user or cfg.get("User") or None
-    except (OSError, KeyError, ValueError, asyncssh.ConfigParseError):
-        return spec.hostname, spec.port, spec.user
+    except (OSError, KeyError, ValueError, TypeError, asyncssh.ConfigParseError):
+        return spec.hostname, spec.port, spec.user  # asyncssh reports a broken config itself
     return host, port_n, str(user) if user else None
 
 
