@@ -98,6 +98,8 @@ class Progress:
             case Phase(_, name, detail):
                 r.phase = name
                 line = f"{name}{': ' + detail if detail else ''}"
+                if name == "queue" and self._live is not None:  # k/N and ETA, above the table
+                    self._live.console.print(f"[run {ev.run_id}] {line}", markup=False, highlight=False)
             case RunStarted(_, host, remote_dir, _, _):
                 r.phase = "measuring"
                 line = f"measuring on {host} ({remote_dir})"
