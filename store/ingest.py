@@ -15,6 +15,9 @@ from engine.events import (
     LogLine,
     Phase,
     Planned,
+    RawOutputs,
+    Recorded,
+    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -27,6 +30,7 @@ from engine.plan import RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from store.db import Store
 from store.live import save_started
+from store.records import save_outputs, save_record
 from store.runs import RunSummary, save_summary, set_status
 from store.samples import append_bench, append_iostat, append_skipped, append_vmstat
 
@@ -79,7 +83,13 @@ class EventSink:
                 if self.plans and event.run_id in self.plans:
                     with self.store.transaction() as cur:
                         save_started(cur, event, self.plans[event.run_id])
-            case LogLine() | Phase():
+            case Recorded(run_id, record):
+                with self.store.transaction() as cur:
+                    save_record(cur, run_id, record)
+            case RawOutputs(run_id, files):
+                with self.store.transaction() as cur:
+                    save_outputs(cur, run_id, files)
+            case LogLine() | Phase() | Replayed():
                 pass
             case RunFinished() | RunFailed() | RunCancelled():
                 self.flush()

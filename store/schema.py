@@ -254,6 +254,32 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         """,
     ),
     (
+        8,
+        """
+        -- What a run ran on, captured when it ran (host facts, DBMS version, its variables and
+        -- config files, the server binary's version and git commit, the command lines), so two
+        -- runs can be explained; and the tools' raw outputs, zlib-compressed.
+        CREATE TABLE run_records (
+            run_id         BIGINT PRIMARY KEY,
+            host_facts     JSON,
+            dbms_version   VARCHAR,
+            variables      JSON,
+            config_files   JSON,
+            binary_version VARCHAR,
+            git_commit     VARCHAR,
+            commands       JSON,
+            notes          JSON,
+            recorded_at    TIMESTAMP NOT NULL DEFAULT current_timestamp
+        );
+        CREATE TABLE run_outputs (
+            run_id  BIGINT NOT NULL,
+            name    VARCHAR NOT NULL,
+            size    BIGINT NOT NULL,
+            content BLOB NOT NULL
+        );
+        """,
+    ),
+    (
         13,
         """
         -- Views for the common questions (run_results, bench_series, vmstat_series,

@@ -101,6 +101,7 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path |
 
 def _register() -> None:
     from tui.cli_compare import compare_cmd
+    from tui.cli_diff import diff_cmd
     from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
     from tui.cli_import import import_group
@@ -114,6 +115,7 @@ def _register() -> None:
         resume_cmd,
         cancel_cmd,
         compare_cmd,
+        diff_cmd,
         export_cmd,
     ):
         cli.add_command(command)

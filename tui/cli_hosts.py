@@ -110,6 +110,7 @@ def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
                 save_host_facts(cur, host.name, facts.as_dict())
     for host, facts in good:
         click.echo(f"{host.name}: {describe(facts)}")
+        _devices(host, facts)
         for tool, package in missing_tools(facts):
             click.echo(f"  {host.name}: {tool} is missing: apt-get install -y {package}")
     if failed:
@@ -164,3 +165,36 @@ def trust_cmd(name: str, yes: bool) -> None:
         click.confirm(f"Trust it (add to {offered.known_hosts})?", default=False, abort=True)
     line = hostkeys.trust(offered.known_hosts, offered.host, offered.port, offered.openssh_line)
     click.echo(f"{name}: added to {offered.known_hosts}: {line.split()[0]} {offered.key_type}")
+
+
+def _devices(host: HostConfig, facts: HostFacts) -> None:
+    """The host's block devices (what ``device =`` may name), and whether its device is one."""
+    disks = [d for d in facts.disks or () if d.parent is None or d.type == "disk"]
+    names = [d.name for d in disks]
+    shown = [f"{d.name} ({d.model})" if d.model else d.name for d in disks]
+    click.echo(f"  {host.name}: devices: {', '.join(shown) or 'none found'}")
+    if facts.disks is not None and host.device and host.device not in {d.name for d in facts.disks}:
+        click.echo(
+            f"  {host.name}: device {host.device} (inventory) does not exist there: runs get no iostat "
+            f"metrics (devices: {', '.join(names) or 'none'})"
+        )
+
+
+@hosts_group.command("forget")
+@click.argument("name")
+def forget_cmd(name: str) -> None:
+    """Remove a host's key from known_hosts (after a reinstall, before trusting the new one)."""
+    from engine.transport import SSHTransport, hostkeys
+
+    host = _select(_inventory(), [name])[0]
+    if host.transport == "local":
+        raise click.UsageError(f"host {name} uses the local transport: it has no host key to forget")
+    transport = SSHTransport(host.spec)
+    address, port, _ = transport.address
+    known_hosts = transport.known_hosts_path
+    entry = hostkeys.entry_host(address, port)
+    removed = hostkeys.forget(known_hosts, address, port)
+    if removed:
+        click.echo(f"{name}: removed {removed} key(s) of {entry} from {known_hosts}")
+    else:
+        click.echo(f"{name}: no key of {entry} in {known_hosts}")
