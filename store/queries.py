@@ -30,7 +30,6 @@ def list_builds(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list
 # Tables keyed by run_id that hold what was recorded for a run; ``runs`` itself is deleted last.
 _RUN_DATA_TABLES = (
     "run_records",
-    "run_outputs",
     "bench_samples",
     "vmstat_samples",
     "iostat_samples",

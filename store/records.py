@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Sequence
 
 import duckdb
 
 from engine.records import RunRecord
+from store.raw import decompress, save_raw
 
 
 def save_record(cur: duckdb.DuckDBPyConnection, run_id: int, r: RunRecord) -> None:
@@ -54,19 +54,23 @@ def load_record(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunRecord | None
     )
 
 
+OUTPUT_KIND = "output"
+"""``raw_files.kind`` of the tools' outputs of a run benchdeck started (bench.out, vmstat.out ...)."""
+
+
 def save_outputs(cur: duckdb.DuckDBPyConnection, run_id: int, files: Sequence[tuple[str, bytes]]) -> int:
-    """Store the raw output files zlib-compressed (replacing earlier ones of the same name)."""
+    """Keep the run's raw output files with its raw files, compressed (replacing same-named ones)."""
     for name, data in files:
-        cur.execute("DELETE FROM run_outputs WHERE run_id = ? AND name = ?", [run_id, name])
         cur.execute(
-            "INSERT INTO run_outputs (run_id, name, size, content) VALUES (?, ?, ?, ?)",
-            [run_id, name, len(data), zlib.compress(data, 6)],
+            "DELETE FROM raw_files WHERE run_id = ? AND kind = ? AND name = ?", [run_id, OUTPUT_KIND, name]
         )
+        save_raw(cur, run_id, OUTPUT_KIND, name, data)
     return len(files)
 
 
 def load_outputs(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[str, bytes]:
     rows = cur.execute(
-        "SELECT name, content FROM run_outputs WHERE run_id = ? ORDER BY name", [run_id]
+        "SELECT name, codec, data FROM raw_files WHERE run_id = ? AND kind = ? ORDER BY name",
+        [run_id, OUTPUT_KIND],
     ).fetchall()
-    return {str(name): zlib.decompress(bytes(content)) for name, content in rows}
+    return {str(name): decompress(codec, bytes(data)) for name, codec, data in rows}

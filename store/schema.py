@@ -258,7 +258,7 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         """
         -- What a run ran on, captured when it ran (host facts, DBMS version, its variables and
         -- config files, the server binary's version and git commit, the command lines), so two
-        -- runs can be explained; and the tools' raw outputs, zlib-compressed.
+        -- runs can be explained. (The tools' raw outputs go to raw_files, kind 'output'.)
         CREATE TABLE run_records (
             run_id         BIGINT PRIMARY KEY,
             host_facts     JSON,
@@ -270,12 +270,6 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
             commands       JSON,
             notes          JSON,
             recorded_at    TIMESTAMP NOT NULL DEFAULT current_timestamp
-        );
-        CREATE TABLE run_outputs (
-            run_id  BIGINT NOT NULL,
-            name    VARCHAR NOT NULL,
-            size    BIGINT NOT NULL,
-            content BLOB NOT NULL
         );
         """,
     ),

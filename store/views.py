@@ -98,8 +98,6 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
     "remote_runs": "Remote processes of runs benchdeck started, for reattaching.",
     "run_records": "What a run ran on, captured when it ran: host facts, DBMS version and variables, "
     "config files, server binary version and git commit, command lines (passwords masked).",
-    "run_outputs": "The raw outputs of runs benchdeck started (prepare, warm-up, bench, vmstat, "
-    "iostat), zlib-compressed.",
     "queues": "Run matrices (hosts x builds x workloads).",
     "queue_items": "One queued run of a matrix, with its status and run_id once started.",
 }

@@ -8,12 +8,12 @@ import json
 import os
 import re
 import subprocess
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from store.raw import decompress
 from tests.cli_helpers import ROOT, bd, db_rows, remote_output
 from tests.runlife.conftest import MARIADB, POSTGRES, WORKLOAD
 from tests.servers.mariadb import MariaDBServer
@@ -81,9 +81,12 @@ def test_mariadb_runs_record_what_they_ran_on_and_diff_shows_the_changes(
     assert "--mysql-password=********" in bench
     assert mariadb_server.password not in bench
 
-    outputs = dict(db_rows(env, "SELECT name, content FROM run_outputs WHERE run_id = ?", [run_a]))
-    assert zlib.decompress(bytes(outputs["bench.out"])).decode() == remote_output(env, run_a)
-    vmstat = zlib.decompress(bytes(outputs["vmstat.out"])).decode()
+    rows = db_rows(
+        env, "SELECT name, codec, data FROM raw_files WHERE run_id = ? AND kind = 'output'", [run_a]
+    )
+    outputs = {str(name): decompress(str(codec), bytes(data)) for name, codec, data in rows}  # type: ignore[arg-type]
+    assert outputs["bench.out"].decode() == remote_output(env, run_a)
+    vmstat = outputs["vmstat.out"].decode()
     assert "procs" in vmstat
     assert "Terminated" not in vmstat
     skipped = db_rows(env, "SELECT source, text FROM skipped_lines WHERE run_id = ?", [run_a])
