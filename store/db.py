@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,10 +13,12 @@ from typing import Any
 import duckdb
 import platformdirs
 
+from store import faults, snapshot
 from store.schema import LATEST_VERSION, MIGRATIONS
 
 DB_ENV = "BENCHDECK_DB"
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
+_LOCKED = re.compile(r"(?i)\block\b")
 
 
 class StoreError(Exception):
@@ -68,15 +68,27 @@ class Store:
         p = Path(path).expanduser() if path is not None else default_db_path()
         if read_only and not p.exists():
             raise StoreError(f"store {p} does not exist yet (nothing imported or run)")
-        p.parent.mkdir(parents=True, exist_ok=True)
+        if why := faults.sniff(p):
+            raise StoreError(why)
+        if not read_only:
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the directory of store {p}: {exc.strerror}") from None
+            if why := faults.check_writable(p):
+                raise StoreError(why)
         try:
-            con = duckdb.connect(str(p), read_only=read_only)
+            con = duckdb.connect(str(p), read_only=read_only, config=faults.OFFLINE)
         except duckdb.IOException as exc:
             raise _translate_open_error(p, exc) from None
         except duckdb.Error as exc:
-            raise StoreError(f"cannot open store {p}: {_first_line(exc)}") from None
+            raise StoreError(faults.describe(p, exc, writing=False)) from None
         store = cls(path=p, con=con, read_only=read_only)
-        store._check_schema()
+        try:
+            store._check_schema()
+        except duckdb.Error as exc:
+            con.close()
+            raise StoreError(faults.describe(p, exc, writing=False)) from None
         return store
 
     @classmethod
@@ -89,28 +101,57 @@ class Store:
             return cls._open_snapshot(p)
 
     @classmethod
-    def _open_snapshot(cls, p: Path) -> Store:
-        tmp = Path(tempfile.mkdtemp(prefix="benchdeck-snapshot-"))
-        copy = tmp / p.name
-        shutil.copy2(p, copy)
-        wal = p.with_name(p.name + ".wal")
-        if wal.exists():
-            shutil.copy2(wal, copy.with_name(copy.name + ".wal"))
-        store = cls.open(copy, read_only=False)
-        store.read_only = True
-        store.snapshot_of = p
-        return store
+    def _open_snapshot(cls, p: Path, attempts: int = 5) -> Store:
+        """Open a consistent copy; the writer may finish meanwhile (then read ``p`` itself)."""
+        why = ""
+        for _ in range(attempts):
+            try:
+                copy = snapshot.copy_store(p)
+            except snapshot.SnapshotChanged:
+                why = "it was checkpointed while being copied"
+            except OSError as exc:
+                why = f"{exc.strerror}: {exc.filename}"
+            else:
+                try:
+                    store = cls.open(copy, read_only=False)
+                except BaseException:
+                    snapshot.discard(copy)
+                    raise
+                store.read_only = True
+                store.snapshot_of = p
+                return store
+            with suppress(StoreLocked):
+                return cls.open(p, read_only=True)
+        raise StoreError(
+            f"store {p} is being written by another process and no consistent copy could be "
+            f"read ({why}); try again in a moment"
+        )
+
+    @property
+    def label(self) -> Path:
+        """The file the user named (a snapshot's original)."""
+        return self.snapshot_of or self.path
 
     def close(self) -> None:
-        self.con.close()
-        if self.snapshot_of is not None:
-            shutil.rmtree(self.path.parent, ignore_errors=True)
+        try:
+            self.con.close()
+        except duckdb.Error as exc:  # the last checkpoint failed (disk full ...)
+            raise StoreError(faults.describe(self.label, exc)) from None
+        finally:
+            if self.snapshot_of is not None:
+                snapshot.discard(self.path)
 
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        try:
+            self.close()
+        except StoreError:
+            if exc is None:
+                raise
+        if isinstance(exc, duckdb.Error):  # a query of the block failed: say so in one line
+            raise StoreError(faults.describe(self.label, exc, writing=not self.read_only)) from None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor for one thread or one operation."""
@@ -118,15 +159,26 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        cur = self.con.cursor()
-        cur.execute("BEGIN TRANSACTION")
+        """A cursor in a transaction: committed at the end of the block, rolled back if it
+        raises. A DuckDB error (disk full, damaged file) becomes a one-line StoreError."""
+        try:
+            cur = self.con.cursor()
+            cur.execute("BEGIN TRANSACTION")
+        except duckdb.Error as exc:
+            raise StoreError(faults.describe(self.label, exc)) from None
         try:
             yield cur
-        except BaseException:
-            cur.execute("ROLLBACK")
+        except BaseException as exc:
+            with suppress(duckdb.Error):
+                cur.execute("ROLLBACK")
+            if isinstance(exc, duckdb.Error):
+                raise StoreError(faults.describe(self.label, exc)) from None
             raise
         else:
-            cur.execute("COMMIT")
+            try:
+                cur.execute("COMMIT")
+            except duckdb.Error as exc:
+                raise StoreError(faults.describe(self.label, exc)) from None
         finally:
             cur.close()
 
@@ -140,6 +192,9 @@ class Store:
         return int(ver[0]) if ver and ver[0] is not None else 0
 
     def _check_schema(self) -> None:
+        if why := faults.check_tables(self.label, self.con):
+            self.con.close()
+            raise StoreError(why)
         current = self.schema_version()
         if current > LATEST_VERSION:
             self.con.close()
@@ -148,6 +203,9 @@ class Store:
                 f"understands ({LATEST_VERSION}); upgrade benchdeck"
             )
         if current == LATEST_VERSION:
+            if why := faults.missing_tables(self.label, self.con):
+                self.con.close()
+                raise StoreError(why)
             return
         if self.read_only:
             self.con.close()
@@ -158,18 +216,29 @@ class Store:
         self._migrate(current)
 
     def _migrate(self, current: int) -> None:
-        with self.transaction() as cur:
-            cur.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version "
-                "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
-            )
-            for version, ddl in MIGRATIONS:
-                if version > current:
-                    cur.execute(ddl)
-                    cur.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
-        # Write the new schema into the file now: DuckDB 2.0 cannot replay some DDL from its WAL
-        # without downloading an extension, which fails offline after a crash.
-        self.con.execute("CHECKPOINT")
+        version = current + 1
+        try:
+            with self.transaction() as cur:
+                cur.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version "
+                    "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
+                )
+                for version, ddl in MIGRATIONS:
+                    if version > current:
+                        try:
+                            cur.execute(ddl)
+                        except (duckdb.CatalogException, duckdb.BinderException) as exc:
+                            raise StoreError(faults.migration_failed(self.label, version, exc)) from None
+                        cur.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+            # Write the new schema into the file now: DuckDB 2.0 cannot replay some DDL from its
+            # WAL without downloading an extension, which fails offline after a crash.
+            self.con.execute("CHECKPOINT")
+        except StoreError:
+            self.con.close()
+            raise
+        except duckdb.Error as exc:
+            self.con.close()
+            raise StoreError(faults.describe(self.label, exc)) from None
 
     def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
         row = self.con.execute(sql, params or []).fetchone()
@@ -178,10 +247,10 @@ class Store:
 
 def _translate_open_error(path: Path, exc: duckdb.IOException) -> StoreError:
     msg = str(exc)
-    if "lock" in msg.lower():
+    if _LOCKED.search(msg):  # not "block": a damaged file's errors name blocks
         m = _LOCK_PID.search(msg)
         return StoreLocked(path, int(m.group(1)) if m else None)
-    return StoreError(f"cannot open store {path}: {_first_line(exc)}")
+    return StoreError(faults.describe(path, exc, writing=False))
 
 
 def _first_line(exc: BaseException) -> str:

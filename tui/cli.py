@@ -156,7 +156,7 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None) -> 
         f"{len(res.failed)} files not imported)"
     )
     if res.failed and not res.run_ids:
-        sys.exit(1)
+        fail(f"no new run imported from {directory}: {len(res.failed)} file(s) failed (lines above)")
 
 
 @cli.command("compare")

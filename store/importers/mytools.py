@@ -15,6 +15,7 @@ from engine.builds import BuildNameError, parse_build_name
 from engine.catalogue import parse_mytools_suffix
 from store.db import Store
 from store.importers.sysbench_files import ImportError_, RunFiles, import_run_files
+from store.limits import path_problem
 
 _RUN_DIR = re.compile(r"^x\.(?P<build>[^.]+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")
 _ROCKS_DIR = re.compile(r"^x\.(?P<build>\d+\.\d+\.\d+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")
@@ -58,6 +59,9 @@ def import_mytools_tree(
     result = MytoolsImport()
     known = _imported_paths(store, host)
     for d in dirs:
+        if why := path_problem(d.absolute()):
+            result.failed.append(why)
+            continue
         parts = split_run_dir(d.name)
         assert parts is not None
         build_name, config = parts
@@ -70,6 +74,9 @@ def import_mytools_tree(
             suffix = parse_mytools_suffix(out.name.removeprefix("sb.o."))
             if suffix is None or suffix.dop is None:
                 continue  # sb.o.myvac*, prepare steps and other helper outputs
+            if why := path_problem(out.absolute()):
+                result.failed.append(why)
+                continue
             if str(out.resolve()) in known:
                 result.already += 1
                 continue

@@ -44,12 +44,25 @@ class StoreHandle:
         self.db = db
         self._lock = threading.Lock()
         self._store: Store | None = None
+        self._retired: Store | None = None  # the previous snapshot, still read by a late worker
         self._closed = False
+        self._refresh = False
+
+    def refresh(self) -> None:
+        """Reload asked for: a snapshot is read again (or the store itself, once its writer is
+        gone) at the next :meth:`get`, off the UI thread."""
+        with self._lock:
+            self._refresh = True
 
     def get(self) -> Store:
         with self._lock:
             if self._closed:  # the app is quitting: a late worker must not open it again
                 raise StoreError("the store is closed")
+            if self._refresh and self._store is not None and self._store.snapshot_of is not None:
+                if self._retired is not None:
+                    self._retired.close()
+                self._retired, self._store = self._store, None
+            self._refresh = False
             if self._store is None:
                 try:
                     self._store = Store.open(self.db)
@@ -103,9 +116,10 @@ class StoreHandle:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+            for store in (self._store, self._retired):
+                if store is not None:
+                    store.close()
+            self._store = self._retired = None
 
 
 @dataclass(frozen=True, slots=True)

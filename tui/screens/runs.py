@@ -218,6 +218,7 @@ class RunsScreen(BenchdeckScreen):
         return True
 
     def action_reload(self) -> None:
+        self.store.refresh()
         self.load()
 
     def action_focus_filter(self) -> None:
