@@ -32,7 +32,8 @@ _DAMAGED = re.compile(
     r"(?i)corrupt|could not read enough bytes|checksum|not a valid duckdb database"
     r"|invalidated|truncated|serializ|INTERNAL Error|failed to read|unexpected end|block id"
 )
-_NO_SPACE = re.compile(r"(?i)no space left on device|disk quota exceeded|file too large")
+_NO_SPACE = re.compile(r"(?i)no space left on device|disk quota exceeded")
+_TOO_LARGE = re.compile(r"(?i)file too large")
 _TABLE_DDL = re.compile(r"(?i)\bCREATE TABLE (\w+)|\bDROP TABLE (\w+)|\bALTER TABLE (\w+) RENAME TO (\w+)")
 _NOT_WRITABLE = re.compile(r"(?i)read-only file system|permission denied|cannot open file .* for writing")
 
@@ -135,6 +136,11 @@ def describe(path: Path, exc: BaseException, *, writing: bool = True) -> str:
         return (
             f"no space left on the device of store {path}: this change was not stored (what was "
             "stored before is intact); free some space and run it again"
+        )
+    if _TOO_LARGE.search(text):
+        return (
+            f"store {path} reached the file-size limit (ulimit -f): this change was not stored "
+            "(what was stored before is intact); raise the limit and run it again"
         )
     if _NOT_WRITABLE.search(text):
         return f"cannot write store {path} ({_first_line(exc)}); make it writable, or {PICK_ANOTHER}"
