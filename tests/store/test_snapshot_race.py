@@ -25,16 +25,19 @@ from engine.builds import parse_build_name
 from store.db import Store
 from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 store = Store.open(sys.argv[1])
-store.con.execute("SET wal_autocheckpoint = '4KB'")
-payload = "x" * 20000
+with store.transaction() as cur:  # bulk, so that a copy takes a while
+    cur.execute("INSERT INTO raw_files SELECT 0, 'bulk', 'f', repeat(md5(i::VARCHAR), 500) "
+                "FROM range(600) t(i)")
+store.con.execute("CHECKPOINT")
+print("ready", flush=True)
 for i in range(100000):
     with store.transaction() as cur:
         run_id = create_run(cur, NewRun("h", parse_build_name("my8028_rel"), "scan_range=100", "t"))
-        cur.execute("INSERT INTO raw_files VALUES (?, 'sysbench', 'f', ?)", [run_id, payload])
+        cur.execute("INSERT INTO raw_files VALUES (?, 'sysbench', 'f', ?)", [run_id, "x" * 20000])
         save_summary(cur, run_id, RunSummary(qps=float(i)))
         set_status(cur, run_id, "finished")
-    if i == 20:
-        print("ready", flush=True)
+    if i % 5 == 4:
+        store.con.execute("CHECKPOINT")  # rewrites the file and drops the WAL
 """
 
 
@@ -64,7 +67,7 @@ def test_snapshots_during_writes_are_consistent_and_leave_no_copies(writer: Path
     counts: list[int] = []
     messages: list[str] = []
     refused = 0
-    for _ in range(40):
+    for _ in range(25):
         try:
             store = Store.open_for_reading(writer)
         except StoreError as exc:  # allowed, as one line; never FileNotFoundError or damage
@@ -74,7 +77,7 @@ def test_snapshots_during_writes_are_consistent_and_leave_no_copies(writer: Path
         with store:
             n = store.scalar("SELECT count(*) FROM runs")
             assert store.scalar("SELECT count(*) FROM run_summary") == n
-            assert store.scalar("SELECT count(*) FROM raw_files") == n
+            assert store.scalar("SELECT count(*) FROM raw_files WHERE run_id > 0") == n
             counts.append(int(n))
         assert not list(private_tmp.iterdir()), "the snapshot copy is removed on close"
     assert refused <= 4
