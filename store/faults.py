@@ -33,6 +33,7 @@ _DAMAGED = re.compile(
     r"|invalidated|truncated|serializ|INTERNAL Error|failed to read|unexpected end|block id"
 )
 _NO_SPACE = re.compile(r"(?i)no space left on device|disk quota exceeded")
+_OTHER_VERSION = re.compile(r"(?i)database file with version number")
 _TOO_LARGE = re.compile(r"(?i)file too large")
 _TABLE_DDL = re.compile(r"(?i)\bCREATE TABLE (\w+)|\bDROP TABLE (\w+)|\bALTER TABLE (\w+) RENAME TO (\w+)")
 _NOT_WRITABLE = re.compile(r"(?i)read-only file system|permission denied|cannot open file .* for writing")
@@ -55,7 +56,10 @@ def sniff(path: Path) -> str | None:
     except OSError as exc:
         return f"cannot read store {path}: {exc.strerror}"
     if not head:
-        return None  # an empty file: DuckDB starts a database in it
+        return (
+            f"store {path} is an empty file, not a DuckDB database; remove it (benchdeck then "
+            f"starts a new store there) or {PICK_ANOTHER}"
+        )
     if head.startswith(_SQLITE_MAGIC):
         return f"{path} is a SQLite database, not a benchdeck store; {PICK_ANOTHER}"
     if head[8:12] != _DUCKDB_MAGIC:
@@ -144,6 +148,11 @@ def describe(path: Path, exc: BaseException, *, writing: bool = True) -> str:
         )
     if _NOT_WRITABLE.search(text):
         return f"cannot write store {path} ({_first_line(exc)}); make it writable, or {PICK_ANOTHER}"
+    if _OTHER_VERSION.search(text):
+        return (
+            f"store {path} was written by another DuckDB version ({_first_line(exc)}); use the "
+            f"benchdeck that wrote it, or {PICK_ANOTHER}"
+        )
     if _DAMAGED.search(text):
         return f"store {path} is damaged ({_first_line(exc)}); {RESTORE}"
     verb = "write" if writing else "read"

@@ -90,7 +90,7 @@ def import_run_files(store: Store, f: RunFiles) -> ImportedRun:
     s = sb.summary or SysbenchSummary()
     warnings: list[str] = []
     table_size = _fit(_int(s.options.get("table-size")), "table-size", INT64_MAX, warnings)
-    qps = run_qps(s, f.workload, _int(s.options.get("table-size")))
+    qps = run_qps(s, f.workload, table_size)
     if qps is None:
         raise ImportError_(f"{f.sysbench}: no final sysbench summary with a QPS figure (interrupted run?)")
     vm = _Parsed.vmstat(vm_text) if vm_text is not None else None

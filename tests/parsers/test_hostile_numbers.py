@@ -170,3 +170,13 @@ def test_one_megabyte_command_line_is_read_in_linear_time(line: str) -> None:
     elapsed = time.perf_counter() - start
     assert words[0] == "sysbench"
     assert elapsed < 1.5, elapsed  # ~0.02-0.25 s here; shared 2-core CI machines are slow
+
+
+@pytest.mark.parametrize("size", ["1" + "0" * 39, "9" * 400, "9" * 5000])
+def test_scan_rate_from_a_huge_table_size_never_raises(size: str) -> None:
+    from engine.metrics import run_qps
+    from engine.records import SysbenchSummary
+
+    s = SysbenchSummary(lat_avg_ms=0.01, options={"table-size": size})
+    qps = run_qps(s, "scan_range=100")
+    assert qps is None or math.isfinite(qps)
