@@ -216,7 +216,6 @@ class Store:
         self._migrate(current)
 
     def _migrate(self, current: int) -> None:
-        version = current + 1
         try:
             with self.transaction() as cur:
                 cur.execute(
@@ -251,7 +250,3 @@ def _translate_open_error(path: Path, exc: duckdb.IOException) -> StoreError:
         m = _LOCK_PID.search(msg)
         return StoreLocked(path, int(m.group(1)) if m else None)
     return StoreError(faults.describe(path, exc, writing=False))
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -250,3 +250,52 @@ def test_tree_where_every_file_fails_ends_with_an_error_line(base: dict[str, Any
     assert "no new run imported" in lines[-1]
     assert "3 file(s) failed" in lines[-1]
     assert fingerprint(db) == base["before"]
+
+
+def test_the_reproductions_through_the_program(base: dict[str, Any], tmp_path: Path) -> None:
+    """The issue's figures as one import through the real program: a 1 MB password on the
+    command line (19-26 s before), a CPU count, a table size and vmstat values no column holds."""
+    import subprocess
+    import time
+
+    from tests.cli_helpers import CLI, ROOT
+
+    files = base["files"]
+    sb = Path(files["sysbench"]).read_text().splitlines()
+    sb.insert(0, "4294967296 CPUs")
+    sb.insert(0, f"sysbench --mysql-password={'p' * 1_000_000} --table-size={'1' + '0' * 39} "
+                 "--threads=24 oltp_point_select run")  # fmt: skip
+    vm = Path(files["vmstat"]).read_text().splitlines()
+    vm[3] = re.sub(r"^(\s*\S+\s+\S+\s+\S+\s+)\S+", r"\g<1>9223372036854775808", vm[3])
+    vm[4] = re.sub(r"(\S+)(\s+\S+\s+\S+\s+\S+\s+\S+)$", r"2147483648\2", vm[4])
+    (tmp_path / "sb.txt").write_text("\n".join(sb) + "\n")
+    (tmp_path / "vm.txt").write_text("\n".join(vm) + "\n")
+    db = fresh_store(base, tmp_path)
+    start = time.perf_counter()
+    r = subprocess.run(
+        [*CLI, "--db", str(db), "import", "sysbench", str(tmp_path / "sb.txt"), "--host", "h",
+         "--build", BUILD, "--workload", files["workload"], "--vmstat", str(tmp_path / "vm.txt")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    elapsed = time.perf_counter() - start
+    assert r.returncode == 0, r.stderr
+    warnings = r.stderr.splitlines()
+    assert any("CPU count 4294967296 is out of range" in w for w in warnings), warnings
+    assert any("table-size 1" + "0" * 39 + " is out of range" in w for w in warnings), warnings
+    assert all(w.startswith("benchdeck: warning: ") for w in warnings), warnings
+    assert elapsed < 30, elapsed  # a Python start-up and a 1 MB line: seconds, not tens of them
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        run_id = int(r.stdout.split()[-1])
+        reasons = con.execute(
+            "SELECT lineno, reason FROM skipped_lines WHERE run_id = ? AND source = 'vmstat' ORDER BY lineno",
+            [run_id],
+        ).fetchall()
+        cols = con.execute("SELECT table_size, threads FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    finally:
+        con.close()
+    assert [lineno for lineno, _ in reasons] == [4, 5]
+    assert "out of range" in reasons[0][1]
+    assert "us 2147483648" in reasons[1][1]
+    assert cols == (None, 24)
+    assert fingerprint(db)[: len(base["before"])] == base["before"]
