@@ -42,6 +42,10 @@ class StoreTooNew(StoreError):
     """The file was written by a newer benchdeck."""
 
 
+class StoreNotWritable(StoreError):
+    """The store (or its directory) cannot be written; it can still be read."""
+
+
 def default_db_path() -> Path:
     """``$BENCHDECK_DB`` if set, else ``benchdeck.duckdb`` in the user data dir."""
     env = os.environ.get(DB_ENV)
@@ -76,7 +80,7 @@ class Store:
             except OSError as exc:
                 raise StoreError(f"cannot create the directory of store {p}: {exc.strerror}") from None
             if why := faults.check_writable(p):
-                raise StoreError(why)
+                raise StoreNotWritable(why)
         try:
             con = duckdb.connect(str(p), read_only=read_only, config=faults.OFFLINE)
         except duckdb.IOException as exc:

@@ -68,3 +68,29 @@ def test_reload_reads_what_the_writer_stored_since(tmp_path: Path) -> None:
         handle.close()
         proc.kill()
         proc.wait()
+
+
+def test_a_store_in_a_read_only_directory_is_shown_read_only(tmp_path: Path) -> None:
+    """The app still shows a store it cannot write (a read-only tmpfs), and says why not."""
+    import pytest
+
+    from store.db import StoreError
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(ro)]).returncode != 0:
+        pytest.fail("this test needs to mount a tmpfs (run as root)")
+    try:
+        db = ro / "s.duckdb"
+        Store.open(db).close()
+        subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
+        handle = StoreHandle(db)
+        try:
+            assert runs(handle) == 0
+            assert handle.label == "s.duckdb (read-only)"
+            with pytest.raises(StoreError, match="read-only here"):
+                handle.writable_cursor()
+        finally:
+            handle.close()
+    finally:
+        subprocess.run(["umount", str(ro)], check=True)

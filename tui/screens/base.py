@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from store.compare import CompareError
-from store.db import Store, StoreError, StoreLocked
+from store.db import Store, StoreError, StoreLocked, StoreNotWritable
 
 if TYPE_CHECKING:
     from tui.app import BenchdeckApp
@@ -66,7 +66,7 @@ class StoreHandle:
             if self._store is None:
                 try:
                     self._store = Store.open(self.db)
-                except StoreLocked:
+                except (StoreLocked, StoreNotWritable):
                     self._store = Store.open_for_reading(self.db)
             return self._store
 
@@ -97,6 +97,8 @@ class StoreHandle:
 
     def writable_cursor(self) -> duckdb.DuckDBPyConnection:
         store = self.get()
+        if store.read_only and store.snapshot_of is None:
+            raise StoreError(f"store {store.path} is read-only here: changes are not possible")
         if store.read_only:
             raise StoreError(
                 f"store {store.snapshot_of or store.path} is in use by another process: "
@@ -111,7 +113,9 @@ class StoreHandle:
         if store is None:
             return ""
         name = (store.snapshot_of or store.path).name
-        return f"{name} (read-only snapshot)" if store.snapshot_of else name
+        if store.snapshot_of:
+            return f"{name} (read-only snapshot)"
+        return f"{name} (read-only)" if store.read_only else name
 
     def close(self) -> None:
         with self._lock:
