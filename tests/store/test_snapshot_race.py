@@ -27,7 +27,7 @@ from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 store = Store.open(sys.argv[1])
 with store.transaction() as cur:  # bulk, so that a copy takes a while
     cur.execute("INSERT INTO raw_files SELECT 0, 'bulk', 'f', repeat(md5(i::VARCHAR), 500) "
-                "FROM range(600) t(i)")
+                "FROM range(300) t(i)")
 store.con.execute("CHECKPOINT")
 print("ready", flush=True)
 for i in range(100000):
@@ -67,7 +67,7 @@ def test_snapshots_during_writes_are_consistent_and_leave_no_copies(writer: Path
     counts: list[int] = []
     messages: list[str] = []
     refused = 0
-    for _ in range(25):
+    for _ in range(20):
         try:
             store = Store.open_for_reading(writer)
         except StoreError as exc:  # allowed, as one line; never FileNotFoundError or damage
@@ -80,7 +80,7 @@ def test_snapshots_during_writes_are_consistent_and_leave_no_copies(writer: Path
             assert store.scalar("SELECT count(*) FROM raw_files WHERE run_id > 0") == n
             counts.append(int(n))
         assert not list(private_tmp.iterdir()), "the snapshot copy is removed on close"
-    assert refused <= 4
+    assert refused <= 3
     assert all("try again" in m for m in messages), messages
     assert counts == sorted(counts), "a later snapshot never shows fewer runs"
     assert counts[-1] > counts[0], "the writer kept writing: snapshots followed it"
