@@ -42,6 +42,15 @@ def int_problem(name: str, value: int | None, top: int, low: int = 0) -> str | N
     return f"{name} {show_int(value)} is out of range (the store holds {low}..{top})"
 
 
+def fit_int(value: int | None, name: str, top: int, warnings: list[str]) -> int | None:
+    """``value`` if a column holding ``0..top`` can take it, else None and a warning (a run's
+    setting: the raw file keeps it)."""
+    if why := int_problem(name, value, top):
+        warnings.append(f"{why}; not stored as a column (the raw file keeps it)")
+        return None
+    return value
+
+
 def path_problem(path: os.PathLike[str] | str) -> str | None:
     """Why a file's name cannot be stored (VARCHAR is UTF-8): a name in another encoding."""
     text = os.fspath(path)

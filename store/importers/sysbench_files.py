@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine.builds import Build
 from engine.metrics import per_op, run_qps
-from engine.parsers import IostatParser, SysbenchParser, VmstatParser
-from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary
+from engine.records import IostatSample, SysbenchSummary
 from store.db import Store, StoreError
-from store.limits import INT32_MAX, INT64_MAX, feed_checked, int_problem, path_problem
+from store.importers.checked import Checked
+from store.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
 from store.runs import NewRun, RunSummary, create_run, save_raw, save_summary, set_status
 from store.samples import append_bench, append_iostat, append_skipped, append_vmstat
 
@@ -86,15 +85,15 @@ def import_run_files(store: Store, f: RunFiles) -> ImportedRun:
 
     if why := int_problem("threads", f.threads, INT32_MAX):
         raise ImportError_(f"{f.sysbench}: {why}")
-    sb = _Parsed.sysbench(sb_text)
+    sb = Checked.sysbench(sb_text)
     s = sb.summary or SysbenchSummary()
     warnings: list[str] = []
-    table_size = _fit(_int(s.options.get("table-size")), "table-size", INT64_MAX, warnings)
+    table_size = fit_int(_int(s.options.get("table-size")), "table-size", INT64_MAX, warnings)
     qps = run_qps(s, f.workload, table_size)
     if qps is None:
         raise ImportError_(f"{f.sysbench}: no final sysbench summary with a QPS figure (interrupted run?)")
-    vm = _Parsed.vmstat(vm_text) if vm_text is not None else None
-    io = _Parsed.iostat(io_text) if io_text is not None else None
+    vm = Checked.vmstat(vm_text) if vm_text is not None else None
+    io = Checked.iostat(io_text) if io_text is not None else None
     dev_rows: list[IostatSample] = []
     if io is not None:
         dev_rows = [r for r in io.samples if r.device == f.device]
@@ -103,9 +102,11 @@ def import_run_files(store: Store, f: RunFiles) -> ImportedRun:
             raise ImportError_(
                 f"{f.iostat}: no rows for device {f.device!r} (devices seen: {', '.join(seen) or 'none'})"
             )
-    ncpu = _fit(_ncpu(sb_text, io_text or ""), "CPU count", INT32_MAX, warnings)
-    threads = f.threads or _fit(s.threads or _int(s.options.get("threads")), "threads", INT32_MAX, warnings)
-    tables = _fit(_int(s.options.get("tables")), "tables", INT32_MAX, warnings)
+    ncpu = fit_int(_ncpu(sb_text, io_text or ""), "CPU count", INT32_MAX, warnings)
+    threads = f.threads or fit_int(
+        s.threads or _int(s.options.get("threads")), "threads", INT32_MAX, warnings
+    )
+    tables = fit_int(_int(s.options.get("tables")), "tables", INT32_MAX, warnings)
     metrics = per_op(qps, vm.samples if vm else (), dev_rows, ncpu)
 
     with store.transaction() as cur:
@@ -163,47 +164,3 @@ def import_run_files(store: Store, f: RunFiles) -> ImportedRun:
     if skipped:
         warnings.append(f"{skipped} unparsed line(s) kept in the store (skipped_lines)")
     return ImportedRun(run_id=run_id, qps=qps, skipped=skipped, warnings=tuple(warnings))
-
-
-def _fit(value: int | None, name: str, top: int, warnings: list[str]) -> int | None:
-    """``value`` if its column can hold it, else None and a warning (the text keeps it)."""
-    if why := int_problem(name, value, top):
-        warnings.append(f"{why}; not stored as a column (the raw file keeps it)")
-        return None
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class _Parsed:
-    """A parsed file: the records that fit the store, and every line not used, in order."""
-
-    samples: list[Any]
-    skipped: list[SkippedLine]
-    summary: SysbenchSummary | None = None
-
-    @property
-    def intervals(self) -> list[BenchInterval]:
-        return self.samples
-
-    @classmethod
-    def sysbench(cls, text: str) -> _Parsed:
-        p = SysbenchParser()
-        kept, bad = feed_checked(p.feed, text.splitlines())
-        p.flush()
-        return cls(kept, _merge(p.skipped, bad), p.summary())
-
-    @classmethod
-    def vmstat(cls, text: str) -> _Parsed:
-        p = VmstatParser()
-        kept, bad = feed_checked(p.feed, text.splitlines())
-        return cls(kept, _merge(p.skipped, bad))
-
-    @classmethod
-    def iostat(cls, text: str) -> _Parsed:
-        p = IostatParser()
-        kept, bad = feed_checked(p.feed, text.splitlines())
-        return cls(kept, _merge(p.skipped, bad))
-
-
-def _merge(a: list[SkippedLine], b: list[SkippedLine]) -> list[SkippedLine]:
-    return sorted([*a, *b], key=lambda sl: sl.lineno)
