@@ -18,7 +18,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ import pytest
 
 from store.db import Store
 from tests.cli_helpers import CLI, ROOT
+from tests.fs_limits import read_only, tmpfs
 from tests.seed001 import write_single_run_files
 
 BUILDS = ("my8028_rel_o2nofp", "my8040_rel_o2nofp")
@@ -184,38 +185,17 @@ def test_half_applied_migration_is_one_line_and_the_runs_stay(store: Path, files
     assert stored_runs(store) == runs
 
 
-@contextlib.contextmanager
-def tmpfs(where: Path, size: str) -> Iterator[bool]:
-    """A real tmpfs of ``size`` at ``where``; yields False if mounting is not allowed here."""
-    where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                             capture_output=True).returncode == 0  # fmt: skip
-    try:
-        yield mounted
-    finally:
-        if mounted:
-            subprocess.run(["umount", str(where)], check=True)
-
-
 def test_read_only_directory(base_store: Path, tmp_path: Path, files: dict[str, Any]) -> None:
     with tmpfs(tmp_path / "ro", "64m") as mounted:
         db = tmp_path / "ro" / "store.duckdb"
         shutil.copyfile(base_store, db)
         runs = stored_runs(db)
-        if mounted:
-            subprocess.run(["mount", "-o", "remount,ro", str(db.parent)], check=True)
-        else:  # no mount allowed: a read-only directory only binds a user that is not root
-            assert os.geteuid() != 0, "neither a read-only mount nor a non-root user is available"
-            db.parent.chmod(0o555)
-        try:
+        with read_only(db.parent, mounted):
             one_line(run_cli(db, *import_args(files)), str(db), "read-only", "--db")
             ok = run_cli(db, *compare_args())
             assert ok.returncode == 0, ok.stderr
             assert BUILDS[1] in ok.stdout
-        finally:
-            if not mounted:
-                db.parent.chmod(0o755)
-        assert stored_runs(db) == runs
+            assert stored_runs(db) == runs
 
 
 def _fsize_limit(limit: int) -> Callable[[], None]:

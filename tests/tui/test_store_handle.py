@@ -8,6 +8,7 @@ from pathlib import Path
 
 from store.db import Store
 from tests.cli_helpers import ROOT
+from tests.fs_limits import read_only, tmpfs
 from tui.screens.base import StoreHandle
 
 WRITER = """
@@ -76,21 +77,15 @@ def test_a_store_in_a_read_only_directory_is_shown_read_only(tmp_path: Path) -> 
 
     from store.db import StoreError
 
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(ro)]).returncode != 0:
-        pytest.fail("this test needs to mount a tmpfs (run as root)")
-    try:
-        db = ro / "s.duckdb"
+    with tmpfs(tmp_path / "ro", "16m") as mounted:
+        db = tmp_path / "ro" / "s.duckdb"
         Store.open(db).close()
-        subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
-        handle = StoreHandle(db)
-        try:
-            assert runs(handle) == 0
-            assert handle.label == "s.duckdb (read-only)"
-            with pytest.raises(StoreError, match="read-only here"):
-                handle.writable_cursor()
-        finally:
-            handle.close()
-    finally:
-        subprocess.run(["umount", str(ro)], check=True)
+        with read_only(db.parent, mounted):
+            handle = StoreHandle(db)
+            try:
+                assert runs(handle) == 0
+                assert handle.label == "s.duckdb (read-only)"
+                with pytest.raises(StoreError, match="read-only here"):
+                    handle.writable_cursor()
+            finally:
+                handle.close()
