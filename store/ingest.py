@@ -29,6 +29,7 @@ from engine.events import (
 from engine.plan import RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from store.db import Store
+from store.limits import fit_records
 from store.live import save_started
 from store.records import save_outputs, save_record
 from store.runs import RunSummary, save_summary, set_status
@@ -124,9 +125,16 @@ class EventSink:
         n = 0
         with self.store.transaction() as cur:
             for run_id, p in pending.items():
-                n += append_bench(cur, run_id, p.bench)
-                n += append_vmstat(cur, run_id, p.vm)
-                n += append_iostat(cur, run_id, p.io)
+                # a value no column can hold is a skipped row, not a failed flush
+                bench, bad_bench = fit_records(p.bench)
+                vm, bad_vm = fit_records(p.vm)
+                io, bad_io = fit_records(p.io)
+                n += append_bench(cur, run_id, bench)
+                n += append_vmstat(cur, run_id, vm)
+                n += append_iostat(cur, run_id, io)
+                for source, bad in (("sysbench", bad_bench), ("vmstat", bad_vm), ("iostat", bad_io)):
+                    if bad:
+                        p.skipped.setdefault(source, []).extend(bad)
                 for source, rows in p.skipped.items():
                     n += append_skipped(cur, run_id, source, rows)
         # Only once committed: a failed write (a store held too long by another process) keeps

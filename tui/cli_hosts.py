@@ -16,7 +16,7 @@ import click
 
 if TYPE_CHECKING:  # engine imports are deferred: asyncssh costs every other command ~0.2 s
     from engine.hostfacts import HostFacts
-    from engine.inventory import HostConfig, Inventory
+    from engine.inventory import ConfigError, HostConfig, Inventory
     from engine.transport import HostKeyError
     from tui.cli import Ctx
 
@@ -65,21 +65,30 @@ def list_cmd() -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[3])
+    from engine.inventory_check import missing_here
+
+    for problem in missing_here(inv):  # what this machine can see; hosts check asks the hosts
+        click.echo(f"benchdeck: warning: {problem}", err=True)
 
 
-async def _facts(host: HostConfig) -> HostFacts:
+async def _facts(inv: Inventory, host: HostConfig) -> tuple[HostFacts, list[ConfigError]]:
+    """The host's facts, and the files its builds name that it does not have."""
     from engine.hostfacts import gather_facts
+    from engine.inventory_check import missing_on_host
     from engine.transport import make_transport
 
     transport = make_transport(host.spec)
     try:
-        return await gather_facts(transport)
+        facts = await gather_facts(transport)
+        return facts, await missing_on_host(inv, host, transport)
     finally:
         await transport.close()
 
 
-async def _check_all(hosts: list[HostConfig]) -> list[HostFacts | BaseException]:
-    return await asyncio.gather(*(_facts(h) for h in hosts), return_exceptions=True)
+async def _check_all(
+    inv: Inventory, hosts: list[HostConfig]
+) -> list[tuple[HostFacts, list[ConfigError]] | BaseException]:
+    return await asyncio.gather(*(_facts(inv, h) for h in hosts), return_exceptions=True)
 
 
 @hosts_group.command("check")
@@ -88,13 +97,18 @@ async def _check_all(hosts: list[HostConfig]) -> list[HostFacts | BaseException]
 def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
     """Connect to hosts (all by default) at once, store their facts, name missing tools."""
     from engine.hostfacts import describe, missing_tools
+    from engine.inventory_check import missing_here
     from engine.transport import TransportError
     from store.runs import save_host_facts
 
-    hosts = _select(_inventory(), names)
-    results = asyncio.run(_check_all(hosts))
+    inv = _inventory()
+    hosts = _select(inv, names)
+    problems = missing_here(inv, hosts)  # key files and local hosts' files, by file:line
+    for problem in problems:
+        click.echo(f"benchdeck: {problem}", err=True)
+    failed = len(problems)
+    results = asyncio.run(_check_all(inv, hosts))
     good: list[tuple[HostConfig, HostFacts]] = []
-    failed = 0
     for host, res in zip(hosts, results, strict=True):
         if isinstance(res, TransportError | OSError):
             failed += 1
@@ -103,7 +117,11 @@ def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
         elif isinstance(res, BaseException):
             raise res
         else:
-            good.append((host, res))
+            facts, absent = res
+            for problem in absent:
+                click.echo(f"benchdeck: {problem}", err=True)
+            failed += len(absent)
+            good.append((host, facts))
     if good:
         with obj.open_store() as store, store.transaction() as cur:
             for host, facts in good:

@@ -127,7 +127,9 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         f"{len(res.failed)} files not imported{extra}{explain})"
     )
     if res.failed and not res.run_ids:
-        sys.exit(1)
+        from tui.cli import fail
+
+        fail(f"no new run imported from {directory}: {len(res.failed)} file(s) failed (lines above)")
 
 
 class ImportBar:

@@ -24,6 +24,7 @@ from store.db import Store
 from store.importers.dating import parse_stamp
 from store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run
 from store.importers.writer import RunWriter
+from store.limits import path_problem
 
 _RUN_DIR = re.compile(r"^x\.(?P<build>[^.]+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")
 _ROCKS_DIR = re.compile(r"^x\.(?P<build>\d+\.\d+\.\d+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")
@@ -159,7 +160,12 @@ def import_mytools_tree(
     if not dirs:
         raise ImportError_(f"{root}: no x.<build>.<config>.pk<N> result folders found")
     result = MytoolsImport()
-    folders = [_folder(d) for d in dirs]
+    folders: list[_Folder] = []
+    for d in dirs:
+        if why := path_problem(d.absolute()):  # e.g. a name that is not UTF-8: say so, go on
+            result.failed.append(why)
+        else:
+            folders.append(_folder(d))
     total = sum(len(f.runs) for f in folders)
     known = _imported_paths(store, host)
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from engine.builds import Build
 from engine.metrics import PerOp, is_scan, per_op, run_qps
-from engine.parsers import parse_iostat, parse_sysbench_output, parse_vmstat
 from engine.parsers.explain import LINE, ZONE_END, ZONE_START, find_explain
 from engine.parsers.mytools_met import MetTable, parse_met, split_met_tail
-from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
 from store.db import StoreError
+from store.importers.checked import Checked
 from store.importers.dating import Dated, from_mtime, from_start, parse_stamp
+from store.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
 from store.raw import compress
 from store.runs import NewRun, RunSummary
 
@@ -192,8 +193,13 @@ def _dated(
 
 def read_run(f: RunFiles) -> ParsedRun:
     """Read and parse the files of one run; raises :class:`ImportError_` with a one-line reason."""
+    for path in (f.sysbench, f.vmstat, f.iostat, f.met):
+        if path is not None and (why := path_problem(path.absolute())):
+            raise ImportError_(why)
     if f.iostat and not f.device:
         raise ImportError_(f"{f.iostat}: iostat needs --device (the benchmark's storage device)")
+    if why := int_problem("threads", f.threads, INT32_MAX):
+        raise ImportError_(f"{f.sysbench}: {why}")
     sb_bytes = _read(f.sysbench)
     vm_bytes = _read(f.vmstat) if f.vmstat else None
     io_bytes = _read(f.iostat) if f.iostat else None
@@ -202,16 +208,17 @@ def read_run(f: RunFiles) -> ParsedRun:
     body, met_tail = split_met_tail(sb_text)
 
     text = _sysbench_lines(body)
-    sb = parse_sysbench_output(text.lines)
-    s = sb.summary
-    table_size = f.table_size or _int(s.options.get("table-size"))
+    sb = Checked.sysbench(text.lines)
+    s = sb.summary or SysbenchSummary()
+    fitted: list[str] = []  # out-of-range values: a warning and NULL (the raw file keeps them)
+    table_size = f.table_size or fit_int(_int(s.options.get("table-size")), "table-size", INT64_MAX, fitted)
     qps = run_qps(s, f.workload, table_size)
     if qps is None:
         if is_scan(f.workload) and s.lat_avg_ms and not table_size:
             raise _scan_error(f)
         raise ImportError_(f"{f.sysbench}: no final sysbench summary with a QPS figure (interrupted run?)")
     skipped: list[tuple[str, tuple[SkippedLine, ...]]] = [
-        ("sysbench", _renumber(sb.skipped, text.gap_after, text.explain))
+        ("sysbench", _renumber(tuple(sb.skipped), text.gap_after, text.explain))
     ]
     lines = text.total
 
@@ -227,9 +234,9 @@ def read_run(f: RunFiles) -> ParsedRun:
         lines += met_tail.count("\n")
         skipped.append(("met", met.skipped))
 
-    vm = parse_vmstat(_text(vm_bytes).splitlines()) if vm_bytes is not None else None
+    vm = Checked.vmstat(_text(vm_bytes)) if vm_bytes is not None else None
     io_text = _text(io_bytes) if io_bytes is not None else ""
-    io = parse_iostat(io_text.splitlines()) if io_bytes is not None else None
+    io = Checked.iostat(io_text) if io_bytes is not None else None
     dev_rows: list[IostatSample] = []
     if io is not None:
         dev_rows = [r for r in io.samples if r.device == f.device]
@@ -238,25 +245,26 @@ def read_run(f: RunFiles) -> ParsedRun:
             raise ImportError_(
                 f"{f.iostat}: no rows for device {f.device!r} (devices seen: {', '.join(seen) or 'none'})"
             )
-        skipped.append(("iostat", io.skipped))
+        skipped.append(("iostat", tuple(io.skipped)))
         lines += io_text.count("\n")
     if vm is not None:
-        skipped.append(("vmstat", vm.skipped))
+        skipped.append(("vmstat", tuple(vm.skipped)))
         lines += vm_bytes.count(b"\n") if vm_bytes else 0
 
-    ncpu = _ncpu(sb_text, io_text)
-    threads = f.threads or s.threads or _int(s.options.get("threads"))
+    ncpu = fit_int(_ncpu(sb_text, io_text), "CPU count", INT32_MAX, fitted)
+    threads = f.threads or fit_int(s.threads or _int(s.options.get("threads")), "threads", INT32_MAX, fitted)
+    tables = fit_int(_int(s.options.get("tables")), "tables", INT32_MAX, fitted)
     metrics: PerOp | None
     source: str | None
     ops: float | None = None
     if vm is not None or io is not None:
-        metrics, source = per_op(qps, vm.samples if vm else (), dev_rows, ncpu), "computed"
+        metrics, source = per_op(qps, tuple(vm.samples) if vm else (), dev_rows, ncpu), "computed"
     elif met is not None and (metrics := met.per_op(ncpu)) is not None:
         source, ops = "imported", metrics.ops
     else:
         metrics, source = None, None
 
-    dated = _dated(f, sb_text, vm.samples if vm else (), tuple(dev_rows), s.total_time_s)
+    dated = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
     raw = [RawBlob("sysbench", f.sysbench.name, len(sb_bytes), compress(sb_bytes))]
     for kind, path, data in (("vmstat", f.vmstat, vm_bytes), ("iostat", f.iostat, io_bytes),
                              ("met", f.met, met_bytes)):  # fmt: skip
@@ -265,7 +273,10 @@ def read_run(f: RunFiles) -> ParsedRun:
 
     kept = tuple((src, rows) for src, rows in skipped if rows)
     n_skipped = sum(len(rows) for _, rows in kept)
-    warnings = (f"{n_skipped} unparsed line(s) kept in the store (skipped_lines)",) if n_skipped else ()
+    warnings = (
+        *fitted,
+        *((f"{n_skipped} unparsed line(s) kept in the store (skipped_lines)",) if n_skipped else ()),
+    )
     return ParsedRun(
         run=NewRun(
             host=f.host,
@@ -274,7 +285,7 @@ def read_run(f: RunFiles) -> ParsedRun:
             source=f.source,
             config=f.config,
             threads=threads,
-            tables=_int(s.options.get("tables")),
+            tables=tables,
             table_size=table_size,
             device=f.device,
             source_path=str(f.sysbench.resolve()),
@@ -303,9 +314,9 @@ def read_run(f: RunFiles) -> ParsedRun:
         ),
         finished_at=dated.finished_at,
         dated_from=dated.source,
-        intervals=sb.intervals,
-        vmstat=vm.samples if vm else (),
-        iostat=io.samples if io else (),
+        intervals=tuple(sb.intervals),
+        vmstat=tuple(vm.samples) if vm else (),
+        iostat=tuple(io.samples) if io else (),
         skipped=kept,
         raw=tuple(raw),
         lines=lines,

@@ -82,7 +82,7 @@ def test_store_from_a_newer_benchdeck_is_refused(tmp_path: Path) -> None:
 def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "notes.duckdb"
     bad.write_text("this is not a duckdb file\n" * 100)
-    with pytest.raises(StoreError, match=r"cannot open store .*notes\.duckdb"):
+    with pytest.raises(StoreError, match=r"notes\.duckdb is not a DuckDB database .*--db"):
         Store.open(bad)
 
 

@@ -311,6 +311,7 @@ class CompareScreen(BenchdeckScreen):
         tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
 
     def action_reload(self) -> None:
+        self.store.refresh()
         self.load_choices(self.bd.selection)
 
     def action_export(self) -> None:

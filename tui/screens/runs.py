@@ -255,6 +255,7 @@ class RunsScreen(BenchdeckScreen):
         self.app.push_screen(RunDiffScreen(*self.marked))
 
     def action_reload(self) -> None:
+        self.store.refresh()
         self.load()
 
     def action_focus_filter(self) -> None:

@@ -211,6 +211,7 @@ class TriageScreen(BenchdeckScreen):
             self.show_items()
 
     def action_reload(self) -> None:
+        self.store.refresh()
         self.load(self.bd.selection)
 
     @on(DataTable.RowSelected)
