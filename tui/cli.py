@@ -210,10 +210,11 @@ def compare_cmd(
 
 
 def _register() -> None:
+    from tui.cli_changes import changes_cmd
     from tui.cli_hosts import hosts_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
 
-    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd):
+    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd, changes_cmd):
         cli.add_command(command)
 
 
