@@ -27,6 +27,7 @@ so nothing here takes them.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -113,13 +114,16 @@ class ChangePoint:
 
 
 def ttest(left: FloatArray, right: FloatArray) -> TTest:
-    """Otava's two-sided Student's t-test of two sides (population std, pooled variance)."""
+    """Otava's two-sided Student's t-test of two sides (population std, pooled variance).
+
+    Means and standard deviations are numpy's ``mean`` and ``std`` spelled out (the same sums in
+    the same order, so the same bits), without their per-call overhead.
+    """
     n1, n2 = len(left), len(right)
     if not n1 or not n2:
         raise ValueError("both sides of a split need at least one value")
-    m1, m2 = float(left.mean()), float(right.mean())
-    s1 = float(left.std()) if n1 >= 2 else 0.0
-    s2 = float(right.std()) if n2 >= 2 else 0.0
+    m1, s1 = _mean_std(left)
+    m2, s2 = _mean_std(right)
     p = 1.0
     if n1 + n2 > 2:
         df = n1 + n2 - 2
@@ -131,6 +135,60 @@ def ttest(left: FloatArray, right: FloatArray) -> TTest:
     return TTest(m1, m2, s1, s2, n1, n2, p)
 
 
+def _mean_std(x: FloatArray) -> tuple[float, float]:
+    n = len(x)
+    mean = float(_SUM(x)) / n
+    if n < 2:
+        return mean, 0.0
+    d = x - mean
+    return mean, math.sqrt(float(_SUM(d * d)) / n)
+
+
+_SUM = np.add.reduce
+
+
+@functools.lru_cache(maxsize=512)
+def _coefficients(size: int) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.bool_]]:
+    """2/(n+m), the X and Y pair-sum coefficients, and kappa > tau, for a segment of ``size``."""
+    taus = np.arange(1, size)[:, None]  # local split: X = [0, tau)
+    kappas = np.arange(2, size + 1)[None, :]  # Y = [tau, kappa)
+    n = taus.astype(np.float64)
+    m = (kappas - taus).astype(np.float64)
+    total = kappas.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cx = np.where(n > 1, 2.0 * m / (total * (n - 1.0)), 0.0)
+        cy = np.where(m > 1, 2.0 * n / (total * (m - 1.0)), 0.0)
+    return 2.0 / total, cx, cy, m >= 1
+
+
+def block_sums(x: FloatArray) -> FloatArray:
+    """``S[i, j]``: the sum of ``|x[a] - x[b]|`` over a <= i, b <= j (leading axes are a batch)."""
+    dist = np.abs(x[..., :, None] - x[..., None, :])
+    out: FloatArray = dist.cumsum(axis=-2).cumsum(axis=-1)
+    return out
+
+
+def q_matrix(s: FloatArray) -> FloatArray:
+    """Q(tau, kappa) of a segment from its :func:`block_sums` ``s`` (..., size, size).
+
+    Q for X = x[0:tau], Y = x[tau:kappa] (n and m values) is
+    ``2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_pairs|X-X'| - 2n/((n+m)(m-1)) * sum_pairs|Y-Y'|``
+    (a term with a single value is 0); row tau - 1, column kappa - 2; like Otava's, the matrix
+    holds 0 where kappa <= tau. The terms are summed in this order on purpose: with exact ties
+    (rounded values) a rearranged sum moves the argmax by a rounding error, away from Otava's.
+    """
+    size = s.shape[-1]
+    two_total, cx, cy, valid = _coefficients(size)
+    diag = np.diagonal(s, axis1=-2, axis2=-1)  # D(a + 1): the block [0, a] x [0, a]
+    d_tau = diag[..., : size - 1, None]
+    p_tk = s[..., : size - 1, 1:]
+    within_x = d_tau / 2.0
+    cross = p_tk - d_tau
+    within_y = (diag[..., None, 1:] - 2.0 * p_tk + d_tau) / 2.0
+    q: FloatArray = np.where(valid, two_total * cross - cx * within_x - cy * within_y, 0.0)
+    return q
+
+
 class _Window:
     """The Q statistic of every split of every segment of one window, from one prefix-sum table."""
 
@@ -138,46 +196,27 @@ class _Window:
         self.x = x
         # allowed[i]: a change may start at observation i (the first of a new point)
         self.allowed = allowed
-        dist = np.abs(x[:, None] - x[None, :])
         self.prefix = np.zeros((len(x) + 1, len(x) + 1))
-        self.prefix[1:, 1:] = dist.cumsum(axis=0).cumsum(axis=1)
+        self.prefix[1:, 1:] = block_sums(x)
 
     def candidate(self, start: int, end: int) -> tuple[int, float] | None:
-        """The split ``tau`` in (start, end) that maximises Q over kappa, and that maximum.
-
-        Q(tau, kappa) for X = x[start:tau], Y = x[tau:kappa] is
-        ``2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_pairs|X-X'| - 2n/((n+m)(m-1)) * sum_pairs|Y-Y'|``
-        (a term with a single value is 0). Like Otava, the matrix over (tau, kappa) holds 0 where
-        kappa <= tau, and the first maximum in row order wins.
-        """
+        """The split ``tau`` in (start, end) that maximises Q over kappa, and that maximum (the
+        first maximum in row order wins, as in Otava)."""
         size = end - start
         if size < 2:
             return None
         p = self.prefix[start : end + 1, start : end + 1]
-        p = p - p[0:1, :] - p[:, 0:1] + p[0, 0]  # prefix sums of the segment alone
-        taus = np.arange(1, size)[:, None]  # local split: X = [0, tau)
-        kappas = np.arange(2, size + 1)[None, :]  # Y = [tau, kappa)
-        diag = np.diagonal(p)  # diag[a] = sum of the block [0, a) x [0, a)
-        p_tk = p[1:size, 2 : size + 1]
-        within_x = diag[1:size][:, None] / 2.0
-        cross = p_tk - diag[1:size][:, None]
-        within_y = (diag[2 : size + 1][None, :] - 2.0 * p_tk + diag[1:size][:, None]) / 2.0
-        n = taus.astype(np.float64)
-        m = (kappas - taus).astype(np.float64)
-        total = kappas.astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cx = np.where(n > 1, 2.0 * m / (total * (n - 1.0)), 0.0)
-            cy = np.where(m > 1, 2.0 * n / (total * (m - 1.0)), 0.0)
-        q = 2.0 / total * cross - cx * within_x - cy * within_y
-        valid = m >= 1
-        q = np.where(valid, q, 0.0)
+        if start:
+            p = p - p[0:1, :] - p[:, 0:1] + p[0, 0]  # prefix sums of the segment alone
+        q = q_matrix(p[1:, 1:])
         allowed = self.allowed[start + 1 : end]
         if not allowed.all():
             if not allowed.any():
                 return None
-            q = np.where(allowed[:, None] & valid, q, -np.inf)
-        i, _j = np.unravel_index(int(np.argmax(q)), q.shape)
-        return start + int(i) + 1, float(q[i, _j])
+            q = np.where(allowed[:, None] & _coefficients(size)[3], q, -np.inf)
+        flat = int(np.argmax(q))
+        i, j = divmod(flat, size - 1)
+        return start + i + 1, float(q[i, j])
 
 
 def _intervals(cps: Sequence[int], n: int) -> list[tuple[int, int]]:
@@ -244,6 +283,15 @@ def _nan_high(p: float) -> float:
     return math.inf if math.isnan(p) else p
 
 
+def first_pass_pvalue(max_pvalue: float) -> float:
+    """The split step's looser threshold for weak change points (Otava's: 10x below 0.05)."""
+    if max_pvalue < 0.05:
+        return max_pvalue * 10
+    if max_pvalue < 0.5:
+        return max_pvalue * 2
+    return max_pvalue
+
+
 def detect(
     values: Sequence[float] | FloatArray,
     groups: Sequence[int] | None = None,
@@ -275,12 +323,7 @@ def detect(
     allowed = np.ones(len(x), dtype=bool)
     allowed[1:] = g[1:] != g[:-1]
     allowed[0] = False
-    first_p = opts.max_pvalue
-    if first_p < 0.05:
-        first_p *= 10
-    elif first_p < 0.5:
-        first_p *= 2
-    weak = _weak_points(x, allowed, opts.window, first_p)
+    weak = _weak_points(x, allowed, opts.window, first_pass_pvalue(opts.max_pvalue))
     merged = _merge(x, weak, opts)
     return [ChangePoint(int(g[i]), t) for i, t in merged]
 

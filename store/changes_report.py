@@ -86,9 +86,7 @@ def by_group(members: Sequence[SeriesChanges]) -> list[SeriesChanges]:
 
 
 def _points_text(s: Series) -> str:
-    labels = [p.label for p in s.points]
-    runs = sum(p.runs for p in s.points)
-    return f"{' '.join(labels)} ({len(labels)} points, {runs} runs)"
+    return f"{' '.join(s.labels)} ({len(s.labels)} points, {sum(s.runs)} runs)"
 
 
 def summary_line(results: Sequence[SeriesChanges]) -> str:

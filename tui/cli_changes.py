@@ -8,7 +8,8 @@ import click
 
 from engine.catalogue import default_catalogue, load_group_overrides
 from engine.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_MAGNITUDE, Options
-from store.changes import OVER, ChangesError, analyse, load_series
+from store.change_series import load_series
+from store.changes import OVER, ChangesError, analyse
 from store.changes_report import FORMATS, Request, render
 
 if TYPE_CHECKING:
