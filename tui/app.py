@@ -94,6 +94,13 @@ NAV: tuple[Nav, ...] = (
         lazy_screen("tui.screens.live", "LiveScreen"),
         "Watch running benchmarks: QPS, vmstat, iostat, log",
     ),
+    Nav(
+        "changes",
+        "Changes",
+        "6",
+        lazy_screen("tui.screens.changes", "ChangesScreen"),
+        "Where did QPS change: change points across versions or over time",
+    ),
 )
 
 

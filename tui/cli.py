@@ -100,6 +100,7 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path |
 
 
 def _register() -> None:
+    from tui.cli_changes import changes_cmd
     from tui.cli_compare import compare_cmd
     from tui.cli_diff import diff_cmd
     from tui.cli_export import export_cmd
@@ -115,6 +116,7 @@ def _register() -> None:
         resume_cmd,
         cancel_cmd,
         compare_cmd,
+        changes_cmd,
         diff_cmd,
         export_cmd,
     ):

@@ -99,6 +99,13 @@ class TriageScreen(BenchdeckScreen):
             "s", "series", "Series", id="triage.series", tooltip="Time series of the base and build runs"
         ),
         Binding("w", "next_build", "Next build", id="triage.next_build", tooltip="Triage the next column"),
+        Binding(
+            "c",
+            "changes",
+            "Change points",
+            id="triage.changes",
+            tooltip="Where did it change: change points across versions",
+        ),
         Binding("r", "reload", "Reload", id="triage.reload", show=False),
     ]
 
@@ -213,6 +220,9 @@ class TriageScreen(BenchdeckScreen):
     def action_reload(self) -> None:
         self.store.refresh()
         self.load(self.bd.selection)
+
+    def action_changes(self) -> None:
+        self.app.switch_mode("changes")
 
     @on(DataTable.RowSelected)
     def action_series(self) -> None:
