@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -156,17 +155,6 @@ async def test_export_writes_the_report(demo: Demo, tmp_path: Path, fmt: str) ->
         assert [(m.path, m.fmt) for m in exported] == [(target, fmt)]
         assert any(str(target) in n.message for n in app._notifications)
     assert target.read_text() == render(expected(demo, Selection(HOST, BASE, (NEW, LTO))), fmt)
-
-
-def test_compare_is_fast_on_the_demo_store(demo: Demo) -> None:
-    with Store.open(demo.path) as store:
-        cur = store.cursor()
-        run_comparison(cur, Selection(HOST, BASE, (NEW, LTO)))  # warm
-        t0 = time.perf_counter()
-        for _ in range(10):
-            run_comparison(cur, Selection(HOST, BASE, (NEW, LTO)))
-        per_call = (time.perf_counter() - t0) / 10
-    assert per_call < 0.1, f"compare took {per_call * 1000:.1f} ms"
 
 
 async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path: Path) -> None:
