@@ -218,6 +218,10 @@ class Store:
     def close(self) -> None:
         try:
             with self._guard:
+                if self.shared and not self.read_only:
+                    # Leave one self-contained file behind (a copy of the .duckdb alone, a backup,
+                    # holds everything): batches were closed without a checkpoint.
+                    self._connect().execute("CHECKPOINT")
                 if self._con is not None:
                     con, self._con = self._con, None
                     con.close()

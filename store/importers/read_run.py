@@ -117,11 +117,25 @@ def _int(raw: str | None) -> int | None:
         return None
 
 
+def _head_lines(text: str, n: int = 5) -> list[str]:
+    """The first ``n`` lines, however long they are (a 1 MB password on the command line)."""
+    lines: list[str] = []
+    pos = 0
+    while len(lines) < n and pos <= len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        lines.append(text[pos:end])
+        pos = end + 1
+    return lines
+
+
 def _ncpu(sb_text: str, io_text: str) -> int | None:
-    if m := _NCPU.search(sb_text, 0, 4000):
-        return int(m.group(1))
-    if m := _IOSTAT_NCPU.search(io_text, 0, 1000):
-        return int(m.group(1))
+    for line in _head_lines(sb_text):
+        if m := _NCPU.search(line):
+            return int(m.group(1))
+    for line in _head_lines(io_text):
+        if m := _IOSTAT_NCPU.search(line):
+            return int(m.group(1))
     return None
 
 
