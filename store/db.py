@@ -20,6 +20,8 @@ from store import faults, snapshot, views
 from store.schema import LATEST_VERSION, MIGRATIONS
 
 DB_ENV = "BENCHDECK_DB"
+CLOSE_LOCK_WAIT_S = 2.0
+"""How long a shared store's close waits for the file to checkpoint it (else the WAL keeps it)."""
 READ_LOCK_WAIT_S = 0.5
 """How long a reader waits for a writer's batch before it reads a snapshot copy instead."""
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
@@ -171,14 +173,14 @@ class Store:
             self._pinned = True
             return self._connect()
 
-    def _connect(self) -> duckdb.DuckDBPyConnection:
+    def _connect(self, wait: float | None = None) -> duckdb.DuckDBPyConnection:
         with self._guard:
             if self._con is None:
-                self._con = self._connect_waiting()
+                self._con = self._connect_waiting(self.lock_wait if wait is None else wait)
             return self._con
 
-    def _connect_waiting(self) -> duckdb.DuckDBPyConnection:
-        deadline = time.monotonic() + self.lock_wait
+    def _connect_waiting(self, wait: float) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + wait
         pause, told = 0.01, False
         while True:
             try:
@@ -220,8 +222,10 @@ class Store:
             with self._guard:
                 if self.shared and not self.read_only:
                     # Leave one self-contained file behind (a copy of the .duckdb alone, a backup,
-                    # holds everything): batches were closed without a checkpoint.
-                    self._connect().execute("CHECKPOINT")
+                    # holds everything): batches were closed without a checkpoint. If another
+                    # process holds the file now, the WAL keeps the data safe until it is.
+                    with suppress(StoreLocked):
+                        self._connect(wait=min(self.lock_wait, CLOSE_LOCK_WAIT_S)).execute("CHECKPOINT")
                 if self._con is not None:
                     con, self._con = self._con, None
                     con.close()
