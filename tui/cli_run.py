@@ -26,7 +26,7 @@ from engine.events import (
     RunFinished,
     RunStarted,
 )
-from engine.inventory import load_inventory
+from engine.inventory import Inventory, load_inventory
 from engine.plan import RunOptions, RunRequest
 from engine.session import Session
 from store import queue as q
@@ -203,6 +203,22 @@ def _run_options(f: F) -> F:
     return f
 
 
+def _check(
+    inv: Inventory,
+    hosts: Sequence[str],
+    builds: Sequence[str],
+    configs: Sequence[str | None],
+    names: Sequence[str],
+) -> None:
+    """Typos are usage errors, found before anything is stored or started (known names listed)."""
+    from engine.request_check import RequestError, check_requests
+
+    try:
+        check_requests(inv, hosts, builds, configs, names)
+    except RequestError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 @click.command("run")
 @click.option("--host", required=True, help="Host from the inventory (local by default).")
 @click.option("--build", required=True, help="Build configured on that host, or 'sqlite' (built-in).")
@@ -212,6 +228,7 @@ def _run_options(f: F) -> F:
 @click.pass_obj
 def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | None, **run_opts: Any) -> None:
     """Run one workload on one host and build; ends with the run id and QPS."""
+    _check(load_inventory(None), [host], [build], [config], [workload])
     opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts, config)
 
@@ -250,9 +267,6 @@ def queue_cmd(
     names = list(workloads)
     settings: dict[str, int] = {}
     inv = load_inventory(None)
-    matrix = inv.config_matrix(hosts, builds, configs)
-    if configs and not any(matrix.values()):
-        raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
     if suite:
         inv_suites = inv.suites
         if suite in inv_suites:
@@ -261,9 +275,14 @@ def queue_cmd(
         elif suite in SUITES:
             names += [n for n, _ in SUITES[suite]]
         else:
-            raise click.UsageError(f"unknown suite {suite!r}")
+            known = ", ".join(sorted({*SUITES, *inv_suites}))
+            raise click.UsageError(f"unknown suite {suite!r} (known: {known})")
     if not names:
         raise click.UsageError("give --workload or --suite")
+    _check(inv, hosts, builds, configs, names)
+    matrix = inv.config_matrix(hosts, builds, configs)
+    if configs and not any(matrix.values()):
+        raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
     opts = _options(**run_opts)
     opts = replace(  # the suite's settings fill in what the command line did not set
         opts,
