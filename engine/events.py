@@ -44,6 +44,17 @@ class RunStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class StepStarted:
+    """A step before the measured part (cleanup, prepare, warm-up) started detached; ``proc``
+    lets a later benchdeck reattach to it (wait for it, then go on to measure)."""
+
+    run_id: int
+    host: str
+    remote_dir: str
+    proc: RemoteProc
+
+
+@dataclass(frozen=True, slots=True)
 class Phase:
     """A step of a run before or after the measured part (preflight, prepare, warm-up ...)."""
 
@@ -112,4 +123,4 @@ class RunCancelled:
 
 SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped
 EndEvent = RunFinished | RunFailed | RunCancelled
-RunEvent = Planned | RunStarted | Phase | SampleEvent | LogLine | EndEvent
+RunEvent = Planned | RunStarted | StepStarted | Phase | SampleEvent | LogLine | EndEvent

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from engine import dbbench_cmd, pgbench_cmd
+from engine import dbbench_cmd, pgbench_cmd, table_check
 from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import PGBENCH_PREFIX, family_of
 from engine.events import LogLine, Phase, RunEvent, RunFailed
@@ -61,11 +61,6 @@ from engine.transport import Transport, TransportError, make_transport
 
 BUILTIN_BUILD = "sqlite"
 _DEFAULT_PORTS = {"mariadb": 3306, "mysql": 3306, "fbmysql": 3306, "postgres": 5432}
-_TABLES_SQL = {
-    "mysql": "SELECT count(*) FROM information_schema.tables "
-    "WHERE table_schema = DATABASE() AND table_name = 'sbtest{n}'",
-    "postgres": "SELECT count(*) FROM information_schema.tables WHERE table_name = 'sbtest{n}'",
-}
 # Monitor window of steps that run until their work is done (loads, fillseq): vmstat and
 # iostat are stopped when the step ends, so this only has to be long enough.
 OPEN_ENDED_S = 4 * 3600
@@ -186,6 +181,13 @@ async def _run_script(transport: Transport, argv: tuple[str, ...], what: str) ->
         raise ServerError(f"{what} command {argv[0]} exited {res.exit_status}: {lines[-1] if lines else ''}")
 
 
+def build_password(build: BuildConfig) -> str:
+    """The password a build's clients use (a managed server's default is sysbench's)."""
+    if build.password is not None:
+        return build.password
+    return "sbtest" if build.managed else ""
+
+
 def _server_spec(build: BuildConfig, workdir: str) -> ServerSpec:
     dbms = build.build.dbms
     if dbms not in ("mariadb", "mysql", "postgres"):
@@ -260,9 +262,13 @@ def make_plan(
         extra=dict(o.extra),
         script_dir=remote_dir,
     )
-    check = _TABLES_SQL[dbms].format(n=tables)
+    names = table_check.table_names(tables)
     client = server.client_argv() if server else _external_client(build, dbms)
-    check_argv = (*client, "-N", "-e", check) if dbms == "mysql" else (*client, "-At", "-c", check)
+    if dbms == "mysql":
+        rows_argv = (*client, "-N", "-e", table_check.mysql_sql(names))
+    else:
+        rows_argv = (*client, "-X", "-At", "-c", table_check.postgres_sql(names))
+    secondary = str(o.extra.get("create_secondary", "on")).lower() not in ("off", "false", "0", "no")
     return RunPlan(
         run_id=run_id,
         host=host.name,
@@ -271,13 +277,16 @@ def make_plan(
         bench_argv=tuple(cmd.run_argv()),
         duration_s=duration,
         prepare_argv=tuple(cmd.prepare_argv()) if o.prepare else None,
-        tables_exist_argv=check_argv if o.prepare else None,
         warmup_argv=tuple(cmd.run_argv(o.warmup_s)) if o.warmup_s else None,
         device=host.device,
         table_size=table_size,
         build=req.build,
         env=tuple(cmd.env().items()),
         files=tuple(cmd.files().items()),
+        table_rows_argv=rows_argv if o.prepare else None,
+        expected_tables=names,
+        cleanup_argv=tuple(cmd.cleanup_argv()) if o.prepare else None,
+        secondary_index=secondary,
     )
 
 

@@ -21,12 +21,13 @@ from engine.events import (
     RunFinished,
     RunStarted,
     Skipped,
+    StepStarted,
     VmstatBatch,
 )
 from engine.plan import RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from store.db import Store
-from store.live import save_started
+from store.live import save_started, save_step
 from store.runs import RunSummary, save_summary, set_status
 from store.samples import append_bench, append_iostat, append_skipped, append_vmstat
 
@@ -79,6 +80,10 @@ class EventSink:
                 if self.plans and event.run_id in self.plans:
                     with self.store.transaction() as cur:
                         save_started(cur, event, self.plans[event.run_id])
+            case StepStarted():
+                if event.run_id in self.plans:
+                    with self.store.transaction() as cur:
+                        save_step(cur, event, self.plans[event.run_id])
             case LogLine() | Phase():
                 pass
             case RunFinished() | RunFailed() | RunCancelled():

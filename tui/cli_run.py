@@ -326,13 +326,26 @@ def cancel_cmd(obj: Ctx, run_id: int) -> None:
     from engine.runner import cancel_remote
     from store.db import StoreLocked
     from store.live import unfinished
-    from store.runs import set_status
 
     with Store.open_for_reading(obj.db) as store:
         live = {r.run_id: r for r in unfinished(store.cursor())}
     if run_id not in live:
         raise click.ClickException(f"run {run_id} is not running")
     run = live[run_id]
+    try:
+        with Store.open(obj.db):
+            followed = False
+    except StoreLocked:  # a benchdeck follows the run: it stores the rest and records the end
+        followed = True
+    if not followed:  # no benchdeck follows it: store what its files hold, then the end
+
+        async def backfill(svc: RunService) -> list[Outcome]:
+            return [await svc.cancel(run)]
+
+        (outcome,) = asyncio.run(_with_service(obj.db, backfill))
+        n = db_count(obj.db, run_id)
+        click.echo(f"run {run_id} {outcome.status}: {n} interval(s) stored{_err(outcome)}")
+        return
 
     async def go() -> int:
         session = Session(load_inventory(None))
@@ -342,10 +355,15 @@ def cancel_cmd(obj: Ctx, run_id: int) -> None:
             await session.close()
 
     killed = asyncio.run(go())
-    try:
-        with Store.open(obj.db) as store, store.transaction() as cur:
-            set_status(cur, run_id, "cancelled")
-        note = ""
-    except StoreLocked:
-        note = " (the benchdeck following it records the end)"
-    click.echo(f"run {run_id} cancelled: {killed} process group(s) stopped{note}")
+    note = "the benchdeck following it records the end"
+    click.echo(f"run {run_id} cancelled: {killed} process group(s) stopped ({note})")
+
+
+def _err(outcome: Outcome) -> str:
+    return f" ({outcome.error})" if outcome.error else ""
+
+
+def db_count(db: Path | None, run_id: int) -> int:
+    """Interval samples stored for a run."""
+    with Store.open_for_reading(db) as store:
+        return int(store.scalar("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]) or 0)

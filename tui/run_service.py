@@ -27,6 +27,7 @@ from engine.servers import ServerError
 from engine.session import (
     BUILTIN_BUILD,
     Session,
+    build_password,
     execute,
     needs_post_write,
     post_write,
@@ -233,9 +234,27 @@ class RunService:
             transport = await self.session.transport(host)
         except (TransportError, ValueError) as exc:
             return Outcome(run_id, host, build, plan.workload, "running", error=f"cannot reattach: {exc}")
+        if not any(p.name == "bench" for p in live.procs):  # in a step: the rest runs from here
+            cfg = self.session.inventory.hosts[host].builds.get(build)
+            plan = plan.with_secret(build_password(cfg)) if cfg is not None else plan
         runner = Runner(transport, plan, marks(self.store.cursor(), run_id))
         self.runners[run_id] = runner
         return await self._drive(run_id, host, build, plan.workload, runner.events(live.procs))
+
+    async def cancel(self, live: LiveRun) -> Outcome:
+        """Cancel a run no benchdeck follows (it was killed): stop its remote processes, store
+        every sample their files hold beyond what is stored, then record it as cancelled."""
+        from engine.runner import cancel_remote
+
+        transport = await self.session.transport(live.host)
+        await cancel_remote(transport, live.plan.remote_dir, live.procs)
+        row = self.store.con.execute(
+            "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [live.run_id]
+        ).fetchone()
+        runner = Runner(transport, live.plan, marks(self.store.cursor(), live.run_id))
+        runner.cancel()  # reattaching follows the files to their end and kills nothing new
+        build = row[0] if row else "?"
+        return await self._drive(live.run_id, live.host, build, live.plan.workload, runner.events(live.procs))
 
     def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
         """Runs left 'running'/'queued' with no remote processes recorded never started."""
