@@ -48,6 +48,7 @@ from engine.inventory import BuildConfig, HostConfig, Inventory
 from engine.plan import RunPlan, RunRequest
 from engine.runner import Runner
 from engine.servers import ManagedServer, ServerError, ServerSpec, make_server
+from engine.servers import state as server_state
 from engine.sysbench_cmd import (
     SysbenchCommand,
     WorkloadError,
@@ -96,8 +97,6 @@ class Session:
         self.inventory = inventory
         self._transports: dict[str, Transport] = {}
         self._homes: dict[str, str] = {}
-        self.servers: dict[str, tuple[str, ManagedServer]] = {}
-        """Per host, the managed server this session last started (its label and handle)."""
 
     async def transport(self, host: str) -> Transport:
         if host not in self._transports:
@@ -146,14 +145,12 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             spec = _server_spec(build, workdir)
             server = make_server(transport, spec)
             label = build.name + (f" ({build.config})" if build.config else "")
-            previous = session.servers.get(req.host)
-            if previous is not None and previous[1].spec.datadir != spec.datadir:
-                # another build or config of this host: one server at a time (they share a port)
-                yield Phase(run_id, "server", f"stopping {previous[0]}")
-                await previous[1].stop()
-            session.servers[req.host] = (label, server)
+            # one server per port, whichever benchdeck started it: recorded on the host
+            async for done in server_state.claim_port(transport, req.host, workdir, server):
+                yield Phase(run_id, "server", done)
             yield Phase(run_id, "server", f"starting {label}")
             await _ensure_running(server)
+            await server_state.record_started(transport, workdir, server, build.name, build.config)
         elif build is not None and build.start:
             yield Phase(run_id, "server", f"starting {build.name}: {build.start[0]}")
             await _run_script(transport, build.start, "start")
@@ -167,6 +164,7 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         try:
             if server is not None:
                 await server.stop()
+                await server_state.remove(transport, workdir, server.spec.port)
             elif build is not None and build.stop:
                 await _run_script(transport, build.stop, "stop")
         except (ServerError, TransportError) as exc:

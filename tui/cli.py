@@ -212,8 +212,9 @@ def compare_cmd(
 def _register() -> None:
     from tui.cli_hosts import hosts_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
+    from tui.cli_server import server_group
 
-    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd):
+    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd, server_group):
         cli.add_command(command)
 
 
