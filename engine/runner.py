@@ -278,7 +278,7 @@ class Runner:
     ) -> int | None:
         """Exit code of a detached process once it ends; ``None`` if cancelled (group killed).
 
-        With ``check_alive``, a process that is gone without an exit code is ``_VANISHED``.
+        With ``check_alive``, a process whose wrapper is gone without an exit code is ``_VANISHED``.
         """
         while True:
             if self._cancel.is_set():
@@ -287,7 +287,9 @@ class Runner:
             with contextlib.suppress(TransportError):
                 if (rc := await self._read_rc(proc)) is not None:
                     return rc
-                if check_alive and not await self.t.is_alive(proc.pid):
+                # the wrapper (pid = pgid) writes the exit code after the command ends: gone
+                # without one, the group was killed
+                if check_alive and not await self.t.is_alive(proc.pgid):
                     rc = await self._read_rc(proc)  # it may have ended just now
                     return _VANISHED if rc is None else rc
             await self._wake(poll_s)
@@ -381,8 +383,15 @@ class Runner:
             await asyncio.sleep(0.05)
 
     async def _kill(self, proc: DetachedProcess) -> None:
+        """Stop a process group and wait (up to 10 s) until its wrapper is gone, so that the
+        next run on the host never finds this one's processes alive."""
         with contextlib.suppress(TransportError):
-            await self.t.kill_group(proc.pgid)
+            if not await self.t.kill_group(proc.pgid):
+                return
+            for _ in range(200):
+                if not await self.t.is_alive(proc.pgid):
+                    return
+                await asyncio.sleep(0.05)
 
     def _feed(self, name: str, lines: list[str]) -> None:
         rid, m = self.plan.run_id, self.marks

@@ -8,6 +8,7 @@ goes on inserting), then checks that a second run refuses to measure beside it a
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import signal
@@ -50,14 +51,8 @@ def qps_of(stdout: str, run_id: int | None = None) -> tuple[int, float]:
     return int(m.group(1)), float(m.group(2))
 
 
-def test_killed_during_prepare_then_resume_measures_full_tables(
-    tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer, database: str
-) -> None:
-    table_size = 400_000  # ~10 s of prepare here: long enough to kill benchdeck inside it
-    env = ssh_env(
-        tmp_path, sshd_server, mariadb_server, BUILD, database=database,
-        host_keys=f"threads = 1\ntables = 1\ntable_size = {table_size}",
-    )  # fmt: skip
+def kill_benchdeck_in_prepare(env: dict[str, str], db: MariaDBServer, database: str) -> int:
+    """Start ``benchdeck run``, SIGKILL it once the remote prepare inserted rows; the run id."""
     run = [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "5"]
     proc = subprocess.Popen(
         run, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
@@ -70,11 +65,23 @@ def test_killed_during_prepare_then_resume_measures_full_tables(
             break
     assert run_id is not None, "benchdeck printed the prepare phase"
     deadline = time.monotonic() + 60
-    while not (rows(mariadb_server, database) or 0) > 0:  # the remote prepare is inserting
+    while not (rows(db, database) or 0) > 0:  # the remote prepare is inserting
         assert time.monotonic() < deadline, "prepare never inserted a row"
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
+    return run_id
+
+
+def test_killed_during_prepare_then_resume_measures_full_tables(
+    tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer, database: str
+) -> None:
+    table_size = 400_000  # ~10 s of prepare here: long enough to kill benchdeck inside it
+    env = ssh_env(
+        tmp_path, sshd_server, mariadb_server, BUILD, database=database,
+        host_keys=f"threads = 1\ntables = 1\ntable_size = {table_size}",
+    )  # fmt: skip
+    run_id = kill_benchdeck_in_prepare(env, mariadb_server, database)
     partial = rows(mariadb_server, database)
     assert partial is not None
     assert partial < table_size, "killed inside the prepare"
@@ -93,13 +100,20 @@ def test_killed_during_prepare_then_resume_measures_full_tables(
     assert f"[run {run_id}] prepare: 1 table x {table_size:,} rows present: skipped" in resumed.stdout
     _, qps_resumed = qps_of(resumed.stdout, run_id)
     assert rows(mariadb_server, database) == table_size, "every row of the interrupted prepare is in"
+    ((remote_dir,),) = db_rows(env, "SELECT remote_dir FROM remote_runs WHERE run_id = ?", [run_id])
+    run_dir = Path(str(remote_dir))
+    assert (run_dir / "prepare.rc").read_text().strip() == "0", "the leftover prepare ran to its end"
+    ended, measured = (run_dir / "prepare.rc").stat().st_mtime, (run_dir / "bench.pgid").stat().st_mtime
+    assert ended <= measured, "measuring started only after the prepare had ended"
 
     normal = bd(env, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "5")
     assert normal.returncode == 0, normal.stdout + normal.stderr
     _, qps_normal = qps_of(normal.stdout)
     print(f"QPS after resume {qps_resumed:.0f}, normal run {qps_normal:.0f}")
-    # Measured beside a running prepare the QPS was ~1/8 of normal (the issue: 3485 vs 25-45k).
-    assert 0.6 < qps_resumed / qps_normal < 1.6, (qps_resumed, qps_normal)
+    # Measured beside a running prepare the QPS was 1/4-1/8 of normal (here 3576 vs 13-16k; the
+    # issue: 3485 vs 25-45k). On a shared 2-core VM two normal 5 s runs in a row differed up to
+    # 4x (5767 vs 23453), so only a fall below 1/3 fails here; the checks above tell the cause.
+    assert qps_resumed / qps_normal > 1 / 3, (qps_resumed, qps_normal)
     statuses = db_rows(env, "SELECT run_id, status FROM runs ORDER BY run_id")
     assert statuses[0] == (run_id, "finished")
     assert [s for _, s in statuses] == ["finished", "failed", "finished"]
@@ -132,3 +146,29 @@ def test_short_tables_and_a_missing_index_are_prepared_again(
 
     whole = bd(env, *args)
     assert "prepare: 2 tables x 2,000 rows present: skipped" in whole.stdout, whole.stdout
+
+
+def test_a_prepare_killed_with_benchdeck_is_made_again_on_resume(
+    tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer, database: str
+) -> None:
+    """The remote prepare itself is killed too (its whole process group, no exit code left):
+    resume finds the tables short, drops them, prepares them whole, then measures."""
+    env = ssh_env(
+        tmp_path, sshd_server, mariadb_server, BUILD, database=database,
+        host_keys="threads = 1\ntables = 1\ntable_size = 200000",
+    )  # fmt: skip
+    run_id = kill_benchdeck_in_prepare(env, mariadb_server, database)
+    ((remote_dir,),) = db_rows(env, "SELECT remote_dir FROM remote_runs WHERE run_id = ?", [run_id])
+    pgid = int(Path(str(remote_dir), "prepare.pgid").read_text())
+    os.killpg(pgid, signal.SIGKILL)
+    partial = rows(mariadb_server, database)
+    assert partial is not None
+    assert partial < 200_000
+
+    resumed = bd(env, "resume", timeout=180)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"[run {run_id}] benchdeck: prepare ended without an exit code (killed?)" in resumed.stdout
+    again = rf"^\[run {run_id}\] prepare: sbtest1 has [\d,]+ of 200,000 rows: dropping the tables"
+    assert re.search(again, resumed.stdout, re.M), resumed.stdout
+    qps_of(resumed.stdout, run_id)
+    assert rows(mariadb_server, database) == 200_000
