@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from engine import dbbench_cmd, pgbench_cmd
 from engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS, is_builtin
-from engine.catalogue import PGBENCH_PREFIX, SUITES, family_of
+from engine.catalogue import PGBENCH_PREFIX, SUITES, family_of, split_workload_name
 from engine.inventory import BuildConfig, Inventory
 from engine.session import check_build
 from engine.sysbench_cmd import STEPS, WorkloadError, step_for
@@ -68,7 +68,9 @@ def check_workload(workload: str, build: BuildConfig | None, build_name: str) ->
     elif family == "sysbench":
         try:
             step_for(workload)
-        except WorkloadError:
+        except WorkloadError as exc:
+            if split_workload_name(workload)[0].partition(".")[0] in STEPS:  # known test, bad form
+                raise RequestError(str(exc)) from None
             close = difflib.get_close_matches(workload, known_workloads(), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise RequestError(

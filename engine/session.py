@@ -199,7 +199,7 @@ def _server_spec(build: BuildConfig, workdir: str) -> ServerSpec:
         host=build.host,
         config_file=build.config_file,
         user=build.user or "sbtest",
-        password=build.password if build.password is not None else "sbtest",
+        password=build_password(build),
         database=build.database,
     )
 

@@ -76,7 +76,7 @@ def kill_benchdeck_in_prepare(env: dict[str, str], db: MariaDBServer, database: 
 def test_killed_during_prepare_then_resume_measures_full_tables(
     tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer, database: str
 ) -> None:
-    table_size = 400_000  # ~10 s of prepare here: long enough to kill benchdeck inside it
+    table_size = 500_000  # ~12 s of prepare here: long enough for what is tried inside it
     env = ssh_env(
         tmp_path, sshd_server, mariadb_server, BUILD, database=database,
         host_keys=f"threads = 1\ntables = 1\ntable_size = {table_size}",
@@ -88,11 +88,16 @@ def test_killed_during_prepare_then_resume_measures_full_tables(
 
     other = bd(env, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "2")
     assert other.returncode == 1, other.stdout + other.stderr
-    refusal = re.search(rf"^\[run \d+\] failed: (sshd: run {run_id} still has its prepare running .*)$",
-                        other.stdout, re.M)  # fmt: skip
-    assert refusal, other.stdout
-    assert re.search(r"\(pid \d+, process group \d+, in ", refusal.group(1)), refusal.group(1)
-    assert "measuring on" not in other.stdout, "nothing was measured beside the leftover prepare"
+    assert other.stdout == "", "nothing was stored or measured beside the leftover prepare"
+    refusal = rf"^benchdeck: sshd: run {run_id} still has its prepare running \(pid \d+, process group \d+, "
+    assert re.match(refusal, other.stderr), other.stderr
+    assert len(other.stderr.splitlines()) == 1, other.stderr
+    queued = bd(env, "queue", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "2")
+    assert queued.returncode == 1, queued.stdout + queued.stderr
+    assert re.search(refusal, queued.stderr, re.M), queued.stderr
+    assert "the queue's runs there wait (benchdeck resume)" in queued.stderr
+    assert db_rows(env, "SELECT status, run_id FROM queue_items") == [("pending", None)]
+    assert db_rows(env, "SELECT run_id FROM runs") == [(run_id,)], "only the interrupted run is stored"
 
     resumed = bd(env, "resume", timeout=180)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
@@ -116,7 +121,8 @@ def test_killed_during_prepare_then_resume_measures_full_tables(
     assert qps_resumed / qps_normal > 1 / 3, (qps_resumed, qps_normal)
     statuses = db_rows(env, "SELECT run_id, status FROM runs ORDER BY run_id")
     assert statuses[0] == (run_id, "finished")
-    assert [s for _, s in statuses] == ["finished", "failed", "finished"]
+    assert [s for _, s in statuses] == ["finished"] * 3, "resume ran the queued run after it"
+    assert db_rows(env, "SELECT status FROM queue_items") == [("finished",)]
 
 
 def test_short_tables_and_a_missing_index_are_prepared_again(

@@ -118,12 +118,14 @@ class Progress:
             self._live.update(self._table())
 
 
-def _report(outcomes: Sequence[Outcome]) -> None:
+def _report(outcomes: Sequence[Outcome], blocked: Sequence[str] = ()) -> None:
     for o in outcomes:
         qps = f"{o.qps:.2f}" if o.qps is not None else "-"
         tail = f" ({o.error})" if o.error else ""
         click.echo(f"run {o.run_id} {o.status} qps {qps}  {o.host} {o.build} {o.workload}{tail}")
-    if any(o.status != "finished" for o in outcomes):
+    for why in blocked:  # a host's queued runs wait: another run's process is alive there
+        click.echo(f"benchdeck: {why}; the queue's runs there wait (benchdeck resume)", err=True)
+    if any(o.status != "finished" for o in outcomes) or blocked:
         sys.exit(1)
 
 
@@ -298,10 +300,14 @@ def queue_cmd(
         qid = q.create_queue(cur, hosts, builds, names, opts, matrix)
     click.echo(f"queue {qid}: {sum(map(len, matrix.values())) * len(names)} runs")
 
-    async def go(svc: RunService) -> list[Outcome]:
-        return await svc.run_queue(qid)
+    blocked: list[str] = []
 
-    _report(asyncio.run(_with_service(db, go)))
+    async def go(svc: RunService) -> list[Outcome]:
+        out = await svc.run_queue(qid)
+        blocked.extend(svc.blocked)
+        return out
+
+    _report(asyncio.run(_with_service(db, go)), blocked)
 
 
 @click.command("resume")
@@ -309,13 +315,17 @@ def queue_cmd(
 def resume_cmd(obj: Ctx) -> None:
     """Reattach to runs an earlier benchdeck left running (backfilling), then finish queues."""
 
+    blocked: list[str] = []
+
     async def go(svc: RunService) -> list[Outcome]:
-        return await svc.resume()
+        out = await svc.resume()
+        blocked.extend(svc.blocked)
+        return out
 
     outcomes = asyncio.run(_with_service(obj.db, go))
-    if not outcomes:
+    if not outcomes and not blocked:
         click.echo("nothing to resume")
-    _report(outcomes)
+    _report(outcomes, blocked)
 
 
 @click.command("cancel")

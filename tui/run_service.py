@@ -7,6 +7,7 @@ The engine knows nothing of the store; this is where the two meet. One event que
 from __future__ import annotations
 
 import asyncio
+import posixpath
 import sqlite3
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor
@@ -22,6 +23,7 @@ from engine.catalogue import family_of
 from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from engine.inventory import BuildConfig
 from engine.plan import RunOptions, RunRequest
+from engine.run_dirs import busy_reason
 from engine.runner import Runner
 from engine.servers import ServerError
 from engine.session import (
@@ -41,6 +43,10 @@ from store.runs import NewRun, create_run, set_status
 
 Listener = Callable[[RunEvent], None]
 T = TypeVar("T")
+
+
+class HostBusy(ValueError):
+    """A process of another run is alive on the host: nothing is measured beside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +85,8 @@ class RunService:
         self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self.runners: dict[int, Runner] = {}
         self.writer = writer
+        self.blocked: list[str] = []
+        """Why a host's queue stopped (another run's process alive there): its items wait."""
 
     async def __aenter__(self) -> RunService:
         self._pump = asyncio.create_task(
@@ -164,7 +172,20 @@ class RunService:
         with self.store.transaction() as cur:
             q.finish_item(cur, item_id, status)
 
+    async def busy(self, host: str) -> str | None:
+        """One line naming another run's process alive on ``host``, else None (also when the
+        host cannot be asked: the run then fails, and is stored, with that reason)."""
+        try:
+            transport = await self.session.transport(host)
+            workdir = await self.session.remote_path(host, self.session.inventory.host(host).workdir)
+            return await busy_reason(transport, host, posixpath.join(workdir, "runs"))
+        except TransportError:
+            return None
+
     async def run(self, req: RunRequest) -> Outcome:
+        """Run one request; HostBusy (nothing stored) while another run's process is alive there."""
+        if (why := await self.busy(req.host)) is not None:
+            raise HostBusy(why)
         run_id = await self._db(self.new_run, req)
         return await self._drive(
             run_id, req.host, req.build, req.workload, execute(self.session, req, run_id)
@@ -179,6 +200,9 @@ class RunService:
     async def _host_loop(self, host: str, queue_id: int | None) -> list[Outcome]:
         out: list[Outcome] = []
         while True:
+            if (why := await self.busy(host)) is not None:  # its items wait for a resume
+                self.blocked.append(why)
+                return out
             item = await self._db(self._next, host, queue_id)
             if item is None:
                 return out
