@@ -12,13 +12,14 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ROOT, bd, db_rows
+from tests.cli_helpers import CLI, ROOT, bd, db_rows
 from tests.servers import free_port
 
 A, B = "ma101119_rel", "ma101119_rel_o2nofp"
@@ -101,3 +102,31 @@ def test_a_port_held_by_something_else_is_one_line_before_anything_starts(tmp_pa
     assert "server: starting" not in r.stdout, "nothing was started"
     assert len(r.stdout.splitlines()) == 2, r.stdout  # the failure line, then the run's end line
     assert not (work / "servers" / A / "data").exists(), "no datadir created"
+
+
+def test_a_server_a_run_measures_on_is_not_stopped(tmp_path: Path, work: Path) -> None:
+    port = free_port()
+    env = two_builds_env(tmp_path, work, port, "bd.duckdb")
+    argv = [*CLI, "run", "--host", "here", "--build", A, "--workload", WORKLOAD, "--time", "60"]
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+    )
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if re.match(r"\[run 1\] \d+s qps", line):
+                break  # measuring
+        refused = bd(env, "server", "stop", "here")
+        assert refused.returncode == 1
+        busy = r"benchdeck: here: run 1 still has its (bench|vmstat|iostat) running \(pid \d+, .*cancel 1`\n"
+        assert re.fullmatch(busy, refused.stderr), refused.stderr
+        second = two_builds_env(tmp_path, work, port, "two.duckdb")  # another process, another store
+        other = bd(second, "run", "--host", "here", "--build", B, "--workload", WORKLOAD, "--time", "1")
+        assert other.returncode == 1
+        assert "here: run 1 still has its" in other.stderr, "B is not started on A's port meanwhile"
+        assert port_open(port), "A's server still serves the run"
+    finally:
+        assert bd(env, "cancel", "1").returncode == 0
+        proc.wait(timeout=60)
+    stopped = bd(env, "server", "stop", "here", A)
+    assert re.fullmatch(rf"stopped {A} on here \(port {port}, pid \d+\)\n", stopped.stdout), stopped.stderr
