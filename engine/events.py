@@ -51,6 +51,17 @@ class RunStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class StepStarted:
+    """A step before the measured part (cleanup, prepare, warm-up) started detached; ``proc``
+    lets a later benchdeck reattach to it (wait for it, then go on to measure)."""
+
+    run_id: int
+    host: str
+    remote_dir: str
+    proc: RemoteProc
+
+
+@dataclass(frozen=True, slots=True)
 class Phase:
     """A step of a run before or after the measured part (preflight, prepare, warm-up ...)."""
 
@@ -145,4 +156,15 @@ class Replayed:
 
 SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped
 EndEvent = RunFinished | RunFailed | RunCancelled
-RunEvent = Planned | RunStarted | Phase | SampleEvent | LogLine | EndEvent | Recorded | RawOutputs | Replayed
+RunEvent = (
+    Planned
+    | RunStarted
+    | StepStarted
+    | Phase
+    | SampleEvent
+    | LogLine
+    | EndEvent
+    | Recorded
+    | RawOutputs
+    | Replayed
+)

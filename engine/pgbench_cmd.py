@@ -125,15 +125,23 @@ def run_argv(
 
 
 def tables_exist_sql(scale: int) -> str:
-    """A query printing a non-zero count only if the pgbench tables exist at this scale."""
+    """A query printing the branch count only if ``pgbench -i -s SCALE`` completed: the branches
+    at this scale, every account row (``100000 * SCALE``: an interrupted initialisation loads
+    the accounts last) and the accounts' primary key (made after the rows)."""
     if scale < 1:
         raise PgbenchError("scale must be at least 1")
-    # Counted through query_to_xml only when the table exists: no error when it does not, so a
+    # Counted through query_to_xml only when the tables exist: no error when they do not, so a
     # failing check always means the database itself is unreachable.
+    counts = ", ".join(
+        f"(xpath('/row/c/text()', query_to_xml('SELECT count(*) AS c FROM pgbench_{t}', "  # noqa: S608 - constant names
+        f"false, true, '')))[1]::text::bigint AS {t[0]}"
+        for t in ("branches", "accounts")
+    )
+    exist = " AND ".join(f"to_regclass('pgbench_{t}') IS NOT NULL" for t in ("branches", "accounts"))
     return (
-        "SELECT c FROM (SELECT (xpath('/row/c/text()', query_to_xml("  # noqa: S608 - only an int
-        "'SELECT count(*) AS c FROM pgbench_branches', false, true, '')))[1]::text::int AS c "
-        f"WHERE to_regclass('pgbench_branches') IS NOT NULL) s WHERE c = {int(scale)}"
+        f"SELECT b FROM (SELECT {counts} WHERE {exist}) s "  # noqa: S608 - only ints and constants
+        f"WHERE b = {int(scale)} AND a = {int(scale) * 100000} "
+        "AND to_regclass('pgbench_accounts_pkey') IS NOT NULL"
     )
 
 

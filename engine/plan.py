@@ -37,6 +37,12 @@ class RunPlan:
     min_free_mb: int = 1024
     build: str = ""
     open_ended: bool = False  # runs until its work is done: duration_s is only a safety cap
+    # Tables checked by rows before measuring: table_rows_argv prints "NAME ROWS HAS_INDEX" per
+    # existing table of expected_tables; short ones are dropped (cleanup_argv) and re-prepared.
+    table_rows_argv: tuple[str, ...] | None = None
+    expected_tables: tuple[str, ...] = ()
+    cleanup_argv: tuple[str, ...] | None = None
+    secondary_index: bool = True  # each table needs its index k_N (sysbench's create_secondary)
 
     def redacted(self) -> RunPlan:
         """The plan with passwords (argv flags, environment) masked, for storing: reattaching
@@ -56,7 +62,29 @@ class RunPlan:
             prepare_argv=argv(self.prepare_argv),
             tables_exist_argv=argv(self.tables_exist_argv),
             warmup_argv=argv(self.warmup_argv),
+            table_rows_argv=argv(self.table_rows_argv),
+            cleanup_argv=argv(self.cleanup_argv),
             env=tuple((k, REDACTED if SECRET_ENV.search(k) else v) for k, v in self.env),
+        )
+
+    def with_secret(self, secret: str) -> RunPlan:
+        """A stored (redacted) plan with its masked values set back to ``secret`` (the build's
+        password), so that a reattached run can run its remaining steps."""
+
+        def argv(args: tuple[str, ...] | None) -> tuple[str, ...] | None:
+            if args is None:
+                return None
+            return tuple(a[: -len(REDACTED)] + secret if a.endswith(REDACTED) else a for a in args)
+
+        return replace(
+            self,
+            bench_argv=argv(self.bench_argv) or (),
+            prepare_argv=argv(self.prepare_argv),
+            tables_exist_argv=argv(self.tables_exist_argv),
+            warmup_argv=argv(self.warmup_argv),
+            table_rows_argv=argv(self.table_rows_argv),
+            cleanup_argv=argv(self.cleanup_argv),
+            env=tuple((k, secret if v == REDACTED else v) for k, v in self.env),
         )
 
     def vmstat_argv(self) -> list[str]:

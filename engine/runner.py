@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from engine import table_check
 from engine.events import (
     BenchBatch,
     IostatBatch,
@@ -32,6 +33,7 @@ from engine.events import (
     RunFinished,
     RunStarted,
     Skipped,
+    StepStarted,
     VmstatBatch,
 )
 from engine.follow import LineFollower
@@ -40,12 +42,14 @@ from engine.parsers import IostatParser, VmstatParser
 from engine.plan import Marks, RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
 from engine.requirements import PACKAGES
+from engine.run_dirs import busy_reason, runs_dir
 from engine.transport import DetachedProcess, Transport, TransportError
 
 POLL_S = 5.0  # the measured step also wakes on sysbench's last line
 STEP_POLL_S = 0.5
 MONITORS = ("vmstat", "iostat")  # prepare and warm-up: no such line to wait for
 CANCEL_MARK = "cancelled"
+_VANISHED = -(1 << 16)  # a step's process is gone and left no exit code
 # sysbench's last summary line: the run is over, look for its exit code now.
 _LAST_LINE = "execution time (avg/stddev):"
 # Prints each of "$@" that is not on PATH; a constant script, tools passed as data.
@@ -107,15 +111,22 @@ class Runner:
         rid = self.plan.run_id
         self._emit(Planned(rid, self.plan))
         try:
-            if procs is None:
-                await self._before()
-                if self._cancel.is_set():
-                    self._emit(RunCancelled(rid, _now()))
-                    return
-                procs = await self._start()
-            else:
+            if procs is not None and any(p.name == "bench" for p in procs):
                 self._emit(Phase(rid, "reattach", self.plan.remote_dir))
-            await self._follow(procs)
+                await self._follow(procs)
+                return
+            done = await self._reattach_step(procs[0]) if procs else None
+            if not self._cancel.is_set():
+                await self._preflight()
+            if not self._cancel.is_set() and done in (None, "cleanup", "prepare"):
+                await self._tables()
+            if not self._cancel.is_set() and done != "warmup":
+                await self._warmup()
+            if self._cancel.is_set() or await self._cancel_marked():
+                self._emit(RunCancelled(rid, _now()))
+                return
+            await self._check_idle()  # again: another run may have started meanwhile
+            await self._follow(await self._start())
         except TransportError as exc:
             self._emit(RunFailed(rid, str(exc), _now()))
         except _StepFailed as exc:
@@ -126,7 +137,7 @@ class Runner:
     def _emit(self, ev: RunEvent) -> None:
         self._queue.put_nowait(ev)
 
-    async def _before(self) -> None:
+    async def _preflight(self) -> None:
         p = self.plan
         self._emit(Phase(p.run_id, "preflight"))
         for name, content in p.files:
@@ -143,6 +154,59 @@ class Runner:
             self._emit(LogLine(p.run_id, "benchdeck", f"{note} (install: {_packages([m])})"))
         await self._check_disk()
         await self._check_device()
+        await self._check_idle()
+
+    async def _check_idle(self) -> None:
+        """Refuse to go on while a process of another run on this host is alive."""
+        p = self.plan
+        why = await busy_reason(self.t, p.host, runs_dir(p.remote_dir), p.remote_dir)
+        if why is not None:
+            raise _StepFailed(why)
+
+    async def _tables(self) -> None:
+        """Prepare unless the tables are complete; tables short of rows are made again."""
+        p = self.plan
+        if not p.prepare_argv:
+            return
+        if p.table_rows_argv is None:
+            await self._tables_by_existence(p.prepare_argv)
+            return
+        short, present = await self._table_shortfalls()
+        if not short:
+            n = len(p.expected_tables)
+            detail = f"{n} table{'s' if n > 1 else ''} x {p.table_size or 0:,} rows present: skipped"
+            self._emit(Phase(p.run_id, "prepare", detail))
+            return
+        if present and p.cleanup_argv:
+            more = f" (and {len(short) - 1} more)" if len(short) > 1 else ""
+            detail = f"{short[0]}{more}: dropping the tables and preparing them again"
+            self._emit(Phase(p.run_id, "prepare", detail))
+            await self._step("cleanup", p.cleanup_argv)
+            if self._cancel.is_set():
+                return
+        else:
+            self._emit(Phase(p.run_id, "prepare"))
+        await self._step("prepare", p.prepare_argv)
+        if self._cancel.is_set():
+            return
+        short, _ = await self._table_shortfalls()
+        if short:
+            raise _StepFailed(f"{p.host}: prepare ended but {'; '.join(short)}")
+
+    async def _table_shortfalls(self) -> tuple[list[str], bool]:
+        """What is wrong with the tables (empty: complete), and whether any of them exists."""
+        p = self.plan
+        assert p.table_rows_argv is not None
+        chk = await self.t.run(list(p.table_rows_argv), timeout=600, env=dict(p.env))
+        if not chk.ok:
+            why = (chk.stderr or chk.stdout).strip().splitlines()
+            raise _StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")
+        found = table_check.parse(chk.stdout)
+        short = table_check.shortfalls(found, p.expected_tables, p.table_size or 0, p.secondary_index)
+        return short, bool(found)
+
+    async def _tables_by_existence(self, prepare_argv: Sequence[str]) -> None:
+        p = self.plan
         exists = False
         if p.tables_exist_argv:
             chk = await self.t.run(list(p.tables_exist_argv), timeout=60, env=dict(p.env))
@@ -150,12 +214,14 @@ class Runner:
                 why = (chk.stderr or chk.stdout).strip().splitlines()
                 raise _StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")
             exists = chk.stdout.strip() not in ("", "0")
-        if p.prepare_argv:
-            if exists:
-                self._emit(Phase(p.run_id, "prepare", "tables exist: skipped"))
-            else:
-                self._emit(Phase(p.run_id, "prepare"))
-                await self._step("prepare", p.prepare_argv)
+        if exists:
+            self._emit(Phase(p.run_id, "prepare", "tables exist: skipped"))
+        else:
+            self._emit(Phase(p.run_id, "prepare"))
+            await self._step("prepare", prepare_argv)
+
+    async def _warmup(self) -> None:
+        p = self.plan
         if p.warmup_argv and not self._cancel.is_set():
             self._emit(Phase(p.run_id, "warm-up"))
             await self._step("warmup", p.warmup_argv)
@@ -185,28 +251,67 @@ class Runner:
             self._emit(LogLine(p.run_id, "benchdeck", f"warning: {msg}; fix device in the inventory"))
 
     async def _step(self, name: str, argv: Sequence[str]) -> None:
-        """Run a preparatory command detached and wait for it (it survives a dropped link)."""
+        """Run a preparatory command detached and wait for it (it survives a dropped link, and
+        a later benchdeck can reattach to it: :class:`StepStarted`)."""
+        p = self.plan
         proc = await self.t.start_detached(
-            argv, run_dir=self.plan.remote_dir, stdout_name=f"{name}.out", env=dict(self.plan.env)
+            argv, run_dir=p.remote_dir, stdout_name=f"{name}.out", env=dict(p.env)
         )
-        rc = await self._wait_rc(proc, STEP_POLL_S)
-        if rc is None:
-            return
-        if rc != 0:
+        rp = RemoteProc(name, proc.pid, proc.pgid, proc.stdout_name)
+        self._emit(StepStarted(p.run_id, p.host, p.remote_dir, rp))
+        rc = await self._wait_rc(proc, STEP_POLL_S, check_alive=True)
+        if rc == _VANISHED:
             tail = await self._tail(proc.stdout_path)
-            raise _StepFailed(f"{name} failed (exit {rc}): {tail}")
+            raise _StepFailed(f"{name} ended without an exit code (killed?): {tail}")
+        await self._step_ended(name, proc, rc)
 
-    async def _wait_rc(self, proc: DetachedProcess, poll_s: float = POLL_S) -> int | None:
-        """Exit code of a detached process once it ends; ``None`` if cancelled (group killed)."""
+    async def _step_ended(self, name: str, proc: DetachedProcess, rc: int | None) -> None:
+        if rc is None or rc == 0:
+            return
+        if await self._cancel_marked():  # ``benchdeck cancel`` killed it
+            self._cancel.set()
+            return
+        tail = await self._tail(proc.stdout_path)
+        raise _StepFailed(f"{name} failed (exit {rc}): {tail}")
+
+    async def _reattach_step(self, rp: RemoteProc) -> str:
+        """Wait for a step an earlier benchdeck started; returns its name (what is done)."""
+        p = self.plan
+        self._emit(Phase(p.run_id, "reattach", f"{rp.name} in {p.remote_dir}"))
+        proc = DetachedProcess(rp.pid, rp.pgid, p.remote_dir, rp.name, rp.out)
+        rc = await self._wait_rc(proc, STEP_POLL_S, check_alive=True)
+        if rc == _VANISHED:  # killed with its wrapper: the tables are checked (and made) again
+            self._emit(LogLine(p.run_id, "benchdeck", f"{rp.name} ended without an exit code (killed?)"))
+        else:
+            await self._step_ended(rp.name, proc, rc)
+        return rp.name
+
+    async def _wait_rc(
+        self, proc: DetachedProcess, poll_s: float = POLL_S, check_alive: bool = False
+    ) -> int | None:
+        """Exit code of a detached process once it ends; ``None`` if cancelled (group killed).
+
+        With ``check_alive``, a process whose wrapper is gone without an exit code is ``_VANISHED``.
+        """
         while True:
             if self._cancel.is_set():
                 await self._kill(proc)
                 return None
             with contextlib.suppress(TransportError):
-                if await self.t.file_size(proc.rc_path) is not None:
-                    raw = await self.t.read_from(proc.rc_path, 0, 64)
-                    return int(raw.strip() or b"0")
+                if (rc := await self._read_rc(proc)) is not None:
+                    return rc
+                # the wrapper (pid = pgid) writes the exit code after the command ends: gone
+                # without one, the group was killed
+                if check_alive and not await self.t.is_alive(proc.pgid):
+                    rc = await self._read_rc(proc)  # it may have ended just now
+                    return _VANISHED if rc is None else rc
             await self._wake(poll_s)
+
+    async def _read_rc(self, proc: DetachedProcess) -> int | None:
+        if await self.t.file_size(proc.rc_path) is None:
+            return None
+        raw = await self.t.read_from(proc.rc_path, 0, 64)
+        return int(raw.strip() or b"0")
 
     async def _wake(self, seconds: float) -> None:
         """Sleep until cancelled, the benchmark's output ended, or ``seconds`` passed."""
@@ -274,17 +379,32 @@ class Runner:
             self._feed(src.name, lines)
 
     async def _drain(self, src: _Source) -> None:
-        """Wait until everything the process wrote has been read and parsed."""
+        """Wait until everything the process wrote has been read and parsed (a last line it
+        never finished, killed mid-line, is not waited for)."""
+        last, still = src.follower.offset, 0
         while True:
             with contextlib.suppress(TransportError):
                 size = await self.t.file_size(src.follower.path)
                 if size is None or src.follower.offset >= size:
                     return
+                still = still + 1 if src.follower.offset == last else 0
+                last = src.follower.offset
+                if still >= 40:  # 2 s without a new line: is the rest only a partial line?
+                    rest = await self.t.read_from(src.follower.path, last, size - last)
+                    if b"\n" not in rest:
+                        return
             await asyncio.sleep(0.05)
 
     async def _kill(self, proc: DetachedProcess) -> None:
+        """Stop a process group and wait (up to 10 s) until its wrapper is gone, so that the
+        next run on the host never finds this one's processes alive."""
         with contextlib.suppress(TransportError):
-            await self.t.kill_group(proc.pgid)
+            if not await self.t.kill_group(proc.pgid):
+                return
+            for _ in range(200):
+                if not await self.t.is_alive(proc.pgid):
+                    return
+                await asyncio.sleep(0.05)
 
     def _feed(self, name: str, lines: list[str]) -> None:
         rid, m = self.plan.run_id, self.marks

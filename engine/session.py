@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from engine import dbbench_cmd, pgbench_cmd, provenance
+from engine import dbbench_cmd, pgbench_cmd, provenance, table_check
 from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import PGBENCH_PREFIX, family_of
 from engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
@@ -48,6 +48,7 @@ from engine.inventory import BuildConfig, HostConfig, Inventory
 from engine.plan import RunPlan, RunRequest
 from engine.runner import Runner
 from engine.servers import ManagedServer, ServerError, ServerSpec, make_server
+from engine.servers import state as server_state
 from engine.sysbench_cmd import (
     SysbenchCommand,
     WorkloadError,
@@ -61,11 +62,6 @@ from engine.transport import Transport, TransportError, make_transport
 
 BUILTIN_BUILD = "sqlite"
 _DEFAULT_PORTS = {"mariadb": 3306, "mysql": 3306, "fbmysql": 3306, "postgres": 5432}
-_TABLES_SQL = {
-    "mysql": "SELECT count(*) FROM information_schema.tables "
-    "WHERE table_schema = DATABASE() AND table_name = 'sbtest{n}'",
-    "postgres": "SELECT count(*) FROM information_schema.tables WHERE table_name = 'sbtest{n}'",
-}
 # Monitor window of steps that run until their work is done (loads, fillseq): vmstat and
 # iostat are stopped when the step ends, so this only has to be long enough.
 OPEN_ENDED_S = 4 * 3600
@@ -101,8 +97,6 @@ class Session:
         self.inventory = inventory
         self._transports: dict[str, Transport] = {}
         self._homes: dict[str, str] = {}
-        self.servers: dict[str, tuple[str, ManagedServer]] = {}
-        """Per host, the managed server this session last started (its label and handle)."""
 
     async def transport(self, host: str) -> Transport:
         if host not in self._transports:
@@ -151,14 +145,12 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             spec = _server_spec(build, workdir)
             server = make_server(transport, spec)
             label = build.name + (f" ({build.config})" if build.config else "")
-            previous = session.servers.get(req.host)
-            if previous is not None and previous[1].spec.datadir != spec.datadir:
-                # another build or config of this host: one server at a time (they share a port)
-                yield Phase(run_id, "server", f"stopping {previous[0]}")
-                await previous[1].stop()
-            session.servers[req.host] = (label, server)
+            # one server per port, whichever benchdeck started it: recorded on the host
+            async for done in server_state.claim_port(transport, req.host, workdir, server):
+                yield Phase(run_id, "server", done)
             yield Phase(run_id, "server", f"starting {label}")
             await _ensure_running(server)
+            await server_state.record_started(transport, workdir, server, build.name, build.config)
         elif build is not None and build.start:
             yield Phase(run_id, "server", f"starting {build.name}: {build.start[0]}")
             await _run_script(transport, build.start, "start")
@@ -174,6 +166,7 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         try:
             if server is not None:
                 await server.stop()
+                await server_state.remove(transport, workdir, server.spec.port)
             elif build is not None and build.stop:
                 await _run_script(transport, build.stop, "stop")
         except (ServerError, TransportError) as exc:
@@ -195,6 +188,13 @@ async def _run_script(transport: Transport, argv: tuple[str, ...], what: str) ->
         raise ServerError(f"{what} command {argv[0]} exited {res.exit_status}: {lines[-1] if lines else ''}")
 
 
+def build_password(build: BuildConfig) -> str:
+    """The password a build's clients use (a managed server's default is sysbench's)."""
+    if build.password is not None:
+        return build.password
+    return "sbtest" if build.managed else ""
+
+
 def _server_spec(build: BuildConfig, workdir: str) -> ServerSpec:
     dbms = build.build.dbms
     if dbms not in ("mariadb", "mysql", "postgres"):
@@ -208,7 +208,7 @@ def _server_spec(build: BuildConfig, workdir: str) -> ServerSpec:
         host=build.host,
         config_file=build.config_file,
         user=build.user or "sbtest",
-        password=build.password if build.password is not None else "sbtest",
+        password=build_password(build),
         database=build.database,
     )
 
@@ -269,9 +269,13 @@ def make_plan(
         extra=dict(o.extra),
         script_dir=remote_dir,
     )
-    check = _TABLES_SQL[dbms].format(n=tables)
+    names = table_check.table_names(tables)
     client = server.client_argv() if server else _external_client(build, dbms)
-    check_argv = (*client, "-N", "-e", check) if dbms == "mysql" else (*client, "-At", "-c", check)
+    if dbms == "mysql":
+        rows_argv = (*client, "-N", "-e", table_check.mysql_sql(names))
+    else:
+        rows_argv = (*client, "-X", "-At", "-c", table_check.postgres_sql(names))
+    secondary = str(o.extra.get("create_secondary", "on")).lower() not in ("off", "false", "0", "no")
     return RunPlan(
         run_id=run_id,
         host=host.name,
@@ -280,13 +284,16 @@ def make_plan(
         bench_argv=tuple(cmd.run_argv()),
         duration_s=duration,
         prepare_argv=tuple(cmd.prepare_argv()) if o.prepare else None,
-        tables_exist_argv=check_argv if o.prepare else None,
         warmup_argv=tuple(cmd.run_argv(o.warmup_s)) if o.warmup_s else None,
         device=host.device,
         table_size=table_size,
         build=req.build,
         env=tuple(cmd.env().items()),
         files=tuple(cmd.files().items()),
+        table_rows_argv=rows_argv if o.prepare else None,
+        expected_tables=names,
+        cleanup_argv=tuple(cmd.cleanup_argv()) if o.prepare else None,
+        secondary_index=secondary,
     )
 
 

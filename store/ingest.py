@@ -24,13 +24,14 @@ from engine.events import (
     RunFinished,
     RunStarted,
     Skipped,
+    StepStarted,
     VmstatBatch,
 )
 from engine.plan import RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from store.db import Store
 from store.limits import fit_records
-from store.live import save_started
+from store.live import save_started, save_step
 from store.records import save_outputs, save_record
 from store.runs import RunSummary, save_summary, set_status
 from store.samples import append_bench, append_iostat, append_skipped, append_vmstat
@@ -90,6 +91,10 @@ class EventSink:
             case RawOutputs(run_id, files):
                 with self.store.transaction() as cur:
                     save_outputs(cur, run_id, files)
+            case StepStarted():
+                if event.run_id in self.plans:
+                    with self.store.transaction() as cur:
+                        save_step(cur, event, self.plans[event.run_id])
             case LogLine() | Phase() | Replayed():
                 pass
             case RunFinished() | RunFailed() | RunCancelled():

@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from engine.events import RemoteProc, RunStarted
+from engine.events import RemoteProc, RunStarted, StepStarted
 from engine.plan import Marks, RunPlan
 
 
@@ -39,6 +39,16 @@ def save_started(cur: duckdb.DuckDBPyConnection, ev: RunStarted, plan: RunPlan) 
         "UPDATE runs SET started_at = coalesce(started_at, ?), status = 'running' WHERE run_id = ?",
         [ev.started_at, ev.run_id],
     )
+
+
+def save_step(cur: duckdb.DuckDBPyConnection, ev: StepStarted, plan: RunPlan) -> None:
+    """A step before the measured part started: the run can be reattached from here on."""
+    cur.execute(
+        "INSERT OR REPLACE INTO remote_runs (run_id, host, remote_dir, procs, plan, started_at) "
+        "VALUES (?, ?, ?, ?, ?, NULL)",
+        [ev.run_id, ev.host, ev.remote_dir, json.dumps([asdict(ev.proc)]), json.dumps(plan_to_dict(plan))],
+    )
+    cur.execute("UPDATE runs SET status = 'running' WHERE run_id = ?", [ev.run_id])
 
 
 def plan_to_dict(plan: RunPlan) -> dict[str, Any]:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
+
+from tests.servers.mariadb import MariaDBServer
+from tests.servers.sshd import SshdServer
 
 CLI = [sys.executable, "-c", "from tui.cli import main; main()"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,7 +21,9 @@ def bd(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.Comp
     return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
-def db_rows(env: dict[str, str], sql: str, params: list[object] | None = None) -> list[tuple[object, ...]]:
+def db_rows(
+    env: dict[str, str], sql: str, params: list[object] | dict[str, object] | None = None
+) -> list[tuple[object, ...]]:
     con = duckdb.connect(env["BENCHDECK_DB"], read_only=True)
     try:
         return con.execute(sql, params or []).fetchall()
@@ -29,3 +35,41 @@ def remote_output(env: dict[str, str], run_id: int) -> str:
     """The benchmark's own output file of a run, from its remote (here: local) run directory."""
     ((remote_dir,),) = db_rows(env, "SELECT remote_dir FROM remote_runs WHERE run_id = ?", [run_id])
     return Path(str(remote_dir), "bench.out").read_text()
+
+
+def ssh_env(
+    tmp_path: Path, sshd: SshdServer, db: MariaDBServer, build: str, *, database: str, host_keys: str = ""
+) -> dict[str, str]:
+    """The environment for ``bd`` with one host ``sshd`` (the test sshd, workdir under
+    ``tmp_path``) and one external MariaDB build ``build`` using ``database``; ``host_keys``
+    adds TOML lines to the host (threads, table_size ...)."""
+    cfg = tmp_path / "benchdeck.toml"
+    cfg.write_text(
+        f"""
+[hosts.sshd]
+hostname = "127.0.0.1"
+port = {sshd.port}
+user = "{sshd.user}"
+key = "{sshd.client_key}"
+known_hosts = "{sshd.known_hosts}"
+workdir = "{tmp_path / "remote"}"
+{host_keys}
+
+[[hosts.sshd.builds]]
+name = "{build}"
+host = "{db.host}"
+port = {db.port}
+user = "{db.user}"
+password = "{db.password}"
+database = "{database}"
+"""
+    )
+    e = dict(os.environ)
+    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    return e
+
+
+def sql(db: MariaDBServer, statement: str) -> str:
+    """Run SQL as root on the test MariaDB; its output (tab-separated, no headers)."""
+    argv = db.client_argv("-N", "-e", statement)
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout

@@ -150,11 +150,35 @@ def test_queue_runs_the_matrix_in_order(env: dict[str, str]) -> None:
     ]
 
 
-def test_unknown_build_fails_with_one_clear_line(env: dict[str, str]) -> None:
-    r = bd(env, "run", "--host", "sshd", "--build", "my9999_rel", "--workload", WORKLOAD, "--time", "2")
-    assert r.returncode == 1
-    assert "has no build 'my9999_rel'" in r.stdout
-    assert "Traceback" not in r.stdout + r.stderr
+def test_typos_are_usage_errors_and_store_nothing(env: dict[str, str]) -> None:
+    """A misspelt host, build, config or workload (also inside a suite) is one line naming the
+    known names, exit 2, before anything is stored or started."""
+    cfg = Path(env["BENCHDECK_CONFIG"])
+    suite = 'workloads = ["point-query_range=100", "updat-index_range=100"]'
+    cfg.write_text(cfg.read_text() + f"\n[suites.mine]\n{suite}\n")
+    cases = [
+        (["run", "--host", "sshd", "--build", "nosuch", "--workload", WORKLOAD],
+         f"unknown build 'nosuch' on host sshd (known: {BUILD}, sqlite, sqlite-sync)"),
+        (["run", "--host", "shd", "--build", BUILD, "--workload", WORKLOAD],
+         "unknown host 'shd' (known: sshd); did you mean 'sshd'?"),
+        (["run", "--host", "sshd", "--build", BUILD, "--config", "big", "--workload", WORKLOAD],
+         f"unknown config 'big' of build(s) {BUILD} (known: none)"),
+        (["run", "--host", "sshd", "--build", BUILD, "--workload", "point-qury_range=100"],
+         "did you mean 'point-query_range=100'?"),
+        (["queue", "--host", "sshd", "--build", BUILD, "--suite", "mine"],
+         "unknown workload 'updat-index_range=100' (sysbench tests: delete, hot-points,"),
+        (["queue", "--host", "sshd", "--build", BUILD, "--suite", "clasic"],
+         "unknown suite 'clasic' (known: classic, dbbench,"),
+        (["run", "--host", "sshd", "--build", BUILD, "--workload", "pgbench.select-only"],
+         f"pgbench needs a PostgreSQL build; {BUILD} is mariadb"),
+    ]  # fmt: skip
+    for args, expected in cases:
+        r = bd(env, *args)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert expected in r.stderr, (args, r.stderr)
+        assert len(r.stderr.splitlines()) == 1, r.stderr
+        assert r.stdout == "", "nothing started"
+    assert not Path(env["BENCHDECK_DB"]).exists(), "no run, build or queue was stored"
 
 
 def test_cancel_from_another_benchdeck_keeps_samples(env: dict[str, str]) -> None:
@@ -292,7 +316,8 @@ def test_a_queue_runs_each_picked_server_config_one_server_at_a_time(tmp_path: P
 
         bad = bd(e, "run", "--host", "here", "--build", BUILD, "--config", "nope", "--workload", WORKLOAD)
         assert bad.returncode != 0
-        assert f"build {BUILD} has no config 'nope' (configs: 'small', 'big')" in bad.stdout + bad.stderr
+        assert bad.returncode == 2
+        assert f"unknown config 'nope' of build(s) {BUILD} (known: big, small)" in bad.stderr
 
         r = bd(e, "run", "--host", "here", "--build", BUILD, "--config", "big", "--workload", WORKLOAD,
                "--time", "1", "--stop-server")  # fmt: skip

@@ -107,6 +107,7 @@ def _register() -> None:
     from tui.cli_hosts import hosts_group
     from tui.cli_import import import_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
+    from tui.cli_server import server_group
 
     for command in (
         hosts_group,
@@ -119,6 +120,7 @@ def _register() -> None:
         changes_cmd,
         diff_cmd,
         export_cmd,
+        server_group,
     ):
         cli.add_command(command)
 

@@ -28,12 +28,13 @@ from engine.events import (
     RunFinished,
     RunStarted,
 )
-from engine.inventory import load_inventory
+from engine.inventory import Inventory, load_inventory
 from engine.plan import RunOptions, RunRequest
 from engine.records import BenchInterval
 from engine.session import Session
 from store import queue as q
 from store.db import Store
+from store.following import is_followed
 
 if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
     from rich.live import Live
@@ -133,12 +134,14 @@ def _interval(row: BenchInterval) -> str:
     return f"{row.t:.0f}s qps {qps:.1f} lat {row.latency_ms} ms"
 
 
-def _report(outcomes: Sequence[Outcome]) -> None:
+def _report(outcomes: Sequence[Outcome], blocked: Sequence[str] = ()) -> None:
     for o in outcomes:
         qps = f"{o.qps:.2f}" if o.qps is not None else "-"
         tail = f" ({o.error})" if o.error else ""
         click.echo(f"run {o.run_id} {o.status} qps {qps}  {o.host} {o.build} {o.workload}{tail}")
-    if any(o.status != "finished" for o in outcomes):
+    for why in blocked:  # a host's queued runs wait: another run's process is alive there
+        click.echo(f"benchdeck: {why}; the queue's runs there wait (benchdeck resume)", err=True)
+    if any(o.status != "finished" for o in outcomes) or blocked:
         sys.exit(1)
 
 
@@ -223,6 +226,22 @@ def _run_options(f: F) -> F:
     return f
 
 
+def _check(
+    inv: Inventory,
+    hosts: Sequence[str],
+    builds: Sequence[str],
+    configs: Sequence[str | None],
+    names: Sequence[str],
+) -> None:
+    """Typos are usage errors, found before anything is stored or started (known names listed)."""
+    from engine.request_check import RequestError, check_requests
+
+    try:
+        check_requests(inv, hosts, builds, configs, names)
+    except RequestError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 @click.command("run")
 @click.option("--host", required=True, help="Host from the inventory (local by default).")
 @click.option("--build", required=True, help="Build configured on that host, or 'sqlite' (built-in).")
@@ -232,6 +251,7 @@ def _run_options(f: F) -> F:
 @click.pass_obj
 def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | None, **run_opts: Any) -> None:
     """Run one workload on one host and build; ends with the run id and QPS."""
+    _check(load_inventory(None), [host], [build], [config], [workload])
     opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts, config)
 
@@ -270,9 +290,6 @@ def queue_cmd(
     names = list(workloads)
     settings: dict[str, int] = {}
     inv = load_inventory(None)
-    matrix = inv.config_matrix(hosts, builds, configs)
-    if configs and not any(matrix.values()):
-        raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
     if suite:
         inv_suites = inv.suites
         if suite in inv_suites:
@@ -281,9 +298,14 @@ def queue_cmd(
         elif suite in SUITES:
             names += [n for n, _ in SUITES[suite]]
         else:
-            raise click.UsageError(f"unknown suite {suite!r}")
+            known = ", ".join(sorted({*SUITES, *inv_suites}))
+            raise click.UsageError(f"unknown suite {suite!r} (known: {known})")
     if not names:
         raise click.UsageError("give --workload or --suite")
+    _check(inv, hosts, builds, configs, names)
+    matrix = inv.config_matrix(hosts, builds, configs)
+    if configs and not any(matrix.values()):
+        raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
     opts = _options(**run_opts)
     opts = replace(  # the suite's settings fill in what the command line did not set
         opts,
@@ -299,10 +321,14 @@ def queue_cmd(
         qid = q.create_queue(cur, hosts, builds, names, opts, matrix)
     click.echo(f"queue {qid}: {sum(map(len, matrix.values())) * len(names)} runs")
 
-    async def go(svc: RunService) -> list[Outcome]:
-        return await svc.run_queue(qid)
+    blocked: list[str] = []
 
-    _report(asyncio.run(_with_service(db, go)))
+    async def go(svc: RunService) -> list[Outcome]:
+        out = await svc.run_queue(qid)
+        blocked.extend(svc.blocked)
+        return out
+
+    _report(asyncio.run(_with_service(db, go)), blocked)
 
 
 @click.command("resume")
@@ -310,13 +336,17 @@ def queue_cmd(
 def resume_cmd(obj: Ctx) -> None:
     """Reattach to runs an earlier benchdeck left running (backfilling), then finish queues."""
 
+    blocked: list[str] = []
+
     async def go(svc: RunService) -> list[Outcome]:
-        return await svc.resume()
+        out = await svc.resume()
+        blocked.extend(svc.blocked)
+        return out
 
     outcomes = asyncio.run(_with_service(obj.db, go))
-    if not outcomes:
+    if not outcomes and not blocked:
         click.echo("nothing to resume")
-    _report(outcomes)
+    _report(outcomes, blocked)
 
 
 @click.command("cancel")
@@ -344,36 +374,51 @@ def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
     assert run_id is not None
     if run_id not in live:
         raise click.ClickException(f"run {run_id} is not running")
-    killed, note = _cancel_runs(obj, [live[run_id]])
+    run = live[run_id]
+    if not is_followed(store_path, run_id):  # nobody follows it: store what its files hold, then the end
+
+        async def backfill(svc: RunService) -> list[Outcome]:
+            return [await svc.cancel(run)]
+
+        (outcome,) = asyncio.run(_with_service(obj.db, backfill))
+        n = db_count(obj.db, run_id)
+        click.echo(f"run {run_id} {outcome.status}: {n} interval(s) stored{_err(outcome)}")
+        return
+    killed, note = _cancel_runs(obj, store_path, [run])
     click.echo(f"run {run_id} cancelled: {killed} process group(s) stopped{note}")
 
 
-def _cancel_runs(obj: Ctx, runs: Sequence[LiveRun]) -> tuple[int, str]:
-    """Stop runs on their hosts, then mark them cancelled (unless another benchdeck holds the
-    store: it follows them and records their end). Returns groups stopped and a note."""
+def _cancel_runs(obj: Ctx, store_path: Path, runs: Sequence[LiveRun]) -> tuple[int, str]:
+    """Stop runs on their hosts. A run a live benchdeck follows is only stopped (that one stores
+    the rest and records the end); the others are backfilled from their files here, then marked
+    cancelled. Returns the process groups stopped (of followed runs) and a note."""
     from engine.runner import cancel_remote
-    from store.db import StoreLocked
-    from store.runs import set_status
+
+    followed = [r for r in runs if is_followed(store_path, r.run_id)]
+    alone = [r for r in runs if r not in followed]
 
     async def go() -> int:
         session = Session(load_inventory(None))
         try:
             killed = 0
-            for run in runs:
+            for run in followed:
                 transport = await session.transport(run.host)
                 killed += await cancel_remote(transport, run.plan.remote_dir, run.procs)
             return killed
         finally:
             await session.close()
 
-    killed = asyncio.run(go()) if runs else 0
-    try:
-        with Store.open(obj.db) as store, store.transaction() as cur:
-            for run in runs:
-                set_status(cur, run.run_id, "cancelled")
-        return killed, ""
-    except StoreLocked:
-        return killed, " (the benchdeck following it records the end)"
+    killed = asyncio.run(go()) if followed else 0
+    if alone:
+
+        async def backfill(svc: RunService) -> list[Outcome]:
+            return [await svc.cancel(r) for r in alone]
+
+        asyncio.run(_with_service(obj.db, backfill))
+    note = " (the benchdeck following it records the end)" if followed else ""
+    if alone:
+        note += f" ({len(alone)} run(s) nobody followed: backfilled and marked cancelled here)"
+    return killed, note
 
 
 def _cancel_queue(obj: Ctx, store_path: Path, queue_id: int, live: dict[int, LiveRun]) -> None:
@@ -393,6 +438,16 @@ def _cancel_queue(obj: Ctx, store_path: Path, queue_id: int, live: dict[int, Liv
             ]
         how = "the benchdeck running it takes no more of its runs"
     runs = [live[r] for r in running if r in live]
-    killed, note = _cancel_runs(obj, runs)
+    killed, note = _cancel_runs(obj, store_path, runs)
     stopped = ", ".join(f"run {r.run_id}" for r in runs) or "no run was running"
     click.echo(f"queue {queue_id} cancelled: {how}; {stopped} ({killed} process group(s) stopped){note}")
+
+
+def _err(outcome: Outcome) -> str:
+    return f" ({outcome.error})" if outcome.error else ""
+
+
+def db_count(db: Path | None, run_id: int) -> int:
+    """Interval samples stored for a run."""
+    with Store.open_for_reading(db) as store:
+        return int(store.scalar("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]) or 0)

@@ -130,6 +130,8 @@ class LiveHub:
             )
             async with service as svc:
                 self.outcomes += await svc.run_queue(queue_id)
+            for why in service.blocked:  # that host's runs wait (another run's process is alive)
+                self.on_error(f"queue {queue_id} waits: {why}")
         except Exception as exc:  # a background task: report it, never lose it
             self.on_error(f"queue {queue_id} stopped: {exc}")
         self._changed()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import posixpath
 import sqlite3
 import statistics
 from collections.abc import AsyncIterator, Callable
@@ -25,11 +26,13 @@ from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, Run
 from engine.inventory import BuildConfig
 from engine.plan import Marks, RunOptions, RunRequest
 from engine.provenance import with_outputs
+from engine.run_dirs import busy_reason
 from engine.runner import Runner
 from engine.servers import ServerError
 from engine.session import (
     BUILTIN_BUILD,
     Session,
+    build_password,
     execute,
     needs_post_write,
     post_write,
@@ -38,6 +41,7 @@ from engine.sysbench_cmd import WorkloadError, default_duration, step_for
 from engine.transport import TransportError
 from store import queue as q
 from store.db import Store
+from store.following import following
 from store.ingest import EventSink, pump
 from store.live import LiveRun, marks, unfinished
 from store.runs import NewRun, create_run, set_status
@@ -45,6 +49,10 @@ from store.runs import NewRun, create_run, set_status
 Listener = Callable[[RunEvent], None]
 STEP_OVERHEAD_S = 15.0
 T = TypeVar("T")
+
+
+class HostBusy(ValueError):
+    """A process of another run is alive on the host: nothing is measured beside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +119,8 @@ class RunService:
         self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self.runners: dict[int, Runner] = {}
         self.writer = writer
+        self.blocked: list[str] = []
+        """Why a host's queue stopped (another run's process alive there): its items wait."""
 
     async def __aenter__(self) -> RunService:
         self._pump = asyncio.create_task(
@@ -168,14 +178,15 @@ class RunService:
         self, run_id: int, host: str, build: str, workload: str, events: AsyncIterator[RunEvent]
     ) -> Outcome:
         status, qps, error = "failed", None, None
-        async for ev in events:
-            await self._events.put(ev)
-            if isinstance(ev, RunFinished):
-                status, qps = "finished", ev.qps
-            elif isinstance(ev, RunFailed):
-                status, error = "failed", ev.error
-            elif isinstance(ev, RunCancelled):
-                status = "cancelled"
+        with following(self.store.label, run_id):  # other processes see that the run is followed
+            async for ev in events:
+                await self._events.put(ev)
+                if isinstance(ev, RunFinished):
+                    status, qps = "finished", ev.qps
+                elif isinstance(ev, RunFailed):
+                    status, error = "failed", ev.error
+                elif isinstance(ev, RunCancelled):
+                    status = "cancelled"
         return Outcome(run_id, host, build, workload, status, qps, error)
 
     async def _db(self, fn: Callable[..., T], *args: object) -> T:
@@ -200,7 +211,20 @@ class RunService:
         with self.store.transaction() as cur:
             q.finish_item(cur, item_id, status)
 
+    async def busy(self, host: str) -> str | None:
+        """One line naming another run's process alive on ``host``, else None (also when the
+        host cannot be asked: the run then fails, and is stored, with that reason)."""
+        try:
+            transport = await self.session.transport(host)
+            workdir = await self.session.remote_path(host, self.session.inventory.host(host).workdir)
+            return await busy_reason(transport, host, posixpath.join(workdir, "runs"))
+        except TransportError:
+            return None
+
     async def run(self, req: RunRequest) -> Outcome:
+        """Run one request; HostBusy (nothing stored) while another run's process is alive there."""
+        if (why := await self.busy(req.host)) is not None:
+            raise HostBusy(why)
         run_id = await self._db(self.new_run, req)
         return await self._drive(
             run_id, req.host, req.build, req.workload, execute(self.session, req, run_id)
@@ -219,6 +243,9 @@ class RunService:
     async def _host_loop(self, host: str, queue_id: int | None) -> list[Outcome]:
         out: list[Outcome] = []
         while True:
+            if (why := await self.busy(host)) is not None:  # its items wait for a resume
+                self.blocked.append(why)
+                return out
             taken = await self._db(self._next, host, queue_id)
             if taken is None:
                 return out
@@ -288,10 +315,25 @@ class RunService:
             transport = await self.session.transport(host)
         except (TransportError, ValueError) as exc:
             return Outcome(run_id, host, build, plan.workload, "running", error=f"cannot reattach: {exc}")
+        if not any(p.name == "bench" for p in live.procs):  # in a step: the rest runs from here
+            cfg = self.session.inventory.hosts[host].builds.get(build)
+            plan = plan.with_secret(build_password(cfg)) if cfg is not None else plan
         runner = Runner(transport, plan, stored)
         self.runners[run_id] = runner
         events = with_outputs(transport, plan, runner.events(live.procs))
         return await self._drive(run_id, host, build, plan.workload, events)
+
+    async def cancel(self, live: LiveRun) -> Outcome:
+        """Cancel a run no benchdeck follows (it was killed): stop its remote processes, store
+        every sample their files hold beyond what is stored, then record it as cancelled."""
+        from engine.runner import cancel_remote
+
+        transport = await self.session.transport(live.host)
+        await cancel_remote(transport, live.plan.remote_dir, live.procs)
+        build, stored = await self._db(self._reattach_info, live.run_id)
+        runner = Runner(transport, live.plan, stored)
+        runner.cancel()  # reattaching follows the files to their end and kills nothing new
+        return await self._drive(live.run_id, live.host, build, live.plan.workload, runner.events(live.procs))
 
     def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
         """Runs left 'running'/'queued' with no remote processes recorded never started."""

@@ -193,6 +193,10 @@ class ManagedServer(abc.ABC):
     @abc.abstractmethod
     async def is_running(self) -> bool: ...
 
+    async def pid(self) -> int | None:
+        """The server's pid, if it is known (not necessarily alive)."""
+        return None
+
     @abc.abstractmethod
     def client_argv(self) -> list[str]:
         """argv of the SQL client connected to the benchmark database as the benchmark user."""

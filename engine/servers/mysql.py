@@ -164,6 +164,9 @@ class MySQLServer(ManagedServer):
         record = await self.read_pid(posixpath.join(self.run_dir, "server.pid"))
         return record if record is not None else await self.read_pid(self.pid_file)
 
+    async def pid(self) -> int | None:
+        return await self.server_pid()
+
     async def is_running(self) -> bool:
         pid = await self.server_pid()
         return pid is not None and await self.transport.is_alive(pid)

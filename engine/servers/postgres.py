@@ -137,6 +137,9 @@ class PostgresServer(ManagedServer):
     async def postmaster_pid(self) -> int | None:
         return await self.read_pid(self.pid_file)
 
+    async def pid(self) -> int | None:
+        return await self.postmaster_pid()
+
     async def is_running(self) -> bool:
         pid = await self.postmaster_pid()
         return pid is not None and await self.transport.is_alive(pid)

@@ -217,6 +217,21 @@ def test_pgbench_tables_exist_check(pg: tuple[PgConn, str], postgres_server: Pos
     assert (ok.returncode, ok.stdout.strip()) == (0, "1")
     other = subprocess.run(tables_exist_argv(conn, 5, psql=psql), capture_output=True, text=True, check=False)
     assert (other.returncode, other.stdout.strip()) == (0, "")  # another scale: initialise again
+    # What an interrupted ``pgbench -i`` leaves: accounts short of rows, or without their key.
+    for break_it, repair in (
+        ("DELETE FROM pgbench_accounts WHERE aid = 1", "INSERT INTO pgbench_accounts VALUES (1, 1, 0, '')"),
+        (
+            "ALTER TABLE pgbench_accounts DROP CONSTRAINT pgbench_accounts_pkey",
+            "ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)",
+        ),
+    ):
+        subprocess.run(postgres_server.psql_argv("-c", break_it), capture_output=True, check=True)
+        check = tables_exist_argv(conn, 1, psql=psql)
+        short = subprocess.run(check, capture_output=True, text=True, check=False)
+        subprocess.run(postgres_server.psql_argv("-c", repair), capture_output=True, check=True)
+        assert (short.returncode, short.stdout.strip()) == (0, ""), break_it
+    again = subprocess.run(tables_exist_argv(conn, 1, psql=psql), capture_output=True, text=True, check=False)
+    assert again.stdout.strip() == "1"
 
 
 def test_pgbench_argv_shapes() -> None:
