@@ -130,13 +130,14 @@ def _report(outcomes: Sequence[Outcome]) -> None:
 async def _with_service(
     db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
 ) -> list[Outcome]:
-    inventory = load_inventory(None)
-    session = Session(inventory)
+    from store.build_records import registered
     from tui.run_service import RunService
 
+    session = Session(load_inventory(None))
     plain = not sys.stdout.isatty()
     try:
         with Store.open(db) as store, Progress(plain) as progress:
+            session.inventory = session.inventory.with_builds(registered(store.cursor()))  # benchdeck build's
             async with RunService(store, session, progress) as svc:
                 return await coro_factory(svc)
     finally:
