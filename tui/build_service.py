@@ -10,11 +10,13 @@ from a clean build directory.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import posixpath
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.build_runner import BuildEvent, BuildFailed, BuildFinished, BuildResult, BuildRunner
 from engine.builds import Build
@@ -25,6 +27,7 @@ from store import build_records as br
 from store.db import Store
 
 BuildListener = Callable[[BuildEvent], None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +60,30 @@ def spec_from_json(text: str | dict[str, Any], host: str) -> BuildSpec:
 class BuildService:
     """Starts, reattaches and records builds; ``listener`` sees every event."""
 
-    def __init__(self, store: Store, session: Session, listener: BuildListener | None = None):
+    def __init__(
+        self,
+        store: Store,
+        session: Session,
+        listener: BuildListener | None = None,
+        writer: Executor | None = None,
+    ):
         self.store = store
         self.session = session
         self.listener = listener
+        self.writer = writer
+        """With a one-thread executor, the store is used there (the app's loop never waits on it)."""
+
+    async def _db(self, fn: Callable[..., T], *args: object) -> T:
+        if self.writer is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self.writer, fn, *args)
+
+    def _tx(self, fn: Callable[..., object], *args: object) -> Any:
+        with self.store.transaction() as cur:
+            return fn(cur, *args)
+
+    def _records(self, host: str, name: str, status: str) -> list[br.BuildRecord]:
+        return br.records(self.store.cursor(), host=host, name=name, status=status)
 
     async def spec(self, host: str, recipe: str, variant: str, base: str = "o2nofp") -> BuildSpec:
         inv = self.session.inventory
@@ -77,20 +100,17 @@ class BuildService:
     ) -> BuildOutcome:
         """Build a recipe's variant on a host (or reattach to that build already running)."""
         spec = await self.spec(host, recipe, variant, base)
-        cur = self.store.cursor()
-        running = br.records(cur, host=host, name=spec.name, status="running")
-        for rec in running:
+        for rec in await self._db(self._records, host, spec.name, "running"):
             outcome = await self._reattach(rec)
             if outcome is not None:
                 return outcome
         if reuse:
-            for rec in reversed(br.records(cur, host=host, name=spec.name, status="finished")):
+            for rec in reversed(await self._db(self._records, host, spec.name, "finished")):
                 if rec.spec == json.loads(br.spec_json(spec)) and await self._binary_there(
                     host, rec.binary_path
                 ):
                     return BuildOutcome(rec.build_run_id, host, rec.name, "reused")
-        with self.store.transaction() as c:
-            bid = br.create_build(c, spec)
+        bid = int(await self._db(self._tx, br.create_build, spec))
         workdir = posixpath.dirname(posixpath.dirname(spec.builddir))  # WORKDIR/builds/obj/NAME
         remote_dir = posixpath.join(workdir, "logs", f"{spec.name}-{bid}")
         runner = BuildRunner(await self.session.transport(host), spec, bid, remote_dir)
@@ -113,8 +133,8 @@ class BuildService:
             )
         )
         if not alive or rec.remote_dir is None:
-            with self.store.transaction() as c:
-                br.save_ended(c, rec.build_run_id, "interrupted", "its processes ended without an exit code")
+            why = "its processes ended without an exit code"
+            await self._db(self._tx, br.save_ended, rec.build_run_id, "interrupted", why)
             self._note(
                 rec.build_run_id, f"build {rec.build_run_id} ({rec.name}) was interrupted: starting over"
             )
@@ -135,16 +155,13 @@ class BuildService:
             if self.listener is not None:
                 self.listener(ev)
             if isinstance(ev, RunStarted):
-                with self.store.transaction() as c:
-                    br.save_started(c, bid, ev.remote_dir, ev.procs)
+                await self._db(self._tx, br.save_started, bid, ev.remote_dir, ev.procs)
             elif isinstance(ev, BuildFinished):
-                with self.store.transaction() as c:
-                    br.save_finished(c, bid, ev.result)
+                await self._db(self._tx, br.save_finished, bid, ev.result)
                 outcome = BuildOutcome(bid, spec.host, spec.name, "finished", ev.result)
             elif isinstance(ev, BuildFailed):
                 status = "interrupted" if ev.interrupted else "failed"
-                with self.store.transaction() as c:
-                    br.save_ended(c, bid, status, ev.error, "\n".join(ev.tail))
+                await self._db(self._tx, br.save_ended, bid, status, ev.error, "\n".join(ev.tail))
                 outcome = BuildOutcome(bid, spec.host, spec.name, status, error=ev.error, tail=ev.tail)
         return outcome
 

@@ -6,6 +6,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from engine.build_runner import BuildEvent, BuildFailed, BuildFinished
 from engine.events import (
     BenchBatch,
     IostatBatch,
@@ -68,7 +69,7 @@ class RunView:
         self.log.append(line)
         self.log_total += 1
 
-    def apply(self, ev: RunEvent) -> None:
+    def apply(self, ev: RunEvent | BuildEvent) -> None:
         match ev:
             case Planned(_, plan):
                 self.host, self.workload, self.duration_s = plan.host, plan.workload, plan.duration_s
@@ -102,6 +103,14 @@ class RunView:
             case RunCancelled():
                 self.phase = "cancelled"
                 self._log("cancelled")
+            case BuildFinished(_, r, _):
+                self.phase = "finished"
+                self._log(
+                    f"built in {r.duration_s:.1f} s, binary {r.binary_size:,} bytes ({r.compiler_version})"
+                )
+            case BuildFailed(_, error, _, _, _):
+                self.phase, self.error = "failed", error
+                self._log(f"failed: {error}")
 
 
 @dataclass
@@ -131,7 +140,7 @@ class LiveModel:
     def view(self, run_id: int) -> RunView:
         return self.runs.setdefault(run_id, RunView(run_id))
 
-    def apply(self, ev: RunEvent) -> RunView:
+    def apply(self, ev: RunEvent | BuildEvent) -> RunView:
         v = self.view(ev.run_id)
         was_done = v.done
         v.apply(ev)

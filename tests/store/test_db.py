@@ -10,7 +10,7 @@ import pytest
 from engine.builds import parse_build_name
 from store.db import Store, StoreError, StoreLocked, StoreTooNew
 from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from store.schema import LATEST_VERSION
+from store.schema import LATEST_VERSION, MIGRATIONS
 
 HOLDER = """
 import sys, duckdb
@@ -67,7 +67,7 @@ def test_reopening_keeps_data_and_does_not_remigrate(tmp_path: Path) -> None:
         create_run(cur, NewRun("h1", parse_build_name("my8028_rel"), "scan_range=100", "test"))
     with Store.open(db) as s:
         assert s.scalar("SELECT count(*) FROM runs") == 1
-        assert s.scalar("SELECT count(*) FROM schema_version") == LATEST_VERSION
+        assert s.scalar("SELECT count(*) FROM schema_version") == len(MIGRATIONS)  # numbers may skip
 
 
 def test_store_from_a_newer_benchdeck_is_refused(tmp_path: Path) -> None:
