@@ -19,6 +19,7 @@ import click
 from engine.build_runner import BuildEvent, BuildFailed, BuildFinished
 from engine.events import LogLine, Phase, RunEvent, RunFailed, RunFinished, RunStarted
 from engine.recipes import ALL_VARIANTS, VARIANTS
+from store.db import Store
 
 if TYPE_CHECKING:
     from tui.build_service import BuildOutcome, BuildService
@@ -58,12 +59,16 @@ def _printer(quiet_log: bool) -> Callable[[BuildEvent | RunEvent], None]:
 
 
 async def _services(
-    db: Path | None, quiet_log: bool, fn: Callable[[BuildService, RunService], Awaitable[T]]
+    db: Path | None,
+    quiet_log: bool,
+    fn: Callable[[BuildService, RunService], Awaitable[T]],
+    after: Callable[[Store, T], None] | None = None,
 ) -> T:
+    """Run ``fn`` with a build and a run service; ``after`` sees the store once every event of
+    the runs is written (the run service closed)."""
     from engine.inventory import load_inventory
     from engine.session import Session
     from store import build_records as br
-    from store.db import Store
     from tui.build_service import BuildService
     from tui.run_service import RunService
 
@@ -72,9 +77,24 @@ async def _services(
         session = Session(load_inventory(None).with_builds(br.registered(store.cursor())))
         try:
             async with RunService(store, session, show) as runs:
-                return await fn(BuildService(store, session, show), runs)
+                result = await fn(BuildService(store, session, show), runs)
+            if after is not None:
+                after(store, result)
+            return result
         finally:
             await session.close()
+
+
+def _detachable(fn: Callable[[], T]) -> T:
+    """Ctrl-C leaves a build running on its host: say how to come back to it."""
+    try:
+        return fn()
+    except KeyboardInterrupt:
+        click.echo(
+            "benchdeck: stopped following; the build goes on on its host (run the same command to reattach)",
+            err=True,
+        )
+        sys.exit(130)
 
 
 def _fail_build(out: BuildOutcome) -> None:
@@ -101,7 +121,7 @@ def build_cmd(obj: Ctx, /, host: str, recipe: str, variant: str, base_variant: s
     async def go(builds: BuildService, _runs: RunService) -> BuildOutcome:
         return await builds.build(host, recipe, variant, base_variant)
 
-    out = asyncio.run(_services(obj.db, quiet_log, go))
+    out = _detachable(lambda: asyncio.run(_services(obj.db, quiet_log, go)))
     if not out.ok:
         _fail_build(out)
     r = out.result
@@ -175,7 +195,7 @@ def pgo_cmd(
     """PGO end to end: base and pgo_gen builds, training runs, pgo_use build, measurement, rQPS."""
     from engine.plan import RunOptions
     from store.report import render
-    from tui.pgo import PgoError, PgoResult, pgo_loop
+    from tui.pgo import PgoError, PgoResult, pgo_comparison, pgo_loop
 
     trained, measured = _workloads(train, "--train"), _workloads(measure, "--measure")
     common = {"threads": threads, "table_size": table_size}
@@ -194,14 +214,15 @@ def pgo_cmd(
             say=_say,
         )
 
+    def show(store: Store, res: PgoResult) -> None:
+        click.echo(f"trained on: {', '.join(trained)} (build {res.gen.name})")
+        click.echo(f"measured: {', '.join(measured)}")
+        click.echo(render(pgo_comparison(store, host, res, measured), "text"), nl=False)
+
     try:
-        res = asyncio.run(_services(obj.db, quiet_log, go))
+        _detachable(lambda: asyncio.run(_services(obj.db, quiet_log, go, show)))
     except PgoError as exc:
         raise click.ClickException(str(exc)) from None
-    assert res.comparison is not None
-    click.echo(f"trained on: {', '.join(trained)} (build {res.gen.name})")
-    click.echo(f"measured: {', '.join(measured)}")
-    click.echo(render(res.comparison, "text"), nl=False)
 
 
 @click.command("builds")
@@ -211,7 +232,6 @@ def pgo_cmd(
 def builds_cmd(obj: Ctx, host: str | None, show_all: bool) -> None:
     """The builds benchdeck compiled: name, host, flags, compiler, duration, binary size."""
     from store import build_records as br
-    from store.db import Store
 
     with Store.open_for_reading(obj.db) as store:
         rows = br.records(store.cursor(), host=host, status=None if show_all else "finished")

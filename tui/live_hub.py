@@ -74,16 +74,20 @@ class LiveHub:
         from engine.session import Session
         from tui.build_service import BuildService
 
+        name = f"{recipe} {variant}"
+
         def on_event(ev: BuildEvent) -> None:
             v = self.model.view(ev.run_id)
             if not v.host:
-                v.host, v.workload, v.build = host, f"build {variant}", recipe
+                v.host, v.workload, v.build = host, "build", name
             self.model.apply(ev)
             self._changed()
 
         try:
+            inv = await self.inventory()
+            name = inv.recipe(recipe).build_name(variant)
             if self.session is None:
-                self.session = Session(await self.inventory())
+                self.session = Session(inv)
             out = await BuildService(self._store(), self.session, on_event, self.writer).build(
                 host, recipe, variant
             )

@@ -15,6 +15,7 @@ from engine.catalogue import default_catalogue
 from engine.plan import RunOptions, RunRequest
 from store import build_records as br
 from store.compare import Comparison, compare
+from store.db import Store
 from tui.build_service import BuildOutcome, BuildService
 from tui.run_service import Outcome, RunService
 
@@ -32,7 +33,6 @@ class PgoResult:
     use: BuildOutcome
     training: list[Outcome] = field(default_factory=list)
     measured: list[Outcome] = field(default_factory=list)
-    comparison: Comparison | None = None
 
 
 async def pgo_loop(
@@ -88,14 +88,19 @@ async def pgo_loop(
             if o.status != "finished":
                 raise PgoError(f"measurement run {o.run_id} ({name} {w}) {o.status}: {o.error}")
             measured.append(o)
+    return PgoResult(base, gen, use, training, measured)
+
+
+def pgo_comparison(store: Store, host: str, res: PgoResult, measure: Sequence[str]) -> Comparison:
+    """rQPS of the pgo_use build against the base on the measured workloads (once the run
+    service has written every run's end: call it after the service is closed)."""
     cat = default_catalogue(None, None)
-    comparison = compare(
-        runs.store.cursor(),
+    return compare(
+        store.cursor(),
         host=host,
-        base=base.name,
-        with_builds=[use.name],
+        base=res.base.name,
+        with_builds=[res.use.name],
         group_of=cat.group_of,
         sort_key=cat.sort_key,
         only=set(measure),
     )
-    return PgoResult(base, gen, use, training, measured, comparison)
