@@ -204,3 +204,19 @@ def test_recipe_errors_name_file_line_and_key(text: str, line: int, key: str, wo
     msg = str(exc.value)
     assert msg.startswith(f"/cfg/b.toml:{line}: {key}: "), msg
     assert words in msg
+
+
+def test_doc_templates_parse_and_make_every_variant() -> None:
+    """The MySQL, MariaDB and PostgreSQL templates in docs/build-recipes.md are valid recipes."""
+    import re
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "build-recipes.md"
+    blocks = re.findall(r"```toml\n(.*?)```", doc.read_text(), re.S)
+    found = parse_inventory("\n".join(blocks), doc).recipes
+    assert {r.dbms for r in found.values()} == {"mysql", "mariadb", "postgres"}
+    for r in found.values():
+        for variant in r.variant_names:
+            spec = build_spec(r, variant, host="h", workdir="/w", jobs=4)
+            assert spec.steps
+            assert spec.name.startswith(r.build_stem + "_rel_")
+    assert found["my8040"].profile_check == "any"
