@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 import platformdirs
 
+from store import views
 from store.schema import LATEST_VERSION, MIGRATIONS
 
 DB_ENV = "BENCHDECK_DB"
@@ -167,6 +168,7 @@ class Store:
                 if version > current:
                     cur.execute(ddl)
                     cur.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+            views.apply(cur)
         # Write the new schema into the file now: DuckDB 2.0 cannot replay some DDL from its WAL
         # without downloading an extension, which fails offline after a crash.
         self.con.execute("CHECKPOINT")

@@ -272,6 +272,15 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         );
         """,
     ),
+    (
+        13,
+        """
+        -- Views for the common questions (run_results, bench_series, vmstat_series,
+        -- iostat_series) and comments on tables and columns: store/views.py, re-applied after
+        -- every migration.
+        SELECT 1;
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]

@@ -211,10 +211,21 @@ def compare_cmd(
 
 def _register() -> None:
     from tui.cli_build import build_cmd, builds_cmd, pgo_cmd
+    from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
 
-    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd, build_cmd, pgo_cmd, builds_cmd):
+    for command in (
+        hosts_group,
+        run_cmd,
+        queue_cmd,
+        resume_cmd,
+        cancel_cmd,
+        export_cmd,
+        build_cmd,
+        pgo_cmd,
+        builds_cmd,
+    ):
         cli.add_command(command)
 
 
