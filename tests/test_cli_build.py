@@ -272,3 +272,14 @@ def test_killed_build_is_reattached_or_restarted(env: dict[str, str], host_survi
         assert [r[1] for r in rows[-2:]] == ["interrupted", "finished"]
     assert [r[1] for r in rows].count("finished") == 1  # one registered build of that name
     assert "gated1_rel_o2nofp" in bd(env, "builds").stdout
+
+
+def test_pgo_refuses_a_workload_its_builds_cannot_run_before_compiling(env: dict[str, str]) -> None:
+    before = bd(env, "builds", "--all").stdout
+    res = bd(
+        env, "pgo", "--host", HOST, "--recipe", "sqlite", "--train", "oltp_nosuch", "--measure", "builtin"
+    )
+    assert res.returncode == 2
+    assert res.stderr.startswith("benchdeck: oltp_nosuch: ")
+    assert "built-in workloads" in res.stderr
+    assert bd(env, "builds", "--all").stdout == before

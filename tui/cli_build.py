@@ -151,6 +151,25 @@ def _workloads(names: Sequence[str], what: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _check_workloads(recipe: str, names: Sequence[str]) -> None:
+    """Every workload runs on the recipe's builds (before anything is compiled for nothing)."""
+    from engine.builds import Build
+    from engine.catalogue import family_of
+    from engine.inventory import BuildConfig, load_inventory
+    from engine.session import check_build
+    from engine.sysbench_cmd import WorkloadError, step_for
+
+    r = load_inventory(None).recipe(recipe)
+    probe = BuildConfig(build=Build(r.build_name("o2nofp"), r.dbms, r.version), library_dir="-")
+    for w in names:
+        try:
+            check_build(w, probe.name, probe)
+            if r.dbms != "sqlite" and family_of(w) == "sysbench":
+                step_for(w)
+        except WorkloadError as exc:
+            raise click.UsageError(f"{w}: {exc}") from None
+
+
 @click.command("pgo")
 @click.option("--host", required=True, help="Host from the inventory.")
 @click.option("--recipe", required=True, help="Recipe from the inventory.")
@@ -198,6 +217,7 @@ def pgo_cmd(
     from tui.pgo import PgoError, PgoResult, pgo_comparison, pgo_loop
 
     trained, measured = _workloads(train, "--train"), _workloads(measure, "--measure")
+    _check_workloads(recipe, [*trained, *measured])
     common = {"threads": threads, "table_size": table_size}
 
     async def go(builds: BuildService, runs: RunService) -> PgoResult:
