@@ -35,6 +35,17 @@ _COUNT_GCDA = 'if [ -d "$1" ]; then find "$1" -name "*.gcda" -type f | wc -l; el
 _SIZE = 'test -f "$1" || exit 3; wc -c <"$1"'
 _WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 _MISSING_DIR = 'test -d "$1" || echo missing'
+# What Python's sqlite3 loads with the build's directory on LD_LIBRARY_PATH: version, the file
+# (from /proc/self/maps) and its COMPILER= compile option; exit 3 unless the file is in
+# sys.argv[1]. A constant script, the directory passed as data.
+_SQLITE_PROBE = (
+    "import os, sqlite3, sys\n"
+    "c = sqlite3.connect(':memory:')\n"
+    "opts = [r[0] for r in c.execute('PRAGMA compile_options') if r[0].startswith('COMPILER=')]\n"
+    "lib = next((ln.split()[-1] for ln in open('/proc/self/maps') if 'libsqlite3' in ln), '(linked in)')\n"
+    "print(sqlite3.sqlite_version, lib, *opts)\n"
+    "sys.exit(0 if os.path.dirname(os.path.realpath(lib)) == os.path.realpath(sys.argv[1]) else 3)\n"
+)
 
 
 def _now() -> datetime:
@@ -52,6 +63,7 @@ class BuildResult:
     step_seconds: tuple[tuple[str, float], ...] = ()
     profile_files: int | None = None  # pgo_use: .gcda files it read from
     missing_profiles: int | None = None  # pgo_use: functions gcc found no profile for
+    probe: str | None = None  # SQLite: "VERSION LIBRARY COMPILER=..." as python3's sqlite3 loads it
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,4 +311,16 @@ class BuildRunner:
             self._emit(
                 LogLine(self.id, "benchdeck", f"profiles: {files} files read, {missing} functions without")
             )
-        return BuildResult(s.compiler, version, total, size, steps, files, missing)
+        probe = await self._probe_sqlite() if posixpath.basename(s.binary).startswith("libsqlite3") else None
+        return BuildResult(s.compiler, version, total, size, steps, files, missing, probe)
+
+    async def _probe_sqlite(self) -> str:
+        """The built libsqlite3 is the one python3's sqlite3 loads from the library directory."""
+        s = self.spec
+        argv = ["python3", "-c", _SQLITE_PROBE, s.library_dir]
+        res = await self.t.run(argv, env={"LD_LIBRARY_PATH": s.library_dir})
+        if not res.ok:
+            why = (res.stderr.strip().splitlines() or [res.stdout.strip()])[-1]
+            raise BuildError(f"build {s.name}: python3's sqlite3 does not load {s.binary} (it loads: {why})")
+        self._emit(LogLine(self.id, "benchdeck", f"python3 sqlite3 loads: {res.stdout.strip()}"))
+        return res.stdout.strip()

@@ -132,7 +132,7 @@ def save_finished(cur: duckdb.DuckDBPyConnection, build_run_id: int, r: BuildRes
     cur.execute(
         "UPDATE build_records SET status = 'finished', compiler_version = ?, duration_s = ?, "
         "step_seconds = ?, binary_size = ?, profile_files = ?, missing_profiles = ?, "
-        "finished_at = current_timestamp, error = NULL WHERE build_run_id = ?",
+        "probe = coalesce(?, probe), finished_at = current_timestamp, error = NULL WHERE build_run_id = ?",
         [
             r.compiler_version,
             r.duration_s,
@@ -140,6 +140,7 @@ def save_finished(cur: duckdb.DuckDBPyConnection, build_run_id: int, r: BuildRes
             r.binary_size,
             r.profile_files,
             r.missing_profiles,
+            r.probe,
             build_run_id,
         ],
     )

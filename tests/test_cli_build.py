@@ -118,6 +118,8 @@ def test_build_o2nofp_is_recorded_and_runs_its_own_library(env: dict[str, str]) 
     assert str(cver).startswith("gcc")
     assert float(str(dur)) > 1
     assert int(str(size)) > 500_000
+    ((probe,),) = db_rows(env, "SELECT probe FROM build_records WHERE name = ?", [name])
+    assert str(probe).startswith(f"{env['SQLITE_VERSION_UNDER_TEST']} {libdir}/libsqlite3.so.0 COMPILER=gcc-")
     listed = bd(env, "builds", "--host", HOST)
     assert name in listed.stdout
     assert "-O2 -fno-omit-frame-pointer" in listed.stdout
