@@ -19,6 +19,7 @@ from typing import Any
 import platformdirs
 
 from engine.builds import Build, BuildNameError, parse_build_name
+from engine.recipes import Recipe, parse_recipe
 from engine.transport.base import HostSpec
 
 CONFIG_ENV = "BENCHDECK_CONFIG"
@@ -27,6 +28,7 @@ HOST_KEYS = {"transport", "ssh", "hostname", "port", "user", "key", "known_hosts
 SSH_KEYS = ("ssh", "hostname", "port", "user", "key", "known_hosts")
 BUILD_KEYS = {"name", "dbms", "version", "variant", "fork", "basedir", "config", "config_file", "managed"}
 BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database", "configs"}
+BUILD_KEYS |= {"library_dir"}
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 # The largest value of each integer setting ("": any other); the store holds threads and tables
 # in 32 bits, table_size in 64; durations up to a year.
@@ -75,6 +77,8 @@ class BuildConfig:
     password: str | None = field(default=None, repr=False)
     database: str = "sbtest"
     configs: Mapping[str, str] = field(default_factory=dict)
+    library_dir: str | None = None
+    """A SQLite build: the directory of its libsqlite3.so.0 (put on the library path)."""
 
     @property
     def name(self) -> str:
@@ -139,6 +143,24 @@ class Inventory:
     from_file: bool = True
     suite_settings: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per suite: threads, tables, table_size, read_s, write_s (override the host's defaults)."""
+    recipes: dict[str, Recipe] = field(default_factory=dict)
+    """Build recipes by name (engine.recipes): how to compile a DBMS on a host."""
+
+    def recipe(self, name: str) -> Recipe:
+        try:
+            return self.recipes[name]
+        except KeyError:
+            known = ", ".join(sorted(self.recipes)) or "none in the inventory"
+            raise ConfigError(self.path, None, "", f"unknown recipe {name} (recipes: {known})") from None
+
+    def with_builds(self, extra: Mapping[str, Sequence[BuildConfig]]) -> Inventory:
+        """This inventory plus builds registered elsewhere (per host; the file's own win)."""
+        hosts = dict(self.hosts)
+        for name, builds in extra.items():
+            if name in hosts:
+                own = hosts[name].builds
+                hosts[name] = replace(hosts[name], builds={**{b.name: b for b in builds}, **own})
+        return replace(self, hosts=hosts)
 
     def host(self, name: str) -> HostConfig:
         try:
@@ -346,7 +368,7 @@ class _Loader:
         return str(self.path.parent.resolve() / value)
 
     def inventory(self, data: dict[str, Any]) -> Inventory:
-        top = self.table(data, (), {"defaults", "hosts", "suites"})
+        top = self.table(data, (), {"defaults", "hosts", "suites", "recipes"})
         d = self.table(top.get("defaults", {}), ("defaults",), set(DEFAULTS))
         defaults = {k: self.opt(d, k, ("defaults",), type(v), v) for k, v in DEFAULTS.items()}
         raw_hosts = top.get("hosts", {})
@@ -367,7 +389,11 @@ class _Loader:
                 raise self.error(at, "missing key workloads")
             suites[name] = self.opt(t, "workloads", at, tuple)
             settings[name] = {k: self.opt(t, k, at, int) for k in SUITE_SETTINGS if k in t}
-        return Inventory(self.path, hosts, suites, suite_settings=settings)
+        raw_recipes = top.get("recipes", {})
+        if not isinstance(raw_recipes, dict):
+            raise self.error(("recipes",), f"expected a table of recipes, got {_show(raw_recipes)}")
+        recipes = {name: parse_recipe(self, name, r) for name, r in raw_recipes.items()}
+        return Inventory(self.path, hosts, suites, suite_settings=settings, recipes=recipes)
 
     def host(self, name: str, raw: Any, defaults: dict[str, Any]) -> HostConfig:
         at: KeyPath = ("hosts", name)
@@ -451,6 +477,7 @@ class _Loader:
             password=self.opt(t, "password", at, str),
             database=self.opt(t, "database", at, str, "sbtest"),
             configs=self.configs(t.get("configs", {}), (*at, "configs")),
+            library_dir=self.opt(t, "library_dir", at, str),
         )
 
     def configs(self, raw: Any, at: KeyPath) -> dict[str, str]:

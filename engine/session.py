@@ -41,6 +41,7 @@ from pathlib import Path
 
 from engine import dbbench_cmd, pgbench_cmd, provenance, table_check
 from engine.builtin.catalogue import BUILTIN_BUILDS
+from engine.builtin.plan import SqliteBuildError, check_sqlite_build, sqlite_build_plan
 from engine.catalogue import PGBENCH_PREFIX, family_of
 from engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
 from engine.insertbench import steps as ib_steps
@@ -246,6 +247,8 @@ def make_plan(
         if host.transport != "local":
             raise WorkloadError(f"the built-in {req.build} workload runs on a local host, not {host.name}")
         return _builtin_plan(run_id, host, req, remote_dir, threads, tables, table_size, duration)
+    if build.build.dbms == "sqlite":  # a compiled SQLite (benchdeck build): the built-in workloads
+        return sqlite_build_plan(run_id, host, build, req, remote_dir)
     try:
         if family == "insertbench":
             return _insertbench_plan(run_id, host, build, req, remote_dir, server)
@@ -366,6 +369,11 @@ def check_build(workload: str, build_name: str, build: BuildConfig | None) -> st
             raise WorkloadError(f"{family} needs {what}; {build_name} is the built-in SQLite build")
         return family
     dbms = build.build.dbms
+    if dbms == "sqlite":
+        try:
+            return check_sqlite_build(workload, build)
+        except SqliteBuildError as exc:
+            raise WorkloadError(str(exc)) from None
     # sysbench: any SQL build (also fbmysql and whatever else the inventory names), not RocksDB
     wanted, what = _FAMILY_DBMS.get(family, ((), "a MySQL, MariaDB or PostgreSQL build"))
     runs_on = dbms in wanted if wanted else dbms != "rocksdb"

@@ -8,7 +8,13 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
-  postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg >/dev/null
+  postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg \
+  gcc libc6-dev npm >/dev/null
+# The build tests compile SQLite's amalgamation from the npm package better-sqlite3
+# (deps/sqlite3/sqlite3.c): packed once into the test cache, never downloaded per test.
+CACHE="${BENCHDECK_TEST_CACHE:-$HOME/.cache/benchdeck-tests}"
+mkdir -p "$CACHE"
+[ -f "$CACHE/better-sqlite3-12.11.1.tgz" ] || npm pack better-sqlite3@12.11.1 --pack-destination "$CACHE" >/dev/null
 echo "test dependencies installed: $(sysbench --version), $(iostat -V | head -1), $(ssh -V 2>&1)"
 # Apache Otava, the change-point test oracle, in its own venv under the test cache (its numpy and
 # scipy pins differ from ours): tests/changes/otava_oracle.py also makes it on first use.

@@ -254,7 +254,7 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         """,
     ),
     (
-        8,
+        7,
         """
         -- What a run ran on, captured when it ran (host facts, DBMS version, its variables and
         -- config files, the server binary's version and git commit, the command lines), so two
@@ -270,11 +270,53 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
             commands       JSON,
             notes          JSON,
             recorded_at    TIMESTAMP NOT NULL DEFAULT current_timestamp
+        """,
+    ),
+    (
+        8,
+        """
+        -- Builds compiled by benchdeck (benchdeck build / pgo): every attempt, its flags, compiler,
+        -- duration and binary size; a finished one is registered as a build of its host. Ids
+        -- come from the runs' sequence, so a build and a run never share one (Live keys by id).
+        CREATE TABLE build_records (
+            build_run_id     BIGINT PRIMARY KEY DEFAULT nextval('run_id_seq'),
+            host             VARCHAR NOT NULL,
+            name             VARCHAR NOT NULL,
+            recipe           VARCHAR NOT NULL,
+            variant          VARCHAR NOT NULL,
+            base_variant     VARCHAR,
+            dbms             VARCHAR NOT NULL,
+            version          VARCHAR NOT NULL,
+            status           VARCHAR NOT NULL DEFAULT 'queued',
+            prefix           VARCHAR NOT NULL,
+            binary_path      VARCHAR NOT NULL,
+            library_dir      VARCHAR,
+            cflags           VARCHAR NOT NULL,
+            ldflags          VARCHAR NOT NULL,
+            spec             JSON NOT NULL,
+            compiler         VARCHAR,
+            compiler_version VARCHAR,
+            duration_s       DOUBLE,
+            step_seconds     JSON,
+            binary_size      BIGINT,
+            profile_dir      VARCHAR,
+            profile_files    INTEGER,
+            missing_profiles INTEGER,
+            training         JSON,
+            measured         JSON,
+            probe            VARCHAR,
+            remote_dir       VARCHAR,
+            procs            JSON,
+            error            VARCHAR,
+            log_tail         VARCHAR,
+            created_at       TIMESTAMP NOT NULL DEFAULT current_timestamp,
+            started_at       TIMESTAMP,
+            finished_at      TIMESTAMP
         );
         """,
     ),
     (
-        13,
+        9,
         """
         -- Views for the common questions (run_results, bench_series, vmstat_series,
         -- iostat_series) and comments on tables and columns: store/views.py, re-applied after

@@ -100,6 +100,9 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
     "config files, server binary version and git commit, command lines (passwords masked).",
     "queues": "Run matrices (hosts x builds x workloads).",
     "queue_items": "One queued run of a matrix, with its status and run_id once started.",
+    "build_records": "Builds benchdeck compiled (benchdeck build / pgo), every attempt: recipe, "
+    "variant, flags, compiler and version, duration, binary size, PGO training and measured "
+    "workloads; the newest finished one per host and name is a registered build.",
 }
 
 COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {

@@ -103,6 +103,7 @@ def _register() -> None:
     from tui.cli_changes import changes_cmd
     from tui.cli_compare import compare_cmd
     from tui.cli_diff import diff_cmd
+    from tui.cli_build import build_cmd, builds_cmd, pgo_cmd
     from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
     from tui.cli_import import import_group
@@ -121,6 +122,9 @@ def _register() -> None:
         diff_cmd,
         export_cmd,
         server_group,
+        build_cmd,
+        pgo_cmd,
+        builds_cmd,
     ):
         cli.add_command(command)
 

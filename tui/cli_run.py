@@ -148,17 +148,19 @@ def _report(outcomes: Sequence[Outcome], blocked: Sequence[str] = ()) -> None:
 async def _with_service(
     db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
 ) -> list[Outcome]:
-    inventory = load_inventory(None)
-    session = Session(inventory)
+    from store.build_records import registered
     from tui.cli import open_shared_store
     from tui.run_service import RunService
 
+    session = Session(load_inventory(None))
     plain = not sys.stdout.isatty()
     # Store writes on their own thread: waiting for a store another process holds never stalls
     # the followers (the remote files keep every line meanwhile).
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")
     try:
         with open_shared_store(db) as store, Progress(plain) as progress:
+            with store.reading() as cur:  # builds registered by `benchdeck build`
+                session.inventory = session.inventory.with_builds(registered(cur))
             async with RunService(store, session, progress, writer) as svc:
                 return await coro_factory(svc)
     finally:

@@ -34,6 +34,7 @@ class BenchdeckCommands(Provider):
             where = "" if node is app else f"{type(node).__name__.removesuffix('Screen')}: "
             help_text = (binding.tooltip or binding.description) + f"  [key {app.get_key_display(binding)}]"
             yield where + binding.description, help_text, partial(app.run_action, binding.action, node)
+        yield from _build_commands(app)
         for name, theme in sorted(app.available_themes.items()):
             if any(v in theme.variables for v in RQPS_VARIABLES) and name != app.theme:
                 yield (
@@ -52,3 +53,26 @@ class BenchdeckCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, text=name, help=help_text)
+
+
+def _build_commands(app: Any) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+    """``Build: RECIPE VARIANT on HOST`` for the recipes of the inventory Launch last read."""
+    from engine.recipes import VARIANTS
+
+    hub = getattr(app, "_hub", None)
+    inv = getattr(hub, "last_inventory", None)
+    if inv is None:
+        return
+    for rname, recipe in inv.recipes.items():
+        for host in inv.hosts:
+            for variant in (*VARIANTS, *(v for v in recipe.variants if v not in VARIANTS)):
+                yield (
+                    f"Build: {rname} {variant} on {host}",
+                    f"Compile {recipe.build_name(variant)} on {host}, followed on Live",
+                    partial(_start_build, app, host, rname, variant),
+                )
+
+
+def _start_build(app: Any, host: str, recipe: str, variant: str) -> None:
+    app.hub.start_build(host, recipe, variant)
+    app.switch_mode("live")

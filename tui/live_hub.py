@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.build_runner import BuildEvent
 from engine.events import Planned, RunEvent
 from engine.inventory import Inventory, load_inventory
 from engine.plan import RunOptions
@@ -41,6 +42,8 @@ class LiveHub:
         self.on_run_stored: Callable[[], None] = lambda: None
         """Called once a run has ended and its end is in the store (screens reload)."""
         self.outcomes: list[Outcome] = []
+        self.last_inventory: Inventory | None = None
+        """The inventory as last read (the palette lists its recipes' builds from it)."""
 
     async def query(self, fn: Callable[[Store], T]) -> T:
         """Run ``fn(store)`` on the writer thread (store access never blocks the UI loop)."""
@@ -48,8 +51,54 @@ class LiveHub:
         return await asyncio.get_running_loop().run_in_executor(self.writer, lambda: fn(store()))
 
     async def inventory(self) -> Inventory:
-        """The inventory as the file says now (read on a thread: the loop never waits on disk)."""
-        return await asyncio.to_thread(load_inventory, None)
+        """The inventory as the file says now (read on a thread: the loop never waits on disk),
+        with the builds ``benchdeck build`` registered in the store."""
+        from store.build_records import registered
+
+        inv = await asyncio.to_thread(load_inventory, None)
+        try:
+            extra = await self.query(lambda store: registered(store.cursor()))
+        except Exception:  # an unreadable store: the file's builds still run
+            extra = {}
+        self.last_inventory = inv.with_builds(extra)
+        return self.last_inventory
+
+    def start_build(self, host: str, recipe: str, variant: str) -> None:
+        """Compile a recipe's variant on a host in the background; it shows on Live like a run."""
+        self.model.progress.total += 1
+        self.model.progress.planned_s += 60
+        self._keep(asyncio.create_task(self._build(host, recipe, variant)))
+        self._changed()
+
+    async def _build(self, host: str, recipe: str, variant: str) -> None:
+        from engine.session import Session
+        from tui.build_service import BuildService
+
+        name = f"{recipe} {variant}"
+
+        def on_event(ev: BuildEvent) -> None:
+            v = self.model.view(ev.run_id)
+            if not v.host:
+                v.host, v.workload, v.build = host, "build", name
+            self.model.apply(ev)
+            self._changed()
+
+        try:
+            inv = await self.inventory()
+            name = inv.recipe(recipe).build_name(variant)
+            if self.session is None:
+                self.session = Session(inv)
+            out = await BuildService(self._store(), self.session, on_event, self.writer).build(
+                host, recipe, variant
+            )
+            if out.ok:
+                self.session.inventory = await self.inventory()  # the new build, for Launch and queues
+                self.on_run_stored()
+            else:
+                self.on_error(out.error or f"build {out.name} {out.status}")
+        except Exception as exc:  # a background task: report it, never lose it
+            self.on_error(f"build {recipe} {variant} on {host} stopped: {exc}")
+        self._changed()
 
     def _changed(self) -> None:
         for fn in self.listeners:

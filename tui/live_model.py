@@ -7,6 +7,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from engine.build_runner import BuildEvent, BuildFailed, BuildFinished
 from engine.events import (
     BenchBatch,
     IostatBatch,
@@ -87,7 +88,7 @@ class RunView:
             for k in IO_KEYS:
                 self.io[k].append(float(getattr(s, k)))
 
-    def apply(self, ev: RunEvent) -> None:
+    def apply(self, ev: RunEvent | BuildEvent) -> None:
         match ev:
             case Planned(_, plan):
                 self.host, self.workload, self.duration_s = plan.host, plan.workload, plan.duration_s
@@ -118,6 +119,14 @@ class RunView:
             case RunCancelled():
                 self.phase = "cancelled"
                 self._log("cancelled")
+            case BuildFinished(_, r, _):
+                self.phase = "finished"
+                self._log(
+                    f"built in {r.duration_s:.1f} s, binary {r.binary_size:,} bytes ({r.compiler_version})"
+                )
+            case BuildFailed(_, error, _, _, _):
+                self.phase, self.error = "failed", error
+                self._log(f"failed: {error}")
 
 
 @dataclass
@@ -147,7 +156,7 @@ class LiveModel:
     def view(self, run_id: int) -> RunView:
         return self.runs.setdefault(run_id, RunView(run_id))
 
-    def apply(self, ev: RunEvent) -> RunView:
+    def apply(self, ev: RunEvent | BuildEvent) -> RunView:
         v = self.view(ev.run_id)
         was_done = v.done
         v.apply(ev)

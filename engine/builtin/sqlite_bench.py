@@ -287,6 +287,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default="normal",
         help="normal: WAL, synchronous=NORMAL; full: rollback journal, synchronous=FULL",
     )
+    p.add_argument(
+        "--expect-lib",
+        metavar="DIR",
+        help="fail unless the SQLite library loaded is DIR's (a build's, put on LD_LIBRARY_PATH)",
+    )
     p.add_argument("workload", help=", ".join(f"{n}_range=N" for n in WORKLOADS))
     p.add_argument("command", choices=("prepare", "run", "cleanup"))
     a = p.parse_args(argv)
@@ -319,13 +324,29 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     os._exit(128 + signum)
 
 
+def loaded_library() -> tuple[str, str]:
+    """The libsqlite3 file this process loaded (from /proc/self/maps), and its COMPILER= option."""
+    path = "(linked in)"
+    with contextlib.suppress(OSError), open("/proc/self/maps", encoding="utf-8") as maps:
+        path = next((ln.split()[-1] for ln in maps if "libsqlite3" in ln.rsplit("/", 1)[-1]), path)
+    conn = sqlite3.connect(":memory:")
+    compiler = [r[0] for r in conn.execute("PRAGMA compile_options") if str(r[0]).startswith("COMPILER=")]
+    conn.close()
+    return path, compiler[0] if compiler else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     a = parse_args(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     _out(command_line(a))
     py = platform.python_version()
-    _out(f"sysbench {VERSION} (benchdeck built-in: SQLite {sqlite3.sqlite_version}, Python {py})\n")
+    lib, compiler = loaded_library()
+    what = f"SQLite {sqlite3.sqlite_version} {lib} {compiler}".strip()
+    _out(f"sysbench {VERSION} (benchdeck built-in: {what}, Python {py})\n")
+    if a.expect_lib and os.path.dirname(os.path.realpath(lib)) != os.path.realpath(a.expect_lib):
+        _out(f"FATAL: the SQLite library loaded is {lib}, not the one in {a.expect_lib}")
+        return 1
     try:
         if a.command == "prepare":
             prepare(a)

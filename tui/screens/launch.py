@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import TYPE_CHECKING, ClassVar
 
@@ -15,7 +14,7 @@ from textual.widgets import Button, Header, Input, Label, Select, SelectionList,
 
 from engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from engine.catalogue import SUITES
-from engine.inventory import ConfigError, Inventory, load_inventory
+from engine.inventory import ConfigError, Inventory
 from engine.plan import RunOptions
 from store.db import Store
 from tui.screens.base import tcss
@@ -113,7 +112,7 @@ class LaunchScreen(Screen[None]):
     async def load_choices(self) -> None:
         """Hosts, builds and suites from the inventory (read on a thread)."""
         try:
-            self.inv = await asyncio.to_thread(load_inventory, None)
+            self.inv = await self.hub.inventory()  # with the builds benchdeck compiled
         except ConfigError as exc:
             self.notify(str(exc), severity="error", timeout=15)
             return
