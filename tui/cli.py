@@ -100,10 +100,10 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path |
 
 
 def _register() -> None:
+    from tui.cli_build import build_cmd, builds_cmd, pgo_cmd
     from tui.cli_changes import changes_cmd
     from tui.cli_compare import compare_cmd
     from tui.cli_diff import diff_cmd
-    from tui.cli_build import build_cmd, builds_cmd, pgo_cmd
     from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
     from tui.cli_import import import_group
