@@ -55,5 +55,7 @@ def test_describe(error: str, needle: str) -> None:
 
 def test_expected_tables_follow_the_migrations(tmp_path: Path) -> None:
     with Store.open(tmp_path / "s.duckdb") as s:
-        rows = s.con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        rows = s.con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+        ).fetchall()
     assert {r[0] for r in rows} == expected_tables()

@@ -26,14 +26,16 @@ from store.db import Store
 from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 store = Store.open(sys.argv[1])
 with store.transaction() as cur:  # bulk, so that a copy takes a while
-    cur.execute("INSERT INTO raw_files SELECT 0, 'bulk', 'f', repeat(md5(i::VARCHAR), 500) "
+    cur.execute("INSERT INTO raw_files SELECT 0, 'bulk', 'f', 'none', 16000, "
+                "encode(repeat(md5(i::VARCHAR), 500)) "
                 "FROM range(300) t(i)")
 store.con.execute("CHECKPOINT")
 print("ready", flush=True)
 for i in range(100000):
     with store.transaction() as cur:
         run_id = create_run(cur, NewRun("h", parse_build_name("my8028_rel"), "scan_range=100", "t"))
-        cur.execute("INSERT INTO raw_files VALUES (?, 'sysbench', 'f', ?)", [run_id, "x" * 20000])
+        cur.execute("INSERT INTO raw_files VALUES (?, 'sysbench', 'f', 'none', 20000, ?)",
+                    [run_id, b"x" * 20000])
         save_summary(cur, run_id, RunSummary(qps=float(i)))
         set_status(cur, run_id, "finished")
     if i % 5 == 4:
