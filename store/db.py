@@ -293,28 +293,34 @@ class Store:
                     raise StoreError(faults.describe(self.label, exc)) from None
 
     def schema_version(self) -> int:
+        return max(self.applied_versions(), default=0)
+
+    def applied_versions(self) -> set[int]:
+        """The migrations recorded in the store (none for a new file)."""
         con = self._connect()
         row = con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
         ).fetchone()
         if not row or not row[0]:
-            return 0
-        ver = con.execute("SELECT max(version) FROM schema_version").fetchone()
-        return int(ver[0]) if ver and ver[0] is not None else 0
+            return set()
+        return {int(v) for (v,) in con.execute("SELECT version FROM schema_version").fetchall()}
 
     def _check_schema(self) -> None:
         con = self._connect()
         if why := faults.check_tables(self.label, con):
             self._drop()
             raise StoreError(why)
-        current = self.schema_version()
-        if current > LATEST_VERSION:
+        applied = self.applied_versions()
+        if unknown := applied - {v for v, _ in MIGRATIONS}:
             self._drop()
             raise StoreTooNew(
-                f"store {self.path} has schema version {current}, newer than this benchdeck "
-                f"understands ({LATEST_VERSION}); upgrade benchdeck"
+                f"store {self.path} has schema version {max(unknown)}, which this benchdeck does "
+                f"not know (it knows up to {LATEST_VERSION}); upgrade benchdeck"
             )
-        if current == LATEST_VERSION:
+        # By set, not by the highest number: a migration merged with a lower number than one a
+        # store already has (7 after 13) is still applied to it.
+        pending = [v for v, _ in MIGRATIONS if v not in applied]
+        if not pending:
             if why := faults.missing_tables(self.label, con):
                 self._drop()
                 raise StoreError(why)
@@ -322,12 +328,12 @@ class Store:
         if self.read_only:
             self._drop()
             raise StoreError(
-                f"store {self.path} needs a schema upgrade (v{current} -> v{LATEST_VERSION}); "
-                "open it once without another benchdeck running"
+                f"store {self.path} needs a schema upgrade (v{max(applied, default=0)} -> "
+                f"v{LATEST_VERSION}); open it once without another benchdeck running"
             )
-        self._migrate(current)
+        self._migrate(set(pending))
 
-    def _migrate(self, current: int) -> None:
+    def _migrate(self, pending: set[int]) -> None:
         try:
             with self.transaction() as cur:
                 cur.execute(
@@ -335,7 +341,7 @@ class Store:
                     "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
                 )
                 for version, ddl in MIGRATIONS:
-                    if version > current:
+                    if version in pending:
                         try:
                             cur.execute(ddl)
                         except (duckdb.CatalogException, duckdb.BinderException) as exc:

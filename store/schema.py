@@ -284,4 +284,4 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     ),
 )
 
-LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]
+LATEST_VERSION: Final[int] = max(version for version, _ in MIGRATIONS)
