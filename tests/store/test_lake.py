@@ -3,11 +3,15 @@ data files in a temporary directory, the extensions loaded offline from their Py
 
 Two writer processes add runs into one lake at once (the same host, build and workload names,
 ids from the catalog's sequences, a status UPDATE per run retried on transaction conflicts);
-a third reads both with store.compare: nothing lost, nothing duplicated.
+a third reads both with store.compare and with `benchdeck --db ducklake:... compare`: nothing
+lost, nothing duplicated. A command that writes refuses a lake in one line (not wired yet).
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -181,3 +185,26 @@ def test_two_writers_into_one_lake_and_a_third_compares(lake_url: lake.LakeUrl) 
     finally:
         con.close()
     print("conflict retries per writer:", [o.strip() for o, _ in outs])
+    # The CLI as a third process: --db names the lake; a command that writes says it cannot yet.
+    argv = [sys.executable, "-c", "from tui.cli import main; main()", "--db", url]
+    got = subprocess.run(
+        [*argv, "compare", "--host", "team", "--base", BUILDS[0], "--with", BUILDS[1], "--format", "csv"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    rows = list(csv.DictReader(io.StringIO(got.stdout)))
+    per = RUNS // len(WORKLOADS)
+    assert sorted(r["workload"] for r in rows) == sorted(WORKLOADS)
+    for r in rows:  # each build's runs i = k, k+3, ... with QPS 1000 * (1 + build) + i
+        k = WORKLOADS.index(r["workload"])
+        median = k + 3 * (per - 1) / 2
+        assert (r["build"], r["runs"]) == (BUILDS[1], str(per))
+        assert (float(r["base_qps"]), float(r["qps"])) == (1000 + median, 2000 + median)
+    env = {**os.environ, "BENCHDECK_DB": url}
+    base = [sys.executable, "-c", "from tui.cli import main; main()"]
+    hosts = subprocess.run(
+        [*base, "hosts", "check", "local"], cwd=ROOT, capture_output=True, text=True, env=env
+    )
+    assert hosts.returncode == 1
+    assert hosts.stderr.count("\n") == 1, hosts.stderr
+    assert "not supported yet" in hosts.stderr
