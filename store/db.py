@@ -82,6 +82,8 @@ class Store:
     _users: int = 0
     _pinned: bool = False
     _guard: threading.RLock = field(default_factory=threading.RLock)
+    lake: str | None = None
+    """A DuckLake team store's conninfo (``--db ducklake:postgres:...``; read-only for now)."""
 
     @classmethod
     def open(
@@ -97,6 +99,8 @@ class Store:
 
         Raises :class:`StoreLocked` if another process holds it for longer than ``lock_wait``.
         """
+        if (lake_db := _lake_url(path)) is not None:
+            return cls._open_lake(lake_db, read_only=read_only)
         p = Path(path).expanduser() if path is not None else default_db_path()
         if read_only and not p.exists():
             raise StoreError(f"store {p} does not exist yet (nothing imported or run)")
@@ -125,9 +129,37 @@ class Store:
         return store
 
     @classmethod
+    def _open_lake(cls, conninfo: str, *, read_only: bool) -> Store:
+        """A DuckLake team store (store/lake.py). Only reading is wired so far: the writers'
+        SQL still needs its lake form (docs/team-store.md)."""
+        from store import lake  # (psycopg and the extensions: a team store only)
+
+        url = lake.LakeUrl(conninfo)
+        if not read_only:
+            raise StoreError(
+                f"store {lake.PREFIX}{conninfo}: writing into a DuckLake team store is not "
+                "supported yet; commands that read (compare, changes, export) work"
+            )
+        try:
+            con = lake.connect(url)
+            has = con.execute(
+                "SELECT count(*) FROM duckdb_tables() "
+                "WHERE database_name = ? AND table_name = 'schema_version'",
+                [lake.LAKE],
+            ).fetchone()
+        except lake.LakeError as exc:
+            raise StoreError(str(exc)) from None
+        if not has or not has[0]:
+            con.close()
+            raise StoreError(f"store {lake.PREFIX}{conninfo} holds no benchdeck store yet")
+        return cls(path=Path(lake.PREFIX + conninfo), _con=con, read_only=True, lake=conninfo)
+
+    @classmethod
     def open_for_reading(cls, path: Path | str | None = None) -> Store:
         """Open read-only; if a writer holds the lock for longer than a shared writer's batch,
         read a snapshot copy instead."""
+        if (lake_db := _lake_url(path)) is not None:
+            return cls._open_lake(lake_db, read_only=True)
         p = Path(path).expanduser() if path is not None else default_db_path()
         try:
             return cls.open(p, read_only=True, lock_wait=READ_LOCK_WAIT_S)
@@ -249,14 +281,20 @@ class Store:
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor for one thread or one operation (on a shared store, prefer :meth:`reading`)."""
-        return self.con.cursor()
+        return self._on_lake(self.con.cursor())
+
+    def _on_lake(self, cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+        """A cursor starts in the in-memory database; a team store's tables are in the lake."""
+        if self.lake is not None:
+            cur.execute("USE lake")
+        return cur
 
     @contextmanager
     def _use(self) -> Iterator[duckdb.DuckDBPyConnection]:
         with self._guard:
             self._users += 1
             try:
-                cur = self._connect().cursor()
+                cur = self._on_lake(self._connect().cursor())
             except duckdb.Error as exc:
                 self._users -= 1
                 raise StoreError(faults.describe(self.label, exc)) from None
@@ -301,28 +339,34 @@ class Store:
                     raise StoreError(faults.describe(self.label, exc)) from None
 
     def schema_version(self) -> int:
+        return max(self.applied_versions(), default=0)
+
+    def applied_versions(self) -> set[int]:
+        """The migrations recorded in the store (none for a new file)."""
         con = self._connect()
         row = con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
         ).fetchone()
         if not row or not row[0]:
-            return 0
-        ver = con.execute("SELECT max(version) FROM schema_version").fetchone()
-        return int(ver[0]) if ver and ver[0] is not None else 0
+            return set()
+        return {int(v) for (v,) in con.execute("SELECT version FROM schema_version").fetchall()}
 
     def _check_schema(self) -> None:
         con = self._connect()
         if why := faults.check_tables(self.label, con):
             self._drop()
             raise StoreError(why)
-        current = self.schema_version()
-        if current > LATEST_VERSION:
+        applied = self.applied_versions()
+        if unknown := applied - {v for v, _ in MIGRATIONS}:
             self._drop()
             raise StoreTooNew(
-                f"store {self.path} has schema version {current}, newer than this benchdeck "
-                f"understands ({LATEST_VERSION}); upgrade benchdeck"
+                f"store {self.path} has schema version {max(unknown)}, which this benchdeck does "
+                f"not know (it knows up to {LATEST_VERSION}); upgrade benchdeck"
             )
-        if current == LATEST_VERSION:
+        # By set, not by the highest number: a migration merged with a lower number than one a
+        # store already has (7 after 13) is still applied to it.
+        pending = [v for v, _ in MIGRATIONS if v not in applied]
+        if not pending:
             if why := faults.missing_tables(self.label, con):
                 self._drop()
                 raise StoreError(why)
@@ -330,12 +374,12 @@ class Store:
         if self.read_only:
             self._drop()
             raise StoreError(
-                f"store {self.path} needs a schema upgrade (v{current} -> v{LATEST_VERSION}); "
-                "open it once without another benchdeck running"
+                f"store {self.path} needs a schema upgrade (v{max(applied, default=0)} -> "
+                f"v{LATEST_VERSION}); open it once without another benchdeck running"
             )
-        self._migrate(current)
+        self._migrate(set(pending))
 
-    def _migrate(self, current: int) -> None:
+    def _migrate(self, pending: set[int]) -> None:
         try:
             with self.transaction() as cur:
                 cur.execute(
@@ -343,7 +387,7 @@ class Store:
                     "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
                 )
                 for version, ddl in MIGRATIONS:
-                    if version > current:
+                    if version in pending:
                         try:
                             cur.execute(ddl)
                         except (duckdb.CatalogException, duckdb.BinderException) as exc:
@@ -364,6 +408,22 @@ class Store:
         with self.reading() as cur:
             row = cur.execute(sql, params or []).fetchone()
         return row[0] if row else None
+
+
+def _lake_url(path: Path | str | None) -> str | None:
+    """The conninfo of a ``ducklake:postgres:...`` store name (argument or $BENCHDECK_DB)."""
+    text = str(path) if path is not None else os.environ.get(DB_ENV, "")
+    if not text.startswith("ducklake:"):
+        return None
+    from store import lake
+
+    try:
+        url = lake.LakeUrl.parse(text)
+    except lake.LakeError as exc:
+        raise StoreError(str(exc)) from None
+    if url is None:
+        raise StoreError(f"{text!r}: a team store is named ducklake:postgres:dbname=NAME host=...")
+    return url.conninfo
 
 
 def _translate_open_error(path: Path, exc: duckdb.IOException) -> StoreError:

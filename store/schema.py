@@ -270,6 +270,7 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
             commands       JSON,
             notes          JSON,
             recorded_at    TIMESTAMP NOT NULL DEFAULT current_timestamp
+        );
         """,
     ),
     (
@@ -326,4 +327,4 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     ),
 )
 
-LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]
+LATEST_VERSION: Final[int] = max(version for version, _ in MIGRATIONS)

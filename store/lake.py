@@ -1,0 +1,236 @@
+"""The team store on DuckLake: a PostgreSQL catalog, Parquet data files on a shared path.
+
+Not wired into :class:`store.db.Store` yet (docs/team-store.md says what is left); this module
+holds the parts that are decided and tested:
+
+- ``ducklake:postgres:<libpq conninfo>`` names a lake (``--db`` / ``$BENCHDECK_DB``); the data
+  path is given once, when the lake is made (DuckLake keeps it in its catalog).
+- The extensions load offline from the PyPI packages ``duckdb-extension-ducklake`` and
+  ``duckdb-extension-postgres-scanner`` (their version is DuckDB's).
+- The schema is the DuckDB store's, read from a migrated in-memory DuckDB: the same tables,
+  columns, types, NOT NULL and plain defaults; no sequences, keys or list defaults, which
+  DuckLake lacks. Views and comments are store/views.py's.
+- Ids come from PostgreSQL sequences in the catalog database (psycopg, parameterised): unique
+  across writers, and the same small integers as the file store's. Host, build and workload
+  names are claimed in a PostgreSQL table with a primary key, so one writer adds each.
+- An UPDATE that meets another writer's commit on the same table fails with a transaction
+  conflict and is not retried by DuckLake: :func:`retry_conflicts` retries the transaction.
+"""
+
+# ruff: noqa: S608 - table, column and sequence names are the schema's constants, not user values
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import duckdb
+import psycopg
+
+from store import views
+from store.schema import LATEST_VERSION, MIGRATIONS
+
+PREFIX: Final = "ducklake:postgres:"
+LAKE: Final = "lake"  # the attached lake's name in a connection
+OFFLINE: Final[dict[str, str | bool | int | float | list[str]]] = {
+    "autoinstall_known_extensions": "false",
+    "autoload_known_extensions": "false",
+}
+_EXTENSIONS: Final = (
+    ("duckdb_extension_postgres_scanner", "postgres_scanner"),
+    ("duckdb_extension_ducklake", "ducklake"),
+)
+_SEQ_DEFAULT = re.compile(r"nextval\('(\w+)'\)")
+T = TypeVar("T")
+
+
+class LakeError(Exception):
+    """A lake problem with a one-line message meant for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class LakeUrl:
+    """``ducklake:postgres:dbname=lake host=db1 port=5432 user=bench``."""
+
+    conninfo: str
+
+    @classmethod
+    def parse(cls, text: str) -> LakeUrl | None:
+        """The lake ``text`` names, or None for a DuckDB file path."""
+        if not text.startswith(PREFIX):
+            return None
+        conninfo = text[len(PREFIX) :].strip()
+        if "dbname=" not in conninfo:
+            raise LakeError(f"{text!r}: the catalog needs a database: ducklake:postgres:dbname=NAME host=...")
+        return cls(conninfo)
+
+
+def extension_path(package: str, name: str) -> Path:
+    """The extension file a PyPI extension package ships for this DuckDB."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise LakeError(f"the team store needs the Python package {package.replace('_', '-')}")
+    path = Path(spec.origin).parent / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
+    if not path.exists():
+        raise LakeError(f"{package.replace('_', '-')} has no extension for DuckDB {duckdb.__version__}")
+    return path
+
+
+def connect(url: LakeUrl, data_path: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the lake attached (and used).
+
+    ``data_path`` is needed only the first time (DuckLake stores it in the catalog)."""
+    con = duckdb.connect(config=OFFLINE)
+    try:
+        con.execute("SET enable_progress_bar = false")
+        for package, name in _EXTENSIONS:
+            con.execute(f"LOAD '{extension_path(package, name)}'")
+        opts = f" (DATA_PATH '{_quote(str(data_path))}')" if data_path is not None else ""
+        con.execute(f"ATTACH '{_quote('ducklake:postgres:' + url.conninfo)}' AS {LAKE}{opts}")
+        con.execute(f"USE {LAKE}")
+    except duckdb.Error as exc:
+        con.close()
+        raise LakeError(f"cannot open the lake {url.conninfo!r}: {str(exc).splitlines()[0]}") from None
+    return con
+
+
+def _quote(text: str) -> str:
+    return text.replace("'", "''")
+
+
+def file_schema() -> dict[str, list[tuple[str, str, bool, str | None]]]:
+    """The latest DuckDB store's tables: name -> [(column, type, nullable, default)]."""
+    con = duckdb.connect()
+    try:
+        con.execute(
+            "CREATE TABLE schema_version (version INTEGER, applied_at TIMESTAMP DEFAULT current_timestamp)"
+        )
+        for _, ddl in MIGRATIONS:
+            con.execute(ddl)
+        rows = con.execute(
+            "SELECT table_name, column_name, data_type, is_nullable, column_default "
+            "FROM duckdb_columns() WHERE schema_name = 'main' ORDER BY table_name, column_index"
+        ).fetchall()
+    finally:
+        con.close()
+    tables: dict[str, list[tuple[str, str, bool, str | None]]] = {}
+    for table, column, dtype, nullable, default in rows:
+        tables.setdefault(table, []).append((column, dtype, bool(nullable), default))
+    return tables
+
+
+def sequences() -> dict[tuple[str, str], str]:
+    """(table, id column) -> the file store's sequence that numbers it."""
+    out: dict[tuple[str, str], str] = {}
+    for table, cols in file_schema().items():
+        for column, _, _, default in cols:
+            if default and (m := _SEQ_DEFAULT.search(default)):
+                out[(table, column)] = m.group(1)
+    return out
+
+
+def lake_ddl() -> list[str]:
+    """CREATE TABLE statements for the lake: the file store's columns without what DuckLake
+    lacks (sequence and list defaults; keys were never columns)."""
+    out = []
+    for table, cols in file_schema().items():
+        defs = []
+        for column, dtype, nullable, default in cols:
+            # A list default (runs.tags) cannot be kept, so neither can its NOT NULL: an insert
+            # that leaves it out stores NULL. Ids keep NOT NULL: the writer must take one.
+            keeps_default = default is not None and "nextval" not in default and not dtype.endswith("[]")
+            not_null = not nullable and (keeps_default or default is None or "nextval" in default)
+            d = f'"{column}" {dtype}' + (" NOT NULL" if not_null else "")
+            if keeps_default:
+                d += f" DEFAULT {default}"
+            defs.append(d)
+        out.append(f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(defs)})")
+    return out
+
+
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Make an empty lake a benchdeck store at the latest schema (no other writer attached:
+    DuckLake's catalog changes clash with concurrent writers)."""
+    have = {
+        r[0]
+        for r in con.execute(
+            f"SELECT table_name FROM duckdb_tables() WHERE database_name = '{LAKE}'"
+        ).fetchall()
+    }
+    if "schema_version" in have:
+        got = con.execute("SELECT max(version) FROM schema_version").fetchone()
+        if got and got[0] == LATEST_VERSION:
+            return
+        raise LakeError(
+            f"the lake has schema version {got[0] if got else None}; this benchdeck makes {LATEST_VERSION}"
+        )
+    con.execute("BEGIN TRANSACTION")
+    for stmt in lake_ddl():
+        con.execute(stmt)
+    con.execute(
+        "INSERT INTO schema_version (version) SELECT v FROM unnest(?) t(v)", [[v for v, _ in MIGRATIONS]]
+    )
+    views.apply(con)
+    con.execute("COMMIT")
+
+
+def pg_connect(url: LakeUrl) -> psycopg.Connection[tuple[Any, ...]]:
+    """The catalog database itself (autocommit), for ids and names, with parameterised SQL."""
+    try:
+        return psycopg.connect(url.conninfo, autocommit=True)
+    except psycopg.Error as exc:
+        raise LakeError(f"cannot reach the lake's catalog {url.conninfo!r}: {str(exc).strip()}") from None
+
+
+def setup_ids(pg: psycopg.Connection[tuple[Any, ...]]) -> None:
+    """The catalog's sequences (one per file-store sequence) and its name registry."""
+    for seq in sorted(set(sequences().values())):
+        pg.execute(f"CREATE SEQUENCE IF NOT EXISTS benchdeck_{seq}")
+    pg.execute(
+        "CREATE TABLE IF NOT EXISTS benchdeck_names (kind TEXT NOT NULL, name TEXT NOT NULL, "
+        "id BIGINT NOT NULL, made_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (kind, name))"
+    )
+
+
+def next_ids(pg: psycopg.Connection[tuple[Any, ...]], seq: str, n: int = 1) -> list[int]:
+    """``n`` new ids from the catalog's sequence (the file store's ``nextval(seq)``)."""
+    rows = pg.execute("SELECT nextval(%s) FROM generate_series(1, %s)", [f"benchdeck_{seq}", n]).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def claim_name(pg: psycopg.Connection[tuple[Any, ...]], kind: str, name: str, seq: str) -> tuple[int, bool]:
+    """The id of host/build/workload ``name`` and whether this call made it (then the caller
+    adds the lake's row: DuckLake has no UNIQUE, two writers would both add it)."""
+    row = pg.execute(
+        "INSERT INTO benchdeck_names (kind, name, id) VALUES (%s, %s, nextval(%s)) "
+        "ON CONFLICT (kind, name) DO NOTHING RETURNING id",
+        [kind, name, f"benchdeck_{seq}"],
+    ).fetchone()
+    if row is not None:
+        return int(row[0]), True
+    got = pg.execute("SELECT id FROM benchdeck_names WHERE kind = %s AND name = %s", [kind, name]).fetchone()
+    assert got is not None
+    return int(got[0]), False
+
+
+def is_conflict(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.Error) and "Transaction conflict" in str(exc)
+
+
+def retry_conflicts(fn: Callable[[], T], attempts: int = 20, pause: float = 0.01) -> T:
+    """Run ``fn`` (one whole transaction) again when DuckLake reports a conflict with another
+    writer's commit; the pause doubles up to 0.5 s."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except duckdb.Error as exc:
+            if not is_conflict(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+    raise AssertionError("unreachable")
