@@ -9,7 +9,9 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
   postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg \
-  gcc libc6-dev npm >/dev/null
+  gcc libc6-dev >/dev/null
+# npm: the machine's Node.js brings it; Debian's package only where there is none.
+command -v npm >/dev/null || $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
 # The build tests compile SQLite's amalgamation from the npm package better-sqlite3
 # (deps/sqlite3/sqlite3.c): packed once into the test cache, never downloaded per test.
 CACHE="${BENCHDECK_TEST_CACHE:-$HOME/.cache/benchdeck-tests}"
