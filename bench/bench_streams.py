@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.builds import parse_build_name
-from engine.events import BenchBatch, EndEvent, RunEvent, RunFinished, RunStarted
+from engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from engine.runner import Runner, RunPlan
 from engine.transport import HostSpec, SSHTransport
 from store.db import Store
@@ -133,7 +133,7 @@ async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: in
         elif isinstance(ev, RunStarted):
             st.started = now
         elif isinstance(ev, EndEvent):
-            st.end = type(ev).__name__ + ("" if isinstance(ev, RunFinished) else f": {ev}")
+            st.end = type(ev).__name__ + (f": {ev.error}" if isinstance(ev, RunFailed) else "")
         # the window opens once every stream runs (or has ended without starting)
         if not window and len(streams) == n and all(s.started or s.end for s in streams.values()):
             window.update(t=now, cpu=time.process_time(), wall=time.perf_counter())
@@ -187,12 +187,17 @@ async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: in
             problems.append(f"{st.host}: {st.end or 'did not end'}")
     lat = [x for st in streams.values() for x in st.latencies]
     per = sorted(st.in_window for st in streams.values())
-    late = sorted(streams.values(), key=lambda s: (s.first or 1e18) - (s.started or 0))[-1]
-    late_s = (late.first or 0) - (late.started or 0)
+    silent = [s.host for s in streams.values() if s.first is None]
+    late = max(streams.values(), key=lambda s: (s.first or 0) - (s.started or 0))
+    first_row = (
+        f"no row at all from {', '.join(silent)}"
+        if silent
+        else f"slowest first row {(late.first or 0) - (late.started or 0):4.1f} s after start, {late.host}"
+    )
     few = [f"{s.host}={s.in_window}" for s in streams.values() if s.in_window < seconds / 2]
     print(
         f"N={n:3d}  start-up: connect {connected - t0:5.1f} s, all running after "
-        f"{window['t'] - connected:5.1f} s (slowest first row {late_s:4.1f} s after its start, {late.host})",
+        f"{window['t'] - connected:5.1f} s ({first_row})",
         flush=True,
     )
     print(
