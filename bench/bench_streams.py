@@ -13,9 +13,10 @@ are stopped only after it, so every stream writes about ``--seconds`` rows insid
 
 Prints per N: start-up time, rows per stream in the window (min / median / max, and each
 stream that delivered late or little), CPU per stream (% of one core), end-to-end latency p50
-and p99, and the ratio of each to the smallest N of the same run. Exits 1, with a FAIL line,
+and p99 (and the p99 of its part in this process: line received -> row committed), and the
+ratio of each to the smallest N of the same run. Exits 1, with a FAIL line,
 when a stream delivered no row in the window, or when the store misses a line a writer wrote.
-Targets: p99 < 250 ms, < 0.5% of a core per stream.
+Targets, at the largest N: p99 < 250 ms, < 0.5% of a core per stream.
 
     python bench/bench_streams.py [--seconds 20] [--streams 1,8,32] [--sshd 4]
 """
@@ -99,7 +100,8 @@ async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: in
     all_started = asyncio.Event()
     stop_files: list[Path] = []
     queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
-    pending: list[tuple[int, float]] = []  # (run, remote t) of rows not committed yet
+    pending: list[tuple[int, float, float]] = []  # (run, remote t, arrival) of rows not committed yet
+    local: list[float] = []  # line received here -> row committed
 
     async def drive(t: SSHTransport, i: int) -> None:
         with store.transaction() as cur:
@@ -126,7 +128,7 @@ async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: in
         st = streams[ev.run_id]
         now = time.time()
         if isinstance(ev, BenchBatch):
-            pending.extend((ev.run_id, r.t) for r in ev.rows)
+            pending.extend((ev.run_id, r.t, now) for r in ev.rows)
             st.delivered += len(ev.rows)
             st.first = st.first or now
             st.last = now
@@ -146,10 +148,11 @@ async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: in
             written = super().flush()
             if written:
                 now = time.time()
-                for rid, t in pending:
+                for rid, t, arrived in pending:
                     if window and window["t"] <= t <= window["t"] + seconds:
                         streams[rid].in_window += 1
                         streams[rid].latencies.append(now - t)
+                        local.append(now - arrived)
                 pending.clear()
             return written
 
@@ -216,6 +219,7 @@ async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: in
         "worst_stream_p99_ms": max(1000 * pct(s.latencies, 99) for s in streams.values() if s.latencies)
         if lat
         else float("nan"),
+        "local_p99_ms": 1000 * pct(local, 99) if local else float("nan"),
         "failed": len(problems),
     }
 
@@ -234,13 +238,16 @@ async def main_async(args: argparse.Namespace) -> int:
                     f"(x{r['cpu_per_stream_pct'] / base['cpu_per_stream_pct']:.2f} of N={min(results)})  "
                     f"latency p50 {r['p50_ms']:6.1f} ms  p99 {r['p99_ms']:6.1f} ms "
                     f"(x{r['p99_ms'] / base['p99_ms']:.2f}; "
-                    f"worst stream's p99 {r['worst_stream_p99_ms']:.0f} ms)",
+                    f"worst stream's p99 {r['worst_stream_p99_ms']:.0f} ms; "
+                    f"p99 from line received to row committed {r['local_p99_ms']:.1f} ms)",
                     flush=True,
                 )
-            worst = max(r["p99_ms"] for r in results.values())
-            cpu_ok = all(r["cpu_per_stream_pct"] < TARGET_CPU_PCT for r in results.values())
+            top = max(results)  # the targets are for the most streams (N=1 pays the fixed costs alone)
+            r = results[top]
+            p99_ok, cpu_ok = r["p99_ms"] < TARGET_P99_MS, r["cpu_per_stream_pct"] < TARGET_CPU_PCT
             print(
-                f"targets: p99 < {TARGET_P99_MS:g} ms: {'met' if worst < TARGET_P99_MS else 'NOT met'}; "
+                f"targets at N={top}: p99 < {TARGET_P99_MS:g} ms: {'met' if p99_ok else 'NOT met'} "
+                f"(in this process: {'met' if r['local_p99_ms'] < TARGET_P99_MS else 'NOT met'}); "
                 f"CPU < {TARGET_CPU_PCT:g}% per stream: {'met' if cpu_ok else 'NOT met'}"
             )
             failed = sum(int(r["failed"]) for r in results.values())
