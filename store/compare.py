@@ -11,13 +11,15 @@ import math
 import statistics
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import duckdb
-import numpy as np
 
 from engine.metrics import relative
 from store.columns import Column
-from store.noise import RatioCI, ratio_ci_repeats, ratio_cis_samples
+
+if TYPE_CHECKING:
+    from store.noise import RatioCI
 
 HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
 _HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
@@ -142,6 +144,13 @@ SELECT run_id, qps FROM bench_samples
 SEMI JOIN (SELECT CAST(unnest(string_split($ids, ',')) AS BIGINT) AS id) ON run_id = id
 WHERE qps IS NOT NULL ORDER BY run_id, t
 """
+
+_COUNTS_SQL = """
+SELECT run_id, count(*) FILTER (WHERE isfinite(qps)) FROM bench_samples
+SEMI JOIN (SELECT CAST(unnest(string_split($ids, ',')) AS BIGINT) AS id) ON run_id = id
+GROUP BY run_id
+"""
+MIN_SAMPLES = 10  # = store.noise.MIN_SAMPLES (a test holds them equal): fewer give no interval
 
 ColumnArg = str | Column
 
@@ -310,10 +319,23 @@ def _intervals(
             if c is None or r is None:
                 continue
             if b.n > 1 or c.n > 1:
+                from store.noise import ratio_ci_repeats  # numpy and scipy: only now
+
                 out[(wl, d, name)] = ratio_ci_repeats(c.run_qps, b.run_qps)
             else:
                 single.append(((wl, d, name), c.run_ids[0], b.run_ids[0], r))
     if single:
+        # runs without enough per-second samples for an interval (most imported archives) are
+        # known from a count: numpy is loaded only when some cell gets an interval from samples
+        ids = sorted({i for _, c_id, b_id, _ in single for i in (c_id, b_id)})
+        counts = dict(cur.execute(_COUNTS_SQL, {"ids": ",".join(map(str, ids))}).fetchall())
+        out.update((k, None) for k, *_ in single)
+        single = [s for s in single if min(counts.get(s[1], 0), counts.get(s[2], 0)) >= MIN_SAMPLES]
+    if single:
+        import numpy as np
+
+        from store.noise import ratio_cis_samples
+
         ids = sorted({i for _, c_id, b_id, _ in single for i in (c_id, b_id)})
         # ids as one string: a list parameter costs ~0.5 ms per element (DuckDB probes each
         # for a pandas object, a failed import every time when pandas is absent)

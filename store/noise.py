@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 LEVEL = 0.95
 N_RESAMPLES = 999
@@ -68,6 +67,8 @@ def _ratio_ci_repeats(other: Sequence[float], base: Sequence[float]) -> RatioCI 
         return None
     if np.any(b <= 0) or not np.all(np.isfinite(o)) or not np.all(np.isfinite(b)):
         return None  # a base run without throughput: no ratio to bound
+    from scipy import stats  # ~0.15 s to import: only for a cell with repeats
+
     if len(o) >= 2 and len(b) >= 2:
         res = stats.bootstrap(
             (o, b),

@@ -5,6 +5,7 @@ Errors are one line on stderr: exit 2 for usage errors, 1 for anything else.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -68,7 +69,45 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+# Where each command lives: a command imports its own module only (``compare`` need not load
+# asyncssh, the runner or the change-point code). A name not here loads every module through
+# _register(), and so does listing the commands (--help).
+_LAZY = {
+    "hosts": ("tui.cli_hosts", "hosts_group"),
+    "import": ("tui.cli_import", "import_group"),
+    "run": ("tui.cli_run", "run_cmd"),
+    "queue": ("tui.cli_run", "queue_cmd"),
+    "resume": ("tui.cli_run", "resume_cmd"),
+    "cancel": ("tui.cli_run", "cancel_cmd"),
+    "compare": ("tui.cli_compare", "compare_cmd"),
+    "changes": ("tui.cli_changes", "changes_cmd"),
+    "diff": ("tui.cli_diff", "diff_cmd"),
+    "export": ("tui.cli_export", "export_cmd"),
+}
+
+
+class _LazyGroup(click.Group):
+    """Imports a command's module when the command is asked for, not at start-up."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            if cmd_name in _LAZY:
+                module, attr = _LAZY[cmd_name]
+                self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+            else:
+                _register()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _register()
+        return super().list_commands(ctx)
+
+
+@click.group(
+    cls=_LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -126,10 +165,8 @@ def _register() -> None:
         pgo_cmd,
         builds_cmd,
     ):
-        cli.add_command(command)
-
-
-_register()
+        if command.name not in cli.commands:
+            cli.add_command(command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

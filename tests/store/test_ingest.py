@@ -121,3 +121,36 @@ async def test_pump_tells_of_a_run_end_once_it_is_written(tmp_path: Path) -> Non
     with ThreadPoolExecutor(max_workers=1) as writer:
         await pump(queue, EventSink(store, batch_time=3600, clock=Clock()), arrived, writer, stored)
     assert seen == [("arrived", "running"), ("stored", "failed")]
+
+
+def test_one_flush_stores_every_runs_rows_under_its_own_run(tmp_path: Path) -> None:
+    """Many live runs in one flush (one INSERT per table for all of them): each row and
+    skipped line lands under its own run."""
+    store, first = _store_with_run(tmp_path)
+    with store.transaction() as cur:
+        others = [
+            create_run(cur, NewRun(f"h{i}", parse_build_name("my8028_rel"), "insert_range=100", "run"))
+            for i in range(3)
+        ]
+    runs = [first, *others]
+    sink = EventSink(store, batch_time=3600, batch_rows=10**6, clock=Clock())
+    for k, rid in enumerate(runs):
+        sink.handle(
+            BenchBatch(rid, tuple(BenchInterval(t=float(j), threads=k + 1, tps=1.0) for j in range(k + 1)))
+        )
+        sink.handle(Skipped(rid, "sysbench", (SkippedLine(k, f"junk {k}", "not a line"),)))
+    sink.handle(
+        VmstatBatch(runs[1], (VmstatSample(0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 100, 200, 20, 10, 70, 0, 0),))
+    )
+    sink.handle(BenchBatch(runs[2], (BenchInterval(t=9.0, threads=2**31, tps=1.0),)))  # does not fit
+
+    assert sink.flush() == 1 + 2 + 3 + 4 + 1 + 4 + 1
+    cur = store.cursor()
+    got = cur.execute("SELECT run_id, count(*), max(threads) FROM bench_samples GROUP BY 1 ORDER BY 1")
+    assert got.fetchall() == [(rid, k + 1, k + 1) for k, rid in enumerate(runs)]
+    assert cur.execute("SELECT run_id FROM vmstat_samples").fetchall() == [(runs[1],)]
+    skipped = cur.execute("SELECT run_id, text FROM skipped_lines ORDER BY run_id, lineno").fetchall()
+    assert [(r, t) for r, t in skipped if t.startswith("junk")] == [
+        (rid, f"junk {k}") for k, rid in enumerate(runs)
+    ]
+    assert [r for r, t in skipped if not t.startswith("junk")] == [runs[2]], "the 2^31 row, skipped"

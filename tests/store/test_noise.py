@@ -202,3 +202,10 @@ def test_base_runs_without_throughput_give_no_interval_and_no_warning() -> None:
         ci = ratio_ci_repeats([0.0, 0.0], [100.0, 90.0])
         assert ci is not None
         assert ci.high == 0.0
+
+
+def test_compare_skips_runs_with_too_few_samples_at_the_same_bound() -> None:
+    """store.compare counts samples in SQL before loading numpy: the same minimum as here."""
+    from store import compare, noise
+
+    assert compare.MIN_SAMPLES == noise.MIN_SAMPLES

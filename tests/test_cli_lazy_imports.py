@@ -1,0 +1,75 @@
+"""A command loads its own module only: ``compare`` (the most used read command) starts
+without asyncssh, the runner, the change-point code or Textual, and loads numpy and scipy only
+for cells that get an interval from per-second samples (numpy) or repeats (scipy); ``--help``
+still lists every command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli_helpers import ROOT, bd
+
+TREE = ROOT / "tests" / "data" / "mixed_config"
+NOT_FOR_COMPARE = (
+    "asyncssh",
+    "engine.runner",
+    "engine.changepoints",
+    "textual",
+    "scipy",
+    "numpy",
+    "tui.cli_run",
+)
+PROBE = (
+    "import sys\n"
+    "from tui.cli import main\n"
+    "main(sys.argv[1:])\n"
+    "print('LOADED', ' '.join(m for m in {mods!r} if m in sys.modules))\n"
+)
+
+
+def test_compare_loads_only_what_it_uses(tmp_path: Path) -> None:
+    env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
+    # one run per cell (no repeats) and no per-second samples: no interval to compute
+    imported = bd(env, "import", "mytools", str(TREE), "--host", "hx")
+    assert imported.returncode == 0, imported.stderr
+    args = [
+        "compare",
+        "--host",
+        "hx",
+        "--base",
+        "pg1611_o2nofp",
+        "--with",
+        "pg177_o2nofp:x10a_c32r128",
+        "--format",
+        "text",
+    ]
+    code = PROBE.format(mods=NOT_FOR_COMPARE)
+    r = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Relative to: pg1611_o2nofp" in r.stdout, "the comparison itself is printed"
+    loaded = r.stdout.rsplit("LOADED", 1)[1].split()
+    assert loaded == [], f"compare imported {loaded}"
+
+
+def test_help_still_lists_every_command() -> None:
+    r = bd(dict(os.environ), "--help")
+    assert r.returncode == 0, r.stderr
+    commands = r.stdout.split("Commands:", 1)[1].split()
+    for name in (
+        "cancel",
+        "changes",
+        "compare",
+        "diff",
+        "export",
+        "hosts",
+        "import",
+        "queue",
+        "resume",
+        "run",
+    ):
+        assert name in commands, name
