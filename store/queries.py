@@ -14,13 +14,16 @@ def list_hosts(cur: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in cur.execute("SELECT name FROM hosts ORDER BY name").fetchall()]
 
 
-def list_builds(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list[str]:
-    """Builds with finished runs (on ``host`` if given), oldest version first."""
+def list_builds(
+    cur: duckdb.DuckDBPyConnection, host: str | None = None, config: str | None = None
+) -> list[str]:
+    """Builds with finished runs (on ``host``, with ``config`` if given), oldest version first."""
     rows = cur.execute(
         "SELECT DISTINCT b.name, b.version_key FROM builds b JOIN runs r ON r.build_id = b.build_id "
         "JOIN hosts h ON h.host_id = r.host_id WHERE r.status = 'finished' "
-        "AND ($host IS NULL OR h.name = $host) ORDER BY b.version_key, b.name",
-        {"host": host},
+        "AND ($host IS NULL OR h.name = $host) AND ($config IS NULL OR r.config = $config) "
+        "ORDER BY b.version_key, b.name",
+        {"host": host, "config": config},
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -150,23 +153,30 @@ def busiest_host(cur: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def list_configs(cur: duckdb.DuckDBPyConnection, host: str) -> list[str]:
-    """Configs with finished runs on ``host``."""
+    """Configs with finished runs on ``host``, the one with most runs first."""
     rows = cur.execute(
-        "SELECT DISTINCT r.config FROM runs r JOIN hosts h ON h.host_id = r.host_id "
-        "WHERE h.name = ? AND r.status = 'finished' ORDER BY 1",
+        "SELECT r.config FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "WHERE h.name = ? AND r.status = 'finished' GROUP BY 1 ORDER BY count(*) DESC, 1",
         [host],
     ).fetchall()
     return [r[0] for r in rows]
 
 
-def list_dops(cur: duckdb.DuckDBPyConnection, host: str) -> list[int | None]:
-    """Concurrency levels (threads) with finished runs on ``host``, ``None`` (unknown) first."""
+def list_dops(cur: duckdb.DuckDBPyConnection, host: str, config: str | None = None) -> list[int | None]:
+    """Concurrency levels (threads) with finished runs on ``host`` (with ``config`` if given),
+    ``None`` (unknown) first."""
+    return sorted(dop_counts(cur, host, config), key=lambda d: -1 if d is None else d)
+
+
+def dop_counts(cur: duckdb.DuckDBPyConnection, host: str, config: str | None = None) -> dict[int | None, int]:
+    """Finished runs per concurrency level on ``host`` (with ``config`` if given), most first."""
     rows = cur.execute(
-        "SELECT DISTINCT r.threads FROM runs r JOIN hosts h ON h.host_id = r.host_id "
-        "WHERE h.name = ? AND r.status = 'finished' ORDER BY 1 NULLS FIRST",
-        [host],
+        "SELECT r.threads, count(*) FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "WHERE h.name = $host AND r.status = 'finished' AND ($config IS NULL OR r.config = $config) "
+        "GROUP BY 1 ORDER BY 2 DESC, 1 NULLS FIRST",
+        {"host": host, "config": config},
     ).fetchall()
-    return [r[0] for r in rows]
+    return {r[0]: int(r[1]) for r in rows}
 
 
 def latest_run(

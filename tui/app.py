@@ -11,7 +11,7 @@ import asyncio
 import gc
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -26,6 +26,7 @@ from engine.plan import RunOptions
 from store.db import Store
 from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir
+from tui.choices import remembered
 from tui.commands import BenchdeckCommands
 from tui.screens.base import Selection, StoreHandle, report_worker_error, tcss
 from tui.screens.runs import RerunRequested, RunsScreen
@@ -121,8 +122,7 @@ class BenchdeckApp(App[None]):
         self.db = db
         self.store = StoreHandle(db)
         self._opened = self.store.open_soon()
-        self.selection = Selection()
-        """The comparison being looked at (host, base, with builds ...), shared by the screens."""
+        self._selection = Selection()
         self._hub: LiveHub | None = None
         self.runs_changed_signal: Signal[None] = Signal(self, "runs-changed")
         """Published when a run started from the app has ended and is stored."""
@@ -145,6 +145,23 @@ class BenchdeckApp(App[None]):
                 f"theme {wanted!r} (from the settings) is not known: using {DEFAULT_THEME}"
             )
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        last = self.saved.latest()
+        if last is not None:  # where the user left off (Compare checks it against the store)
+            self._selection = Selection(last.host, last.base, last.columns, last.config, last.dop)
+
+    @property
+    def selection(self) -> Selection:
+        """The comparison being looked at (host, base, with builds ...), shared by the screens;
+        remembered per host and config in the UI settings file."""
+        return self._selection
+
+    @selection.setter
+    def selection(self, sel: Selection) -> None:
+        self._selection = sel
+        saved = remembered(sel)
+        if saved is not None and self.saved.comparisons[:1] != (saved,):
+            self.saved = self.saved.remember(saved)
+            self.save_settings(self.saved)
 
     @property
     def hub(self) -> LiveHub:
@@ -216,7 +233,7 @@ class BenchdeckApp(App[None]):
 
     def watch_theme(self, name: str) -> None:
         if self._remember_theme and name != self.saved.theme:
-            self.saved = UiSettings(theme=name)
+            self.saved = replace(self.saved, theme=name)
             self.save_settings(self.saved)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="settings")

@@ -107,8 +107,15 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         await pilot.press("right_square_bracket")
         assert tabs.active == "tab-groups"
         groups = app.screen.query_one("#compare-groups", DataTable)
-        assert groups.row_count == len(want.groups)
-        assert column_texts(groups, 1)[:5] == ["point-1", "point-2", "range-1", "range-2", "writes"]
+        # the posts' compact table: a row per group, a column per build, the median by default
+        assert column_texts(groups, 0) == ["point-1", "point-2", "range-1", "range-2", "writes"]
+        assert [str(c.label) for c in groups.columns.values()] == ["median", "n", "col-1", "col-2"]
+        writes = {(g.column, g.group): g for g in want.groups}
+        assert column_texts(groups, 2)[4] == f"{writes[(NEW, 'writes')].median:.2f}"
+        assert column_texts(groups, 3)[4] == f"{writes[(LTO, 'writes')].median:.2f}"
+        await pilot.press("m")  # the next statistic: avg
+        assert str(next(iter(groups.columns.values())).label) == "avg"
+        assert column_texts(groups, 2)[4] == f"{writes[(NEW, 'writes')].avg:.2f}"
 
         await pilot.press("right_square_bracket")
         hw = static_text(app.screen.query_one("#compare-hw", Static))
@@ -127,6 +134,40 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         pq = next(i for i, w in enumerate(column_texts(noise, 0)) if w == "point-query_range=100")
         assert column_texts(noise, 2)[pq : pq + 3] == ["3", "2", "1"]  # repeats of base, NEW, LTO
         assert column_texts(noise, 6)[pq] == "20.0%"
+
+
+async def test_tab_is_kept_after_a_dialog_or_the_palette(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        tabs = app.screen.query_one("#compare-tabs", TabbedContent)
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert tabs.active == "tab-hw"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert tabs.active == "tab-hw", "the palette closing must not switch tabs"
+        await pilot.press("b", "down", "enter")  # a new base: the comparison reloads
+        await settle(pilot)
+        assert chosen(app).base == LTO
+        assert on_screen(app, CompareScreen).query_one("#compare-tabs", TabbedContent).active == "tab-hw"
+        await pilot.press("a", "escape", "1", "2")  # a dialog cancelled, another screen and back
+        await settle(pilot)
+        assert app.screen.query_one("#compare-tabs", TabbedContent).active == "tab-hw"
+
+
+async def test_rqps_column_widths_fit_the_data_after_a_redraw(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        app.theme = "benchdeck-light"  # re-renders the tables
+        await settle(pilot)
+        widths = {str(c.label): c.width for c in rqps(app).columns.values()}
+        assert widths["workload"] == max(len(w) for w in column_texts(rqps(app), 1))
+        assert widths["col-1"] == len("0.98~")
 
 
 @pytest.mark.parametrize("fmt", ["md", "csv", "text"])
@@ -191,7 +232,14 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         screen = on_screen(app, CompareScreen)
         assert screen.query_one("#compare-config").display
         assert screen.query_one("#compare-dop").display
-        assert (chosen(app).config, chosen(app).dop) == ("cfgA", None)
+        # the busiest config and dop (a tie: the lower dop); rows of other dops are not shown
+        assert (chosen(app).config, chosen(app).dop) == ("cfgA", 1)
+        assert column_texts(rqps(app), 1) == ["insert_range=100"]
+        assert column_texts(rqps(app), 0) == ["0.90"]
+
+        await pilot.press("o", "up", "enter")  # [all dops], dop 1
+        await settle(pilot)
+        assert chosen(app).dop is None
         assert column_texts(rqps(app), 1) == ["insert_range=100@dop1", "insert_range=100@dop8"]
         assert column_texts(rqps(app), 0) == ["0.90", "1.10"]
 
@@ -200,10 +248,11 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         assert chosen(app).dop == 8
         assert column_texts(rqps(app), 0) == ["1.10"]
 
-        await pilot.press("c", "down", "enter")  # cfgA, [cfgB]
+        await pilot.press("c", "down", "enter")  # cfgA, [cfgB]: its own comparison, its busiest dop
         await settle(pilot)
-        assert chosen(app).config == "cfgB"
-        assert rqps(app).row_count == 0, "cfgB has no dop 8 runs"
-        await pilot.press("o", "up", "up", "enter")  # the cursor starts on dop 8: up to [all dops]
-        await settle(pilot)
+        assert (chosen(app).config, chosen(app).dop) == ("cfgB", 1)
         assert column_texts(rqps(app), 0) == ["1.20"]
+
+        await pilot.press("c", "up", "enter")  # back to cfgA: dop 8 as it was left
+        await settle(pilot)
+        assert (chosen(app).config, chosen(app).dop) == ("cfgA", 8)

@@ -16,12 +16,12 @@ from textual.widgets import DataTable, Header, Select, Static, TabbedContent, Ta
 
 from engine.catalogue import default_catalogue
 from store.compare import CompareError, Comparison, compare
-from store.queries import busiest_host, list_builds, list_configs, list_dops, list_hosts
 from store.report import render
+from tui.choices import Choices, load_choices
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
 from tui.widgets.charts import RqpsBars
-from tui.widgets.compare_views import fill_groups, fill_noise, fill_rqps, hw_tables, legend
+from tui.widgets.compare_views import GROUP_STATS, fill_groups, fill_noise, fill_rqps, hw_tables, legend
 from tui.widgets.keybar import KeyBar
 from tui.widgets.rqps import rqps_colours
 
@@ -56,30 +56,31 @@ class CompareScreen(BenchdeckScreen):
         Binding("a", "pick('add')", "Add column", id="compare.add", tooltip="Compare one more build"),
         Binding("x", "remove_column", "Drop column", id="compare.remove", tooltip="Remove the last column"),
         Binding("e", "export", "Export", id="compare.export", tooltip="Write md, csv or text to a file"),
-        Binding("h", "pick('host')", "Host", id="compare.host", show=False),
-        Binding("c", "pick('config')", "Config", id="compare.config", show=False),
-        Binding("o", "pick('dop')", "Dop", id="compare.dop", show=False),
-        Binding("n", "next_chart_column", "Chart column", id="compare.chart_column", show=False),
-        Binding("right_square_bracket", "tab(1)", "Next tab", id="compare.next_tab", show=False),
+        Binding("o", "pick('dop')", "Dop", id="compare.dop", tooltip="Pick the concurrency (dop)"),
+        Binding("c", "pick('config')", "Config", id="compare.config", tooltip="Pick the server config"),
+        Binding("h", "pick('host')", "Host", id="compare.host", tooltip="Pick the host"),
+        Binding(
+            "right_square_bracket",
+            "tab(1)",
+            "Tab",
+            id="compare.next_tab",
+            key_display="[ ]",
+            tooltip="Next tab ([ goes back)",
+        ),
         Binding("left_square_bracket", "tab(-1)", "Previous tab", id="compare.prev_tab", show=False),
+        Binding(
+            "m", "next_stat", "Group stat", id="compare.group_stat", tooltip="Median, avg, min, max, gmean"
+        ),
+        Binding("n", "next_chart_column", "Chart column", id="compare.chart_column", show=False),
         Binding("r", "reload", "Reload", id="compare.reload", show=False),
     ]
 
-    class Choices(Message, bubble=False):
-        def __init__(
-            self,
-            hosts: list[str],
-            sel: Selection,
-            builds: list[str],
-            configs: list[str],
-            dops: list[int | None],
-        ) -> None:
+    class Loaded(Message, bubble=False):
+        """What the pickers offer, and the selection resolved against it."""
+
+        def __init__(self, choices: Choices) -> None:
             super().__init__()
-            self.hosts = hosts
-            self.sel = sel
-            self.builds = builds
-            self.configs = configs
-            self.dops = dops
+            self.choices = choices
 
     class Compared(Message, bubble=False):
         """A comparison, or None with the reason (``error``) when it cannot be made."""
@@ -101,10 +102,13 @@ class CompareScreen(BenchdeckScreen):
         self.cmp: Comparison | None = None
         self.error: str | None = None
         self.chart_column = 0
+        self.group_stat = GROUP_STATS[0]
         self.builds: list[str] = []
         self.choices: dict[str, list[str]] = {}
         """What each picker offers (host, base, add, config, dop), for the pick dialogs."""
         self._loaded_for: Selection | None = None
+        self.loading_choices = True
+        """Choices or a comparison are being read: pickers say so rather than offer nothing."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -133,49 +137,57 @@ class CompareScreen(BenchdeckScreen):
 
     def on_screen_resume(self) -> None:
         if self.bd.selection != self._loaded_for:
-            self.load_choices(self.bd.selection)
-        self.query_one("#compare-rqps", DataTable).focus()
+            self.load(self.bd.selection)
+        if self.focused is None:  # a dialog or the palette closing gives focus back by itself
+            self.focus_active_tab()
+
+    def focus_active_tab(self) -> None:
+        """Focus what the active tab shows (focusing another tab's widget would switch to it)."""
+        tabs = self.query_one("#compare-tabs", TabbedContent)
+        pane = tabs.active_pane
+        if pane is not None:
+            target = pane.query(DataTable).first(DataTable) if pane.query(DataTable) else None
+            (target or pane.query_one(VerticalScroll)).focus()
+
+    def load(self, sel: Selection) -> None:
+        """Read the choices for ``sel`` and compare; a loading sign shows meanwhile."""
+        self.loading_choices = True
+        self._show_loading(True)
+        self.reload_choices(sel)
+
+    def _show_loading(self, loading: bool) -> None:
+        self.query_one("#compare-tabs", TabbedContent).loading = loading
+        if loading and self.cmp is None:
+            self.query_one("#compare-legend", Static).update("Loading the comparison ...")
 
     # --- choices: hosts, builds, configs and dops of the chosen host ---
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare.choices")
-    def load_choices(self, sel: Selection) -> None:
+    def reload_choices(self, sel: Selection) -> None:
         cur = self.store.cursor()
         try:
-            hosts = list_hosts(cur)
-            host = sel.host if sel.host in hosts else busiest_host(cur)
-            if host != sel.host:
-                sel = Selection(host=host)
-            builds = list_builds(cur, host) if host else []
-            configs = list_configs(cur, host) if host else []
-            msg = self.Choices(hosts, sel, builds, configs, list_dops(cur, host) if host else [])
+            msg = self.Loaded(load_choices(cur, sel, self.bd.saved))
         finally:
             cur.close()
         self.post_if_current(msg)
 
-    def on_compare_screen_choices(self, msg: Choices) -> None:
+    def on_compare_screen_loaded(self, msg: Loaded) -> None:
         self.bd.sub_title = self.store.label
-        sel, builds = msg.sel, msg.builds
-        self.builds = builds
-        base = sel.base if sel.base in builds else (builds[0] if builds else None)
-        with_builds = tuple(b for b in sel.with_builds if b in builds and b != base)
-        if not with_builds and base is not None and not sel.with_builds:
-            with_builds = tuple(b for b in builds if b != base)[:1]
-        config = sel.config if sel.config in msg.configs else (msg.configs[0] if msg.configs else None)
-        if len(msg.configs) <= 1:
-            config = None
-        dop = sel.dop if sel.dop in msg.dops else None
-        sel = Selection(sel.host, base, with_builds, config, dop)
+        choices = msg.choices
+        sel = choices.sel
+        self.builds = list(choices.builds)
+        configs = sorted(choices.configs)
+        dops = sorted(d for d in choices.dops if d is not None)
         with self.prevent(Select.Changed):
-            self._options("host", msg.hosts, sel.host)
-            self._options("base", builds, sel.base)
-            self._options("config", msg.configs, sel.config)
-            dops = [d for d in msg.dops if d is not None]
+            self._options("host", list(choices.hosts), sel.host)
+            self._options("base", self.builds, sel.base)
+            self._options("config", configs, sel.config)
             self.choices["dop"] = [str(d) for d in dops]
             self.query_one("#compare-dop", Select).set_options((f"dop {d}", d) for d in dops)
             self.query_one("#compare-dop", Select).value = sel.dop if sel.dop is not None else Select.NULL
-        self.query_one("#compare-config").display = len(msg.configs) > 1
+        self.query_one("#compare-config").display = len(configs) > 1
         self.query_one("#compare-dop").display = len(dops) > 1
+        self.loading_choices = False
         self.select(sel)
 
     def _options(self, which: str, names: list[str], value: str | None) -> None:
@@ -190,13 +202,17 @@ class CompareScreen(BenchdeckScreen):
         with self.prevent(Select.Changed):  # offer only builds not shown yet
             self._options("add", [b for b in self.builds if b != sel.base and b not in sel.with_builds], None)
         self._loaded_for = sel
+        self._show_loading(True)
         self.run_compare(sel)
 
     @on(Select.Changed)
     def picker_changed(self, event: Select.Changed) -> None:
         sel, value = self.bd.selection, event.value
         if event.select.id == "compare-host" and isinstance(value, str) and value != sel.host:
-            self.load_choices(Selection(host=value))
+            self.load(Selection(host=value))
+            return
+        if event.select.id == "compare-config" and isinstance(value, str) and value != sel.config:
+            self.load(Selection(host=sel.host, config=value))  # its own remembered columns
             return
         if event.select.id == "compare-base" and isinstance(value, str):
             sel = replace(sel, base=value, with_builds=tuple(b for b in sel.with_builds if b != value))
@@ -205,8 +221,6 @@ class CompareScreen(BenchdeckScreen):
                 sel = replace(sel, with_builds=(*sel.with_builds, value))
             with self.prevent(Select.Changed):
                 event.select.clear()
-        elif event.select.id == "compare-config" and isinstance(value, str):
-            sel = replace(sel, config=value)
         elif event.select.id == "compare-dop":
             sel = replace(sel, dop=value if isinstance(value, int) else None)
         if sel != self.bd.selection:
@@ -230,6 +244,7 @@ class CompareScreen(BenchdeckScreen):
         self.post_if_current(self.Compared(cmp, sel))
 
     def on_compare_screen_compared(self, msg: Compared) -> None:
+        self._show_loading(False)
         self.cmp = msg.cmp
         self.error = msg.error
         self.chart_column = min(self.chart_column, max(0, len(msg.sel.with_builds) - 1))
@@ -255,7 +270,7 @@ class CompareScreen(BenchdeckScreen):
         else:
             self.query_one("#compare-legend", Static).update(legend(cmp, colours))
             fill_rqps(tables[0], cmp, colours)
-            fill_groups(tables[1], cmp, colours)
+            fill_groups(tables[1], cmp, colours, self.group_stat)
             fill_noise(tables[2], cmp, colours)
             self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours))
         self.query_one("#compare-chart", RqpsBars).set_comparison(cmp, self.chart_column)
@@ -264,6 +279,8 @@ class CompareScreen(BenchdeckScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "export" or action == "remove_column":
+            return True if self.cmp is not None else None
+        if action == "next_stat":
             return True if self.cmp is not None else None
         if action == "next_chart_column":
             return self.cmp is not None and len(self.cmp.columns) > 1
@@ -281,7 +298,7 @@ class CompareScreen(BenchdeckScreen):
         if which == "dop":
             choices.insert(0, ("all dops", ""))
         if not choices:
-            self.notify(f"no {which} to choose from", severity="warning")
+            self.notify(self._nothing_to_pick(which), severity="warning")
             return
         current = {"host": sel.host, "base": sel.base, "config": sel.config}.get(which)
         current = str(sel.dop) if which == "dop" and sel.dop is not None else current
@@ -296,10 +313,32 @@ class CompareScreen(BenchdeckScreen):
 
         self.app.push_screen(PickDialog(prompts[which], choices, current), done)
 
+    def _nothing_to_pick(self, which: str) -> str:
+        if self.loading_choices:
+            return "Still reading the store: try again in a moment."
+        sel = self.bd.selection
+        where = f" on {sel.host}" + (f" with config {sel.config}" if sel.config else "")
+        if which == "add":
+            return f"Every build with finished runs{where} is shown already: nothing to add."
+        names = {"host": "hosts", "base": "builds", "config": "configs", "dop": "dops"}
+        return f"No {names.get(which, which)} with finished runs{where}."
+
     def action_remove_column(self) -> None:
         sel = self.bd.selection
         if sel.with_builds:
             self.select(replace(sel, with_builds=sel.with_builds[:-1]))
+
+    def action_next_stat(self) -> None:
+        """The Groups tab shows the next statistic (median, avg, min, max, gmean)."""
+        self.group_stat = GROUP_STATS[(GROUP_STATS.index(self.group_stat) + 1) % len(GROUP_STATS)]
+        if self.cmp is not None:
+            fill_groups(
+                self.query_one("#compare-groups", DataTable),
+                self.cmp,
+                rqps_colours(self.app),
+                self.group_stat,
+            )
+        self.query_one("#compare-tabs", TabbedContent).active = "tab-groups"
 
     def action_next_chart_column(self) -> None:
         if self.cmp is not None and self.cmp.columns:
@@ -311,7 +350,7 @@ class CompareScreen(BenchdeckScreen):
         tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
 
     def action_reload(self) -> None:
-        self.load_choices(self.bd.selection)
+        self.load(self.bd.selection)
 
     def action_export(self) -> None:
         cmp = self.cmp

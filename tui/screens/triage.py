@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Header, Select, Static
 from store.compare import HW_KEYS, Comparison
 from store.queries import latest_run
 from store.report import NOISE_MARK, fmt_ratio
+from tui.choices import load_choices
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.compare import run_comparison
 from tui.widgets.compare_views import row_label
@@ -138,17 +139,20 @@ class TriageScreen(BenchdeckScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="triage.load")
     def load(self, sel: Selection) -> None:
-        if not sel.complete:
-            self.post_if_current(self.Ranked(None, sel))
-            return
+        """Rank ``sel``; an incomplete one (a cold start) is first resolved as Compare would
+        (what was remembered for the host, else the defaults)."""
         cur = self.store.cursor()
         try:
-            cmp = run_comparison(cur, sel)
+            if not sel.complete:
+                sel = load_choices(cur, sel, self.bd.saved).sel
+            cmp = run_comparison(cur, sel) if sel.complete else None
         finally:
             cur.close()
         self.post_if_current(self.Ranked(cmp, sel))
 
     def on_triage_screen_ranked(self, msg: Ranked) -> None:
+        if msg.sel != self.bd.selection and msg.sel.complete:
+            self.bd.selection = msg.sel  # what Compare shows next too
         self._loaded_for = msg.sel
         self.cmp = msg.cmp
         self.column = min(self.column, max(0, len(msg.sel.with_builds) - 1))
@@ -169,7 +173,8 @@ class TriageScreen(BenchdeckScreen):
         if cmp is None or not cmp.columns:
             self.items = []
             head.update(
-                "Nothing to triage: pick a base and a build in Compare (2), or set a base in Runs (1)."
+                "Nothing to triage: the store needs finished runs of two builds on one host "
+                "(pick them in Compare, 2, or set a base in Runs, 1)."
             )
             return
         colours = rqps_colours(self.app)

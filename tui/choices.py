@@ -1,0 +1,98 @@
+"""What a comparison can be made of on one host (builds, configs, dops with finished runs), and
+the comparison to open with: the user's choice, else the one remembered for the host and config,
+else a sensible default (the busiest host, config and dop; the two oldest builds).
+
+Shared by Compare and Triage, so Triage works from a cold start. No Textual here: the screens
+call :func:`load_choices` from a thread worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
+from themes.settings import SavedComparison, UiSettings
+from tui.screens.base import Selection
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """What the pickers offer on the selection's host, and the selection resolved against it."""
+
+    hosts: tuple[str, ...]
+    configs: tuple[str, ...]
+    """Configs with finished runs on the host, the busiest first."""
+    builds: tuple[str, ...]
+    """Builds with finished runs on the host in the chosen config, oldest version first."""
+    dops: tuple[int | None, ...]
+    """Dops with finished runs on the host in the chosen config, the busiest first."""
+    sel: Selection
+
+
+def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettings) -> Choices:
+    """Resolve ``sel`` against the store.
+
+    A selection without a base is a fresh start on its host (and config, if given): what was
+    remembered for them fills it in, else the defaults. A selection with a base keeps what is
+    still valid of it.
+    """
+    hosts = tuple(list_hosts(cur))
+    latest = saved.latest()
+    host = sel.host if sel.host in hosts else None
+    if host is None and sel.host is None and latest is not None and latest.host in hosts:
+        host = latest.host
+    if host is None:
+        host = busiest_host(cur)
+        sel = Selection()
+    if host is None:
+        return Choices(hosts, (), (), (), Selection())
+    configs = tuple(list_configs(cur, host))
+    fresh = sel.base is None
+    config = sel.config
+    if config not in configs:
+        remembered = saved.latest(host) if fresh else None
+        config = remembered.config if remembered and remembered.config in configs else None
+    if config is None and len(configs) > 1:
+        config = configs[0]
+    if len(configs) <= 1:
+        config = None
+    builds = tuple(list_builds(cur, host, config))
+    dops = tuple(dop_counts(cur, host, config))
+    if fresh:
+        sel = _fresh(host, config, builds, dops, saved.comparison(host, config))
+    else:
+        base = sel.base if sel.base in builds else (builds[0] if builds else None)
+        with_builds = tuple(b for b in sel.with_builds if b in builds and b != base)
+        dop = sel.dop if sel.dop is None or sel.dop in dops else _busiest(dops)  # None: all dops
+        sel = Selection(host, base, with_builds, config, dop)
+    return Choices(hosts, configs, builds, dops, sel)
+
+
+def _fresh(
+    host: str,
+    config: str | None,
+    builds: tuple[str, ...],
+    dops: tuple[int | None, ...],
+    remembered: SavedComparison | None,
+) -> Selection:
+    if remembered is not None and remembered.base in builds:
+        base = remembered.base
+        with_builds = tuple(b for b in remembered.columns if b in builds and b != base)
+        dop = remembered.dop if remembered.dop in dops else _busiest(dops)
+        return Selection(host, base, with_builds, config, dop)
+    first = builds[0] if builds else None
+    return Selection(host, first, tuple(b for b in builds if b != first)[:1], config, _busiest(dops))
+
+
+def _busiest(dops: tuple[int | None, ...]) -> int | None:
+    """The dop most runs used (rows of other dops, such as a warm-up step's, are not shown)."""
+    return dops[0] if dops else None
+
+
+def remembered(sel: Selection) -> SavedComparison | None:
+    """What to remember of ``sel`` (nothing until it has a host and a base)."""
+    if sel.host is None or sel.base is None:
+        return None
+    return SavedComparison(sel.host, sel.config, sel.base, sel.with_builds, sel.dop)
