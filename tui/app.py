@@ -11,7 +11,7 @@ import asyncio
 import gc
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,6 +32,7 @@ from tui.screens.base import Selection, StoreHandle, report_worker_error, tcss
 from tui.screens.runs import RerunRequested, RunsScreen
 
 if TYPE_CHECKING:
+    from store.rerun import RunAgain
     from tui.live_hub import LiveHub
 
 
@@ -244,26 +245,25 @@ class BenchdeckApp(App[None]):
 
     @work(exclusive=False, group="rerun", exit_on_error=False)
     async def on_rerun_requested(self, msg: RerunRequested) -> None:
-        """Queue the same host, build and workload again, with the same concurrency."""
+        """Queue the same host, build and workload again, with the same concurrency, duration
+        and queue options (tables, warm-up ...)."""
+        from store.rerun import run_again
 
-        def lookup(store: Store) -> tuple[str, str, str, int | None, str] | None:
-            row = (
-                store.cursor()
-                .execute(
-                    "SELECT h.name, b.name, w.name, r.threads, r.config FROM runs r "
-                    "JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
-                    "JOIN workloads w USING (workload_id) WHERE r.run_id = ?",
-                    [msg.run_id],
-                )
-                .fetchone()
-            )
-            return (str(row[0]), str(row[1]), str(row[2]), row[3], str(row[4] or "")) if row else None
+        def lookup(store: Store) -> RunAgain | None:
+            cur = store.cursor()
+            try:
+                return run_again(cur, msg.run_id)
+            finally:
+                cur.close()
 
         found = await self.hub.query(lookup)
         if found is None:
             self.notify(f"run {msg.run_id} is gone", severity="error")
             return
-        host, build, workload, threads, config = found
+        host, build, workload, config = found.host, found.build, found.workload, found.config
+        names = {f.name for f in fields(RunOptions)}
+        kept = {k: v for k, v in found.options.items() if k in names}
+        options = replace(RunOptions(**kept), threads=found.threads, duration_s=found.duration_s)
         inv = await self.hub.inventory()
         if host not in inv.hosts:
             self.notify(
@@ -275,7 +275,7 @@ class BenchdeckApp(App[None]):
         if not any(inv.config_matrix([host], [build], configs).values()):
             self.notify(f"build {build} on {host} has no config {config!r}: cannot re-run", severity="error")
             return
-        qid = await self.hub.start_queue([host], [build], [workload], RunOptions(threads=threads), configs)
+        qid = await self.hub.start_queue([host], [build], [workload], options, configs)
         self.notify(f"run {msg.run_id} queued again (queue {qid})", title="Re-run")
         self.switch_mode("live")
 
