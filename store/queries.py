@@ -67,30 +67,52 @@ class HistoryRow:
     qps: float | None
     created_at: datetime
     tags: tuple[str, ...]
+    error: str | None = None
+    """Why the run failed (or was cancelled), as the engine said."""
+
+
+_HISTORY_WHERE = (
+    "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "
+    "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) "
+    "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
+    "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
+    "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "
+)
+
+
+def _history_params(f: RunFilter) -> dict[str, Any]:
+    return {
+        "host": f.host,
+        "build": f.build,
+        "wl": f.workload or None,
+        "since": f.since,
+        "until": f.until,
+        "tag": f.tag or None,
+    }
+
+
+def count_runs(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> int:
+    """How many runs match ``f`` (its ``limit`` aside)."""
+    row = cur.execute(
+        "SELECT count(*) FROM runs r JOIN hosts h ON h.host_id = r.host_id "  # noqa: S608 (constants)
+        "JOIN builds b ON b.build_id = r.build_id JOIN workloads w ON w.workload_id = r.workload_id "
+        + _HISTORY_WHERE,
+        _history_params(f or RunFilter()),
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def run_history(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> list[HistoryRow]:
     """Runs matching ``f``, newest first (``until`` is inclusive)."""
     f = f or RunFilter()
     rows = cur.execute(
-        "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, r.created_at, "
-        "r.tags FROM runs r JOIN hosts h ON h.host_id = r.host_id JOIN builds b ON b.build_id = r.build_id "
+        "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, "  # noqa: S608
+        "r.created_at, r.tags, r.error FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "JOIN builds b ON b.build_id = r.build_id "
         "JOIN workloads w ON w.workload_id = r.workload_id LEFT JOIN run_summary s ON s.run_id = r.run_id "
-        "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "
-        "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) "
-        "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
-        "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
-        "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "
-        "ORDER BY r.run_id DESC LIMIT $limit",
-        {
-            "host": f.host,
-            "build": f.build,
-            "wl": f.workload or None,
-            "since": f.since,
-            "until": f.until,
-            "tag": f.tag or None,
-            "limit": f.limit,
-        },
+        + _HISTORY_WHERE
+        + "ORDER BY r.run_id DESC LIMIT $limit",
+        _history_params(f) | {"limit": f.limit},
     ).fetchall()
     return [_history_row(r) for r in rows]
 
@@ -107,6 +129,7 @@ def _history_row(r: tuple[Any, ...]) -> HistoryRow:
         qps=r[7],
         created_at=r[8],
         tags=tuple(r[9] or ()),
+        error=r[10],
     )
 
 
@@ -222,7 +245,7 @@ def run_series(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunSeries:
     """The time series of one run; iostat rows are the run's device (else its busiest one)."""
     found = cur.execute(
         "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, r.created_at, "
-        "r.tags, r.device FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "r.tags, r.error, r.device FROM runs r JOIN hosts h ON h.host_id = r.host_id "
         "JOIN builds b ON b.build_id = r.build_id JOIN workloads w ON w.workload_id = r.workload_id "
         "LEFT JOIN run_summary s ON s.run_id = r.run_id WHERE r.run_id = ?",
         [run_id],
@@ -234,7 +257,7 @@ def run_series(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunSeries:
     vm = cur.execute(
         "SELECT seq, us, sy, id, wa, cs FROM vmstat_samples WHERE run_id = ? ORDER BY seq", [run_id]
     ).fetchall()
-    device = found[10] or _busiest_device(cur, run_id)
+    device = found[11] or _busiest_device(cur, run_id)
     io = cur.execute(
         "SELECT seq, r_s, w_s, rkb_s, wkb_s FROM iostat_samples WHERE run_id = ? AND device = ? ORDER BY seq",
         [run_id, device],

@@ -65,6 +65,10 @@ def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettin
     else:
         base = sel.base if sel.base in builds else (builds[0] if builds else None)
         with_builds = tuple(b for b in sel.with_builds if b in builds and b != base)
+        if not with_builds and not sel.with_builds:  # a base alone (set in Runs): add a column
+            kept = saved.comparison(host, config)
+            with_builds = tuple(b for b in (kept.columns if kept else ()) if b in builds and b != base)
+            with_builds = with_builds or tuple(b for b in builds if b != base)[:1]
         dop = sel.dop if sel.dop is None or sel.dop in dops else _busiest(dops)  # None: all dops
         sel = Selection(host, base, with_builds, config, dop)
     return Choices(hosts, configs, builds, dops, sel)

@@ -92,13 +92,20 @@ class StoreHandle:
         return store.cursor()
 
     @property
+    def read_only(self) -> bool:
+        """The store is a read-only snapshot (another process holds it): no tags, deletes, runs."""
+        store = self._store
+        return store is not None and store.read_only
+
+    @property
     def label(self) -> str:
-        """The store's file name, and whether this is a read-only snapshot."""
+        """Where the store is (relative to the working directory or ``~`` when under them), and
+        whether this is a read-only snapshot."""
         store = self._store
         if store is None:
             return ""
-        name = (store.snapshot_of or store.path).name
-        return f"{name} (read-only snapshot)" if store.snapshot_of else name
+        where = show_path(store.snapshot_of or store.path)
+        return f"{where} (read-only snapshot)" if store.snapshot_of else where
 
     def close(self) -> None:
         with self._lock:
@@ -106,6 +113,17 @@ class StoreHandle:
             if self._store is not None:
                 self._store.close()
                 self._store = None
+
+
+def show_path(path: Path) -> str:
+    """``path`` as a user reads it: relative to the working directory, else to ``~``."""
+    path = path.resolve()
+    for root, prefix in ((Path.cwd(), ""), (Path.home(), "~/")):
+        try:
+            return prefix + str(path.relative_to(root.resolve()))
+        except ValueError:
+            continue
+    return str(path)
 
 
 @dataclass(frozen=True, slots=True)
