@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields, replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import platformdirs
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.signal import Signal
@@ -115,6 +117,14 @@ class BenchdeckApp(App[None]):
             for n in NAV
         ),
         Binding("ctrl+t", "next_theme", "Theme", id="app.next_theme", tooltip="Next benchdeck theme"),
+        Binding(
+            "question_mark,f1",
+            "toggle_keys",
+            "Keys",
+            id="app.keys",
+            tooltip="Show or hide every key of this screen",
+        ),
+        Binding("escape", "hide_keys", "Hide keys", id="app.hide_keys", show=False),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit benchdeck"),
     ]
 
@@ -217,6 +227,60 @@ class BenchdeckApp(App[None]):
             await self._hub.close()
         self.store.close()
         gc.unfreeze()  # the collector sees everything again: nothing outlives the app unfreed
+
+    # --- keys, palette, screenshot ---
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "hide_keys":  # Esc closes the keys panel; otherwise it is the screen's
+            return bool(self.screen.query("HelpPanel"))
+        return True
+
+    def action_toggle_keys(self) -> None:
+        """The keys panel (every binding of the focused screen and widget), shown or hidden."""
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_hide_keys(self) -> None:
+        self.action_hide_help_panel()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's commands, less its theme picker (the palette's "Theme" is ours: the
+        benchdeck themes, with rQPS colours) and with a screenshot that says where it went."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Theme":
+                continue
+            if command.title == "Screenshot":
+                command = SystemCommand(
+                    "Screenshot", "Save an SVG screenshot (to ~/Downloads, else here)", self.action_screenshot
+                )
+            yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Save the screen as SVG in ``path``, else the downloads directory (the working
+        directory if there is none), and say where, or where it tried and why it failed."""
+        svg = self.export_screenshot()
+        name = filename or f"benchdeck-{datetime.now():%Y-%m-%dT%H-%M-%S}.svg"
+        self.write_screenshot(svg, name, Path(path) if path else None)
+
+    @work(thread=True, exclusive=False, exit_on_error=False, group="screenshot")
+    def write_screenshot(self, svg: str, name: str, folder: Path | None = None) -> None:
+        downloads = folder or Path(platformdirs.user_downloads_dir())
+        folder = downloads if downloads.is_dir() else Path.cwd()
+        path = folder / name
+        try:
+            path.write_text(svg, encoding="utf-8")
+        except OSError as exc:
+            self.call_from_thread(
+                self.notify,
+                f"could not save {path}: {exc.strerror or exc}",
+                title="Screenshot",
+                severity="error",
+            )
+            return
+        where = "" if folder == downloads else f" ({downloads} does not exist)"
+        self.call_from_thread(self.notify, f"saved {path}{where}", title="Screenshot")
 
     # --- themes ---
 
