@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from textual.actions import parse
 from textual.binding import Binding
 from textual.command import CommandPalette

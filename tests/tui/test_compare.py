@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
@@ -19,7 +20,7 @@ from tui.app import BenchdeckApp
 from tui.screens.base import Selection
 from tui.screens.compare import CompareScreen, run_comparison
 from tui.screens.dialogs import ExportDialog
-from tui.widgets.charts import RqpsBars
+from tui.widgets.rqps_bars import RqpsBars
 
 SIZE = (100, 30)
 THEMES = Path(__file__).resolve().parents[2] / "themes"
@@ -125,6 +126,17 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         await pilot.press("right_square_bracket")
         chart = app.screen.query_one("#compare-chart", RqpsBars)
         assert (chart.cmp, chart.column) == (on_screen(app, CompareScreen).cmp, 0)
+        drawn = chart.render()
+        assert isinstance(drawn, Text)
+        lines = drawn.plain.splitlines()
+        assert "▼ 1.0 = base" in lines[1] or "base = 1.0 ▼" in lines[1], "a labelled 1.0 line"
+        rows = lines[2 : 2 + len(want.rqps)]
+        starts = {min(r.index(c) for c in "█▏▎▍▌▋▊▉" if c in r) for r in rows}
+        assert len(starts) == 1, "every bar starts at the same column, those below 1.0 too"
+        assert [r.split()[-1] for r in rows] == [
+            f"{v.values[0]:.2f}" + ("~" if v.within_noise[0] else "") for v in want.rqps
+        ]
+        assert lines[-1].split()[:3] == ["0", "0.2", "0.4"], "ticks at round numbers"
         await pilot.press("n")
         assert chart.column == 1
 

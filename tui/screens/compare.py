@@ -20,10 +20,10 @@ from store.report import render
 from tui.choices import Choices, load_choices
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
-from tui.widgets.charts import RqpsBars
 from tui.widgets.compare_views import GROUP_STATS, fill_groups, fill_noise, fill_rqps, hw_tables, legend
 from tui.widgets.keybar import KeyBar
 from tui.widgets.rqps import rqps_colours
+from tui.widgets.rqps_bars import RqpsBars
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
 PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
