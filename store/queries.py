@@ -53,6 +53,8 @@ class RunFilter:
     until: date | None = None
     tag: str | None = None
     limit: int = 1000
+    config: str | None = None
+    status: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +79,7 @@ _HISTORY_WHERE = (
     "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
     "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
     "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "
+    "AND ($config IS NULL OR r.config = $config) AND ($status IS NULL OR r.status = $status) "
 )
 
 
@@ -88,6 +91,8 @@ def _history_params(f: RunFilter) -> dict[str, Any]:
         "since": f.since,
         "until": f.until,
         "tag": f.tag or None,
+        "config": f.config,
+        "status": f.status,
     }
 
 
@@ -281,3 +286,35 @@ def _busiest_device(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
         [run_id],
     ).fetchone()
     return str(row[0]) if row else None
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRow:
+    """A build in the store, with where and how often it ran."""
+
+    name: str
+    dbms: str
+    version: str
+    fork: str
+    variant: str
+    hosts: tuple[str, ...]
+    runs: int
+    finished: int
+    last_run: datetime | None
+
+
+def build_rows(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list[BuildRow]:
+    """Every build (with runs on ``host`` if given), oldest version first."""
+    rows = cur.execute(
+        "SELECT b.name, b.dbms, b.version, b.fork, b.variant, list(DISTINCT h.name ORDER BY h.name), "
+        "count(r.run_id), count(r.run_id) FILTER (WHERE r.status = 'finished'), max(r.created_at) "
+        "FROM builds b LEFT JOIN runs r ON r.build_id = b.build_id "
+        "LEFT JOIN hosts h ON h.host_id = r.host_id "
+        "GROUP BY ALL HAVING $host IS NULL OR list_contains(list(h.name), $host) "
+        "ORDER BY min(b.version_key), b.name",
+        {"host": host},
+    ).fetchall()
+    return [
+        BuildRow(r[0], r[1], r[2], r[3], r[4], tuple(h for h in r[5] if h), int(r[6]), int(r[7]), r[8])
+        for r in rows
+    ]

@@ -18,8 +18,10 @@ from engine.catalogue import SUITES, default_catalogue, load_group_overrides
 from store.compare import CompareError, compare
 from store.db import Store, StoreError
 from store.report import FORMATS, render
+from tui.suites import SUITE_HELP, suite_steps
 
 OUTPUT_FORMATS = ("rich", *FORMATS)
+ROOT_OPTIONS = ("--db", "--groups", "--inventory")
 
 
 class Ctx:
@@ -55,17 +57,26 @@ def fail(message: str, code: int = 1) -> NoReturn:
     help="TOML file with a [groups] table (workload = group) overriding the default groups.",
 )
 @click.option(
-    "--config",
-    "config",
+    "--inventory",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Inventory TOML file (hosts, builds, suites); env BENCHDECK_CONFIG.",
 )
 @click.version_option(package_name="benchdeck")
 @click.pass_context
-def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path | None) -> None:
-    """Run, watch and compare database benchmarks. Without a command, opens the app."""
-    if config is not None:
-        os.environ["BENCHDECK_CONFIG"] = str(config)
+def cli(ctx: click.Context, db: Path | None, groups: Path | None, inventory: Path | None) -> None:
+    """Run, watch and compare database benchmarks. Without a command, opens the app.
+
+    \b
+    Examples:
+      benchdeck                                  # the app (the built-in SQLite workload: s on Launch)
+      benchdeck --db results.duckdb import mytools ~/results/oct24.dell32 --host dell32
+      benchdeck runs --host dell32 --status failed
+      benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
+
+    Options of benchdeck itself (--db, --groups, --inventory) go before the command.
+    """
+    if inventory is not None:
+        os.environ["BENCHDECK_CONFIG"] = str(inventory)
     ctx.obj = Ctx(db, groups)
     if ctx.invoked_subcommand is None:
         from tui.app import run_app  # imported late: Textual is not needed by other commands
@@ -75,7 +86,14 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path |
 
 @cli.group("import")
 def import_group() -> None:
-    """Import raw results (sysbench output, vmstat, iostat, mytools result trees)."""
+    """Import raw results (sysbench output, vmstat, iostat, mytools result trees).
+
+    \b
+    Examples:
+      benchdeck import mytools ~/results/oct24.dell32 --host dell32 --device nvme0n1
+      benchdeck --db other.duckdb import sysbench sb.o.point-query.range100.pk1.dop24 \\
+          --host dell32 --build my8028_rel_o2nofp --workload point-query_range=100
+    """
 
 
 @import_group.command("sysbench")
@@ -165,9 +183,7 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None) -> 
 @click.option("--with", "with_", multiple=True, required=True, help="Build to compare (repeat).")
 @click.option("--config", "config", help="Only runs with this DBMS config.")
 @click.option("--dop", type=int, help="Only runs at this concurrency.")
-@click.option(
-    "--suite", type=click.Choice(sorted(SUITES)), help="Only the steps of this suite, in its order."
-)
+@click.option("--suite", help=f"Only the steps of this suite, in its order: {SUITE_HELP}.")
 @click.option(
     "--format",
     "fmt",
@@ -185,9 +201,17 @@ def compare_cmd(
     suite: str | None,
     fmt: str | None,
 ) -> None:
-    """rQPS per workload, group summary and per-op hardware metrics."""
+    """rQPS per workload, group summary and per-op hardware metrics.
+
+    \b
+    Examples:
+      benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
+      benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp \\
+          --with my8040_rel_lto --suite classic --format md > report.md
+    """
     overrides = load_group_overrides(obj.groups) if obj.groups else None
-    cat = default_catalogue(overrides, suite)
+    steps = suite_steps(suite) if suite else None
+    cat = default_catalogue(overrides, suite if suite in SUITES else None)
     with obj.open_store_for_reading() as store:
         result = compare(
             store.cursor(),
@@ -198,7 +222,7 @@ def compare_cmd(
             sort_key=cat.sort_key,
             config=config,
             dop=dop,
-            only={name for name, _ in SUITES[suite]} if suite else None,
+            only=set(steps) if steps is not None else None,
         )
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
     if fmt == "rich":
@@ -212,8 +236,9 @@ def compare_cmd(
 def _register() -> None:
     from tui.cli_hosts import hosts_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
+    from tui.cli_store import builds_cmd, runs_cmd
 
-    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd):
+    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd, runs_cmd, builds_cmd):
         cli.add_command(command)
 
 
@@ -228,6 +253,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             prog_name="benchdeck",
             standalone_mode=False,
         )
+    except click.NoSuchOption as exc:
+        hint = ""
+        if exc.option_name in ROOT_OPTIONS:
+            hint = f" ({exc.option_name} is an option of benchdeck itself: put it first, e.g. "
+            hint += f"benchdeck {exc.option_name} VALUE {' '.join(_command_words(argv))} ...)"
+        fail(_one_line(exc.format_message()) + hint, 2)
     except click.UsageError as exc:
         fail(_one_line(exc.format_message()), 2)
     except click.ClickException as exc:
@@ -240,6 +271,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         if os.environ.get("BENCHDECK_DEBUG"):
             raise
         fail(_one_line(str(exc)), 1)
+
+
+def _command_words(argv: Sequence[str] | None) -> list[str]:
+    """The command and subcommand names the user typed (``import mytools``)."""
+    args = list(argv) if argv is not None else sys.argv[1:]
+    words: list[str] = []
+    group: click.Command | None = cli
+    for a in args:
+        if isinstance(group, click.Group) and a in group.commands:
+            words.append(a)
+            group = group.commands[a]
+        elif not a.startswith("-") and words:
+            break
+    return words
 
 
 def _one_line(msg: Any) -> str:

@@ -131,6 +131,7 @@ class LaunchScreen(Screen[None]):
                 yield Label("Warm-up seconds")
                 yield Input("0", id="launch-warmup", type="integer")
                 yield Static("", id="launch-facts")
+                yield Static("", id="launch-where")
         with Horizontal(id="launch-bottom"):  # always in view, even at 80x24
             yield Static("", id="launch-matrix")
             yield Button("Start", id="launch-start", variant="primary", compact=True)
@@ -175,6 +176,11 @@ class LaunchScreen(Screen[None]):
         highlight_first(builds)
         if chosen:
             self.load_facts(chosen[0])
+            workdir = self.inv.hosts[chosen[0]].workdir
+            self.query_one("#launch-where", Static).update(
+                f"Run directories: {workdir}/runs/run<id>-* on {chosen[0]} (raw output, kept after "
+                "the run is stored: delete old ones freely)"
+            )
         self._refresh_configs()
 
     def _refresh_configs(self) -> None:
