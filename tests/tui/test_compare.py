@@ -20,6 +20,7 @@ from tui.app import BenchdeckApp
 from tui.screens.base import Selection
 from tui.screens.compare import CompareScreen, run_comparison
 from tui.screens.dialogs import ExportDialog
+from tui.screens.multi_pick import MultiPickDialog
 from tui.widgets.rqps_bars import RqpsBars
 
 SIZE = (100, 30)
@@ -59,12 +60,15 @@ async def test_change_base_and_columns_rerenders_rqps(demo: Demo) -> None:
         ]  # fmt: skip
         assert column_texts(rqps(app), 1) == [r.workload for r in want.rqps]
 
-        await pilot.press("a")  # add a column: a dialog lists the builds not shown yet
-        await pilot.press("enter")
+        await pilot.press("a")  # columns: one dialog lists every build but the base, NEW ticked
+        dialog = app.screen
+        assert isinstance(dialog, MultiPickDialog)
+        assert [v for _, v in dialog.choices] == [LTO, NEW], "builds with runs, oldest version first"
+        await pilot.press("space", "enter")  # tick LTO too (the first), apply
         await settle(pilot)
-        assert chosen(app).with_builds == (NEW, LTO)
+        assert chosen(app).with_builds == (LTO, NEW)
         assert [str(c.label) for c in rqps(app).columns.values()][:2] == ["col-1", "col-2"]
-        assert column_texts(rqps(app), 1)[:3] == ["1.10", "1.02~", "0.97"]
+        assert column_texts(rqps(app), 0)[:3] == ["1.10", "1.02~", "0.97"]
 
         await pilot.press("b", "down", "enter")  # the base moves to the next build (LTO)
         await settle(pilot)
@@ -229,6 +233,7 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
             ("cfgA", 8, NEW, 770.0),
             ("cfgB", 1, BASE, 50.0),
             ("cfgB", 1, NEW, 60.0),
+            ("cfgB", 1, LTO, 55.0),  # LTO ran in cfgB only
         ]:
             with store.transaction() as cur:
                 run = NewRun(
@@ -246,6 +251,9 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         assert screen.query_one("#compare-dop").display
         # the busiest config and dop (a tie: the lower dop); rows of other dops are not shown
         assert (chosen(app).config, chosen(app).dop) == ("cfgA", 1)
+        await pilot.press("a")  # the columns offered: builds with runs in cfgA only
+        assert [v for _, v in on_screen(app, MultiPickDialog).choices] == [NEW]
+        await pilot.press("escape")
         assert column_texts(rqps(app), 1) == ["insert_range=100"]
         assert column_texts(rqps(app), 0) == ["0.90"]
 
@@ -260,10 +268,11 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         assert chosen(app).dop == 8
         assert column_texts(rqps(app), 0) == ["1.10"]
 
-        await pilot.press("c", "down", "enter")  # cfgA, [cfgB]: its own comparison, its busiest dop
+        await pilot.press("c", "down", "enter")  # cfgA, [cfgB]: its own comparison, as it was left
         await settle(pilot)
         assert (chosen(app).config, chosen(app).dop) == ("cfgB", 1)
-        assert column_texts(rqps(app), 0) == ["1.20"]
+        assert column_texts(rqps(app), 0) == ["1.10"], "cfgB's own default column: LTO (55 / 50)"
+        assert not on_screen(app, CompareScreen).query_one("#compare-dop").display, "cfgB has one dop"
 
         await pilot.press("c", "up", "enter")  # back to cfgA: dop 8 as it was left
         await settle(pilot)

@@ -73,7 +73,7 @@ async def test_the_comparison_is_remembered_across_a_restart(demo: Demo) -> None
         await settle(pilot)
         await pilot.press("b", "down", "enter")  # base LTO (the next build)
         await settle(pilot)
-        await pilot.press("a", "down", "enter")  # and a column: NEW (after the old base)
+        await pilot.press("a", "down", "space", "enter")  # and a column: NEW (after the old base)
         await settle(pilot)
         assert app.selection == Selection(HOST, LTO, (NEW,), None, 24)
         await app.workers.wait_for_complete()

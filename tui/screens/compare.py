@@ -20,6 +20,7 @@ from store.report import render
 from tui.choices import Choices, load_choices
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
+from tui.screens.multi_pick import MultiPickDialog
 from tui.widgets.compare_views import GROUP_STATS, fill_groups, fill_noise, fill_rqps, hw_tables, legend
 from tui.widgets.keybar import KeyBar
 from tui.widgets.rqps import rqps_colours
@@ -53,7 +54,13 @@ class CompareScreen(BenchdeckScreen):
     CSS_PATH = tcss("compare.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "pick('base')", "Base", id="compare.base", tooltip="Change the base build"),
-        Binding("a", "pick('add')", "Add column", id="compare.add", tooltip="Compare one more build"),
+        Binding(
+            "a",
+            "pick_columns",
+            "Columns",
+            id="compare.add",
+            tooltip="Tick the builds to compare (several at once)",
+        ),
         Binding("x", "remove_column", "Drop column", id="compare.remove", tooltip="Remove the last column"),
         Binding("e", "export", "Export", id="compare.export", tooltip="Write md, csv or text to a file"),
         Binding("o", "pick('dop')", "Dop", id="compare.dop", tooltip="Pick the concurrency (dop)"),
@@ -313,6 +320,26 @@ class CompareScreen(BenchdeckScreen):
 
         self.app.push_screen(PickDialog(prompts[which], choices, current), done)
 
+    def action_pick_columns(self) -> None:
+        """Tick the columns in one dialog: every build with finished runs on the host (in the
+        config), but the base, oldest version first; the result replaces the columns."""
+        sel = self.bd.selection
+        if self.loading_choices:
+            self.notify(self._nothing_to_pick("add"), severity="warning")
+            return
+        offered = [b for b in self.builds if b != sel.base]
+        if not offered:
+            self.notify(self._nothing_to_pick("base"), severity="warning")
+            return
+        where = f" on {sel.host}" + (f", config {sel.config}" if sel.config else "")
+
+        def done(ticked: list[str] | None) -> None:
+            if ticked is not None and tuple(ticked) != sel.with_builds:
+                self.select(replace(self.bd.selection, with_builds=tuple(ticked)))
+
+        prompt = f"Columns: builds with finished runs{where} (base {sel.base})"
+        self.app.push_screen(MultiPickDialog(prompt, [(b, b) for b in offered], list(sel.with_builds)), done)
+
     def _nothing_to_pick(self, which: str) -> str:
         if self.loading_choices:
             return "Still reading the store: try again in a moment."
@@ -320,6 +347,8 @@ class CompareScreen(BenchdeckScreen):
         where = f" on {sel.host}" + (f" with config {sel.config}" if sel.config else "")
         if which == "add":
             return f"Every build with finished runs{where} is shown already: nothing to add."
+        if which == "base":
+            return f"No other build has finished runs{where}: nothing to compare the base with."
         names = {"host": "hosts", "base": "builds", "config": "configs", "dop": "dops"}
         return f"No {names.get(which, which)} with finished runs{where}."
 
