@@ -277,3 +277,23 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         await pilot.press("c", "up", "enter")  # back to cfgA: dop 8 as it was left
         await settle(pilot)
         assert (chosen(app).config, chosen(app).dop) == ("cfgA", 8)
+
+
+def test_warm_up_steps_are_not_rows(tmp_path: Path) -> None:
+    """The author's trees hold ``point-query.warm`` at dop 8 beside the dop 40 steps: even with
+    all dops it is not a row; ``scan.warm`` (a measured step of the modern suite) is."""
+    from engine.builds import parse_build_name
+    from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+
+    db = tmp_path / "s.duckdb"
+    with Store.open(db) as store:
+        for workload, dop in (("point-query.warm_range=100", 8), ("scan.warm_range=100", 40)):
+            for build in (BASE, NEW):
+                with store.transaction() as cur:
+                    rid = create_run(
+                        cur, NewRun(HOST, parse_build_name(build), workload, "test", threads=dop)
+                    )
+                    save_summary(cur, rid, RunSummary(qps=100.0))
+                    set_status(cur, rid, "finished")
+        cmp = run_comparison(store.cursor(), Selection(HOST, BASE, (NEW,)))
+    assert [(r.workload, r.dop) for r in cmp.rqps] == [("scan.warm_range=100", 40)]

@@ -31,11 +31,24 @@ PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-ad
 PICKERS |= {"config": "#compare-config", "dop": "#compare-dop"}
 
 
+def is_warmup(workload: str, group: str) -> bool:
+    """A warm-up step (``point-query.warm_range=100``, run before the measured ones, often at
+    another dop): not a row. ``scan.warm`` is a measured step of the modern suite (it has a group)."""
+    return ".warm" in workload and group == "other"
+
+
 def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison:
-    """``compare`` for a complete selection, with the default workload catalogue."""
+    """``compare`` for a complete selection, with the default workload catalogue; warm-up
+    steps are left out."""
     cat = default_catalogue()
     assert sel.host is not None
     assert sel.base is not None
+    names = cur.execute(
+        "SELECT DISTINCT w.name FROM runs r JOIN hosts h USING (host_id) "
+        "JOIN workloads w USING (workload_id) WHERE h.name = ?",
+        [sel.host],
+    ).fetchall()
+    measured = {n for (n,) in names if not is_warmup(n, cat.group_of(n))}
     return compare(
         cur,
         host=sel.host,
@@ -45,6 +58,7 @@ def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison
         sort_key=cat.sort_key,
         config=sel.config,
         dop=sel.dop,
+        only=measured,
     )
 
 
