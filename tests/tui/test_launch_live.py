@@ -137,6 +137,9 @@ async def test_start_runs_the_matrix_and_live_shows_it_finished(tmp_path: Path) 
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:
         await start_one_run(pilot, seconds=2)
+        assert (app.selection.host, app.selection.base) == ("local", "sqlite"), (
+            "a first base: Live's base line"
+        )
         out = await outcome(pilot, app, within=25)
         assert (out.host, out.build, out.workload, out.status) == ("local", "sqlite", WORKLOAD, "finished")
 

@@ -66,6 +66,7 @@ class CompareScreen(BenchdeckScreen):
     """Pick host, base and builds; read rQPS, group stats, per-op metrics, a chart and noise."""
 
     CSS_PATH = tcss("compare.tcss")
+    AUTO_FOCUS = ""  # on_screen_resume focuses the active tab's table, not the first picker
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "pick('base')", "Base", id="compare.base", tooltip="Change the base build"),
         Binding(
@@ -177,9 +178,12 @@ class CompareScreen(BenchdeckScreen):
         self.reload_choices(sel)
 
     def _show_loading(self, loading: bool) -> None:
-        self.query_one("#compare-tabs", TabbedContent).loading = loading
+        """The sign: in the header (what is shown stays meanwhile) and, before the first
+        comparison, in the legend. (Not the tabs' ``loading``: that takes the focus away.)"""
+        label = self.store.label
+        self.bd.sub_title = f"{label}  ⟳ reading the store ..." if loading and label else label
         if loading and self.cmp is None:
-            self.query_one("#compare-legend", Static).update("Loading the comparison ...")
+            self.query_one("#compare-legend", Static).update("Reading the store ...")
 
     # --- choices: hosts, builds, configs and dops of the chosen host ---
 
@@ -279,7 +283,7 @@ class CompareScreen(BenchdeckScreen):
         colours = rqps_colours(self.app)
         tables = [self.query_one(f"#compare-{n}", DataTable) for n in ("rqps", "groups", "noise")]
         if cmp is None:
-            hint = "Pick a base (b) and a build to compare with (a)."
+            hint = "Pick a base (b) and the builds to compare with it (a)."
             if self.error:
                 hint = f"Cannot compare: {self.error}."
             elif not self.builds:

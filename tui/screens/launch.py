@@ -18,7 +18,7 @@ from engine.catalogue import SUITES
 from engine.inventory import ConfigError, Inventory, load_inventory
 from engine.plan import RunOptions
 from store.db import Store
-from tui.screens.base import tcss
+from tui.screens.base import Selection, tcss
 from tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
@@ -326,6 +326,11 @@ class LaunchScreen(Screen[None]):
     async def _start(
         self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions, configs: list[str]
     ) -> None:
+        sel = self.app.selection  # type: ignore[attr-defined]
+        if sel.base is None or sel.host != hosts[0]:
+            # nothing compared on this host yet: the first build is the base (Live draws its QPS
+            # and rQPS for the others; Compare opens on them when the runs are in)
+            self.app.selection = Selection(hosts[0], builds[0], tuple(builds[1:]))  # type: ignore[attr-defined]
         qid = await self.hub.start_queue(hosts, builds, workloads, opts, configs)
         n = sum(map(len, (await self.hub.inventory()).config_matrix(hosts, builds, configs).values()))
         self.notify(f"queue {qid}: {n * len(workloads)} runs started")

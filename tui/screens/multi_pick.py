@@ -36,7 +36,11 @@ class MultiPickDialog(ModalScreen[list[str] | None]):
             yield SelectionList[str](
                 *((label, value, value in self.selected) for label, value in self.choices), id="multi-list"
             )
-            yield Label("space ticks, ctrl+a all/none, enter applies, esc cancels", classes="dialog-hint")
+            yield Label(
+                self._hint(len(self.selected & {v for _, v in self.choices})),
+                id="multi-hint",
+                classes="dialog-hint",
+            )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Apply", variant="primary", id="multi-apply")
                 yield Button("Cancel", id="multi-cancel")
@@ -45,6 +49,14 @@ class MultiPickDialog(ModalScreen[list[str] | None]):
         options = self.query_one("#multi-list", SelectionList)
         options.highlighted = 0
         options.focus()
+
+    def _hint(self, ticked: int) -> str:
+        keys = "space ticks, ctrl+a all/none, enter applies, esc cancels"
+        return f"{ticked} of {len(self.choices)} ticked: {keys}"
+
+    @on(SelectionList.SelectedChanged)
+    def _count(self) -> None:
+        self.query_one("#multi-hint", Label).update(self._hint(len(self.ticked)))
 
     @property
     def ticked(self) -> list[str]:
