@@ -69,6 +69,14 @@ def fmt_duration(secs: float) -> str:
     return f"{h} h {m:02d} min"
 
 
+def where_runs_go(host: str, workdir: str) -> str:
+    """Where a host's run directories are, and that they may be deleted."""
+    return (
+        f"Run directories: {workdir}/runs/run<id>-* on {host} (raw output, kept after the run is "
+        "stored: delete old ones freely)"
+    )
+
+
 def impossible(builds: list[str], workloads: list[str]) -> str | None:
     """Why the matrix cannot run, or None: a built-in SQLite build runs only the built-in
     workloads (the classic suite on ``sqlite`` would fail every step)."""
@@ -176,10 +184,8 @@ class LaunchScreen(Screen[None]):
         highlight_first(builds)
         if chosen:
             self.load_facts(chosen[0])
-            workdir = self.inv.hosts[chosen[0]].workdir
             self.query_one("#launch-where", Static).update(
-                f"Run directories: {workdir}/runs/run<id>-* on {chosen[0]} (raw output, kept after "
-                "the run is stored: delete old ones freely)"
+                where_runs_go(chosen[0], self.inv.hosts[chosen[0]].workdir)
             )
         self._refresh_configs()
 
