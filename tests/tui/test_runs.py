@@ -250,3 +250,19 @@ async def test_a_failed_run_shows_its_reason(demo: Demo) -> None:
         assert column_texts(runs_table(app), 10)[row] == "sysbench exited with status 1"
         status = str(app.screen.query_one("#runs-status").render())
         assert f"run {demo.failed} failed: sysbench exited with status 1" in status
+
+
+async def test_series_of_a_failed_run_says_why(demo: Demo) -> None:
+    from textual.widgets import Static
+
+    from tests.tui.helpers import static_text
+
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        move_to_run(app, demo.failed)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, SeriesScreen)
+        title = static_text(app.screen.query_one("#series-title", Static))
+        assert "failed: sysbench exited with status 1" in title
