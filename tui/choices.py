@@ -2,8 +2,9 @@
 the comparison to open with: the user's choice, else the one remembered for the host and config,
 else a sensible default (the busiest host, config and dop; the two oldest builds).
 
-Shared by Compare and Triage, so Triage works from a cold start. No Textual here: the screens
-call :func:`load_choices` from a thread worker.
+Shared by Compare and Triage, so Triage works from a cold start; :func:`run_comparison` makes
+the comparison of a resolved selection. No Textual here: the screens call these from thread
+workers.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 
 import duckdb
 
+from engine.catalogue import default_catalogue
+from store.compare import Comparison, compare
 from store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
 from themes.settings import SavedComparison, UiSettings
 from tui.screens.base import Selection
@@ -100,3 +103,34 @@ def remembered(sel: Selection) -> SavedComparison | None:
     if sel.host is None or sel.base is None:
         return None
     return SavedComparison(sel.host, sel.config, sel.base, sel.with_builds, sel.dop)
+
+
+def is_warmup(workload: str, group: str) -> bool:
+    """A warm-up step (``point-query.warm_range=100``, run before the measured ones, often at
+    another dop): not a row. ``scan.warm`` is a measured step of the modern suite (it has a group)."""
+    return ".warm" in workload and group == "other"
+
+
+def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison:
+    """``compare`` for a complete selection, with the default workload catalogue; warm-up
+    steps are left out."""
+    cat = default_catalogue()
+    assert sel.host is not None
+    assert sel.base is not None
+    names = cur.execute(
+        "SELECT DISTINCT w.name FROM runs r JOIN hosts h USING (host_id) "
+        "JOIN workloads w USING (workload_id) WHERE h.name = ?",
+        [sel.host],
+    ).fetchall()
+    measured = {n for (n,) in names if not is_warmup(n, cat.group_of(n))}
+    return compare(
+        cur,
+        host=sel.host,
+        base=sel.base,
+        with_builds=list(sel.with_builds),
+        group_of=cat.group_of,
+        sort_key=cat.sort_key,
+        config=sel.config,
+        dop=sel.dop,
+        only=measured,
+    )

@@ -6,7 +6,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-import duckdb
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,10 +13,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
 
-from engine.catalogue import default_catalogue
-from store.compare import CompareError, Comparison, compare
+from store.compare import CompareError, Comparison
 from store.report import render
 from tui.choices import Choices, load_choices
+from tui.choices import run_comparison as run_comparison  # where it was, for its importers
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
 from tui.screens.multi_pick import MultiPickDialog
@@ -29,37 +28,6 @@ from tui.widgets.rqps_bars import RqpsBars
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
 PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
 PICKERS |= {"config": "#compare-config", "dop": "#compare-dop"}
-
-
-def is_warmup(workload: str, group: str) -> bool:
-    """A warm-up step (``point-query.warm_range=100``, run before the measured ones, often at
-    another dop): not a row. ``scan.warm`` is a measured step of the modern suite (it has a group)."""
-    return ".warm" in workload and group == "other"
-
-
-def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison:
-    """``compare`` for a complete selection, with the default workload catalogue; warm-up
-    steps are left out."""
-    cat = default_catalogue()
-    assert sel.host is not None
-    assert sel.base is not None
-    names = cur.execute(
-        "SELECT DISTINCT w.name FROM runs r JOIN hosts h USING (host_id) "
-        "JOIN workloads w USING (workload_id) WHERE h.name = ?",
-        [sel.host],
-    ).fetchall()
-    measured = {n for (n,) in names if not is_warmup(n, cat.group_of(n))}
-    return compare(
-        cur,
-        host=sel.host,
-        base=sel.base,
-        with_builds=list(sel.with_builds),
-        group_of=cat.group_of,
-        sort_key=cat.sort_key,
-        config=sel.config,
-        dop=sel.dop,
-        only=measured,
-    )
 
 
 class CompareScreen(BenchdeckScreen):

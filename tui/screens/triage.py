@@ -16,9 +16,8 @@ from textual.widgets import DataTable, Header, Select, Static
 from store.compare import HW_KEYS, Comparison
 from store.queries import latest_run
 from store.report import NOISE_MARK, fmt_ratio
-from tui.choices import load_choices
+from tui.choices import load_choices, run_comparison
 from tui.screens.base import BenchdeckScreen, Selection, tcss
-from tui.screens.compare import run_comparison
 from tui.widgets.compare_views import row_label
 from tui.widgets.keybar import KeyBar
 from tui.widgets.rqps import rqps_colours
@@ -139,12 +138,11 @@ class TriageScreen(BenchdeckScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="triage.load")
     def load(self, sel: Selection) -> None:
-        """Rank ``sel``; an incomplete one (a cold start) is first resolved as Compare would
-        (what was remembered for the host, else the defaults)."""
+        """Rank ``sel``, first resolved against the store as Compare would: a cold start takes
+        what was remembered for the host, else the defaults; builds gone since are dropped."""
         cur = self.store.cursor()
         try:
-            if not sel.complete:
-                sel = load_choices(cur, sel, self.bd.saved).sel
+            sel = load_choices(cur, sel, self.bd.saved).sel
             cmp = run_comparison(cur, sel) if sel.complete else None
         finally:
             cur.close()
