@@ -11,7 +11,14 @@ from datetime import datetime
 
 from engine.metrics import PerOp
 from engine.plan import RunPlan
-from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+from engine.records import (
+    BenchInterval,
+    IostatSample,
+    RunRecord,
+    SkippedLine,
+    SysbenchSummary,
+    VmstatSample,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +117,32 @@ class RunCancelled:
     finished_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What the run runs on (host, DBMS version and variables, config files, commands)."""
+
+    run_id: int
+    record: RunRecord
+
+
+@dataclass(frozen=True, slots=True)
+class RawOutputs:
+    """The run's output files as the tools wrote them, read once the run has ended."""
+
+    run_id: int
+    files: tuple[tuple[str, bytes], ...]  # (file name, content)
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """Samples of a reattached run that the store already holds: for showing, not storing."""
+
+    run_id: int
+    bench: tuple[BenchInterval, ...] = ()
+    vm: tuple[VmstatSample, ...] = ()
+    io: tuple[IostatSample, ...] = ()
+
+
 SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped
 EndEvent = RunFinished | RunFailed | RunCancelled
-RunEvent = Planned | RunStarted | Phase | SampleEvent | LogLine | EndEvent
+RunEvent = Planned | RunStarted | Phase | SampleEvent | LogLine | EndEvent | Recorded | RawOutputs | Replayed

@@ -28,6 +28,10 @@ SSH_KEYS = ("ssh", "hostname", "port", "user", "key", "known_hosts")
 BUILD_KEYS = {"name", "dbms", "version", "variant", "fork", "basedir", "config", "config_file", "managed"}
 BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database", "configs"}
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+# The largest value of each integer setting ("": any other); the store holds threads and tables
+# in 32 bits, table_size in 64; durations up to a year.
+INT_MAX = {"port": 65535, "threads": 100_000, "tables": 1_000_000, "table_size": 2**63 - 1}
+INT_MAX |= {"read_s": 366 * 86400, "write_s": 366 * 86400, "post_write_s": 366 * 86400, "": 2**31 - 1}
 
 KeyPath = tuple[str | int, ...]
 
@@ -258,9 +262,12 @@ def key_lines(text: str) -> dict[KeyPath, int]:
                 key = (*concrete(parts[:-1]), parts[-1])
                 aot[key] = aot.get(key, -1) + 1
             table = concrete(parts)
-            found.setdefault(table, no)
+            for n in range(1, len(table) + 1):  # [a.b.c] also defines a and a.b (implicitly)
+                found.setdefault(table[:n], no)
         elif (m := _KEY.match(line)) is not None:
-            found.setdefault((*table, *_parts(m.group(1))), no)
+            key = (*table, *_parts(m.group(1)))
+            for n in range(len(table) + 1, len(key) + 1):  # a.b = 1 defines table a too
+                found.setdefault(key[:n], no)
         for quote in ('"""', "'''"):
             if line.count(quote) % 2:
                 in_string = quote
@@ -314,8 +321,9 @@ class _Loader:
         if kind is int:
             if not isinstance(v, int) or isinstance(v, bool):
                 raise self.error(at, f"expected an integer, got {_show(v)}")
-            if v < 1 or (key == "port" and v > 65535):
-                raise self.error(at, f"out of range: {v}")
+            top = INT_MAX.get(key, INT_MAX[""])
+            if not 1 <= v <= top:
+                raise self.error(at, f"out of range: {v} (1..{top})")
         elif kind is str and (not isinstance(v, str) or not (v.strip() or key == "password")):
             raise self.error(at, f"expected a non-empty string, got {_show(v)}")
         elif kind is bool and not isinstance(v, bool):
@@ -345,6 +353,8 @@ class _Loader:
         if not isinstance(raw_hosts, dict):
             raise self.error(("hosts",), f"expected a table of hosts, got {_show(raw_hosts)}")
         hosts = {name: self.host(name, h, defaults) for name, h in raw_hosts.items()}
+        if not hosts:  # a config without hosts (yet): the local host, as without a file
+            hosts = {"local": replace(local_host(), **defaults)}
         raw_suites = top.get("suites", {})
         if not isinstance(raw_suites, dict):
             raise self.error(("suites",), f"expected a table of suites, got {_show(raw_suites)}")

@@ -80,7 +80,11 @@ def run_qps(summary: SysbenchSummary, workload: str, table_size: int | None = No
     if is_scan(workload):
         rows = table_size or _int_option(summary, "table-size")
         if rows and summary.lat_avg_ms:
-            return rows / (summary.lat_avg_ms / 1000.0)
+            try:
+                qps = rows / (summary.lat_avg_ms / 1000.0)
+            except OverflowError:  # a table size of hundreds of digits
+                return None
+            return qps if math.isfinite(qps) else None
         return None
     if summary.qps is not None:
         return summary.qps

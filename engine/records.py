@@ -111,3 +111,21 @@ class SkippedLine:
     lineno: int
     text: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """What a run ran on, captured when it ran: enough to explain why two runs differ.
+
+    ``host_facts`` is a JSON text (:meth:`engine.hostfacts.HostFacts.as_dict`); command lines
+    have their passwords masked; ``notes`` says what could not be captured, and why.
+    """
+
+    host_facts: str | None = None
+    dbms_version: str | None = None
+    variables: tuple[tuple[str, str], ...] = ()
+    config_files: tuple[tuple[str, str], ...] = ()  # (path, content)
+    binary_version: str | None = None
+    git_commit: str | None = None
+    commands: tuple[tuple[str, str], ...] = ()  # (step, command line)
+    notes: tuple[str, ...] = ()

@@ -25,6 +25,7 @@ from engine.events import (
     Phase,
     Planned,
     RemoteProc,
+    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -141,6 +142,7 @@ class Runner:
             note = f"{m} missing on {p.host}: running without it, so no per-op metrics from it"
             self._emit(LogLine(p.run_id, "benchdeck", f"{note} (install: {_packages([m])})"))
         await self._check_disk()
+        await self._check_device()
         exists = False
         if p.tables_exist_argv:
             chk = await self.t.run(list(p.tables_exist_argv), timeout=60, env=dict(p.env))
@@ -170,6 +172,17 @@ class Runner:
             raise _StepFailed(
                 f"{p.host}: only {free_mb} MB free under {p.remote_dir} (need {p.min_free_mb} MB)"
             )
+
+    async def _check_device(self) -> None:
+        """Warn when the host's ``device`` does not exist there: iostat would report nothing."""
+        p = self.plan
+        if not p.device or "iostat" not in self._monitors:
+            return
+        res = await self.t.run(["sh", "-c", _DEVICE_OR_LIST, "-", p.device])
+        if not res.ok:
+            known = ", ".join(res.stdout.split()) or "none found"
+            msg = f"device {p.device} does not exist on {p.host} (block devices: {known}): no iostat metrics"
+            self._emit(LogLine(p.run_id, "benchdeck", f"warning: {msg}; fix device in the inventory"))
 
     async def _step(self, name: str, argv: Sequence[str]) -> None:
         """Run a preparatory command detached and wait for it (it survives a dropped link)."""
@@ -283,6 +296,10 @@ class Runner:
                 self._output_ended.set()
             self.bench += rows
             new = tuple(r for r in rows if m.bench_t is None or r.t > m.bench_t)
+            if len(new) < len(rows):  # reattached: the store has these, a viewer may not
+                self._emit(
+                    Replayed(rid, bench=tuple(r for r in rows if m.bench_t is not None and r.t <= m.bench_t))
+                )
             if new:
                 self._emit(BenchBatch(rid, new))
             for msg in self._sb.messages[self._n_msgs :]:
@@ -294,6 +311,10 @@ class Runner:
             vrows = [s for ln in lines if (s := self._vm.feed(ln)) is not None]
             self.vm += vrows
             vnew = tuple(s for s in vrows if m.vm_seq is None or s.seq > m.vm_seq)
+            if len(vnew) < len(vrows):
+                self._emit(
+                    Replayed(rid, vm=tuple(s for s in vrows if m.vm_seq is not None and s.seq <= m.vm_seq))
+                )
             if vnew:
                 self._emit(VmstatBatch(rid, vnew))
             self._skipped("vmstat", self._vm.skipped[n_skip:])
@@ -302,6 +323,8 @@ class Runner:
             irows = [s for ln in lines for s in self._io.feed(ln)]
             self.io += irows
             inew = tuple(s for s in irows if _io_is_new(s, m))
+            if len(inew) < len(irows):
+                self._emit(Replayed(rid, io=tuple(s for s in irows if not _io_is_new(s, m))))
             if inew:
                 self._emit(IostatBatch(rid, inew))
             self._skipped("iostat", self._io.skipped[n_skip:])
@@ -348,6 +371,10 @@ class _StepFailed(Exception):
 
 # Free KB on the filesystem that will hold "$1" (created first so df can see it).
 _FREE_KB = 'mkdir -p -- "$1" && df -Pk -- "$1" | awk \'NR==2 {print $4}\''
+# Exit 0 if block device "$1" exists, else list the block devices (no loop/ram) and exit 1.
+_DEVICE_OR_LIST = r"""case $1 in */*|.*|"") ;; *) [ -e "/sys/class/block/$1" ] && exit 0;; esac
+for d in /sys/block/*; do n=${d##*/}; case $n in loop*|ram*) ;; *) printf '%s\n' "$n";; esac; done
+exit 1"""
 # Writes stdin to "$1", creating its directory; a constant script, the path passed as data.
 _WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 

@@ -39,10 +39,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from engine import dbbench_cmd, pgbench_cmd
+from engine import dbbench_cmd, pgbench_cmd, provenance
 from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import PGBENCH_PREFIX, family_of
-from engine.events import LogLine, Phase, RunEvent, RunFailed
+from engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
 from engine.insertbench import steps as ib_steps
 from engine.inventory import BuildConfig, HostConfig, Inventory
 from engine.plan import RunPlan, RunRequest
@@ -163,10 +163,12 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             yield Phase(run_id, "server", f"starting {build.name}: {build.start[0]}")
             await _run_script(transport, build.start, "start")
         plan = make_plan(run_id, host, build, req, remote_dir, server)
+        db = provenance.db_access(build, server, _sql_client(build) if server is None else None)
     except (WorkloadError, ServerError, TransportError, ValueError) as exc:
         yield RunFailed(run_id, str(exc), datetime.now().replace(microsecond=0))
         return
-    async for ev in Runner(transport, plan).events():
+    yield Recorded(run_id, await provenance.capture(transport, plan, db))
+    async for ev in provenance.with_outputs(transport, plan, Runner(transport, plan).events()):
         yield ev
     if req.options.stop_server and (server is not None or (build is not None and build.stop)):
         try:
@@ -176,6 +178,13 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
                 await _run_script(transport, build.stop, "stop")
         except (ServerError, TransportError) as exc:
             yield LogLine(run_id, "benchdeck", f"stopping the server failed: {exc}")
+
+
+def _sql_client(build: BuildConfig | None) -> tuple[str, ...] | None:
+    """The SQL client of an external build (None: not an SQL server)."""
+    if build is None or build.build.dbms not in ("mysql", "mariadb", "fbmysql", "postgres"):
+        return None
+    return _external_client(build, "postgres" if build.build.dbms == "postgres" else "mysql")
 
 
 async def _run_script(transport: Transport, argv: tuple[str, ...], what: str) -> None:

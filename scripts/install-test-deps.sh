@@ -10,3 +10,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
   postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg >/dev/null
 echo "test dependencies installed: $(sysbench --version), $(iostat -V | head -1), $(ssh -V 2>&1)"
+# Apache Otava, the change-point test oracle, in its own venv under the test cache (its numpy and
+# scipy pins differ from ours): tests/changes/otava_oracle.py also makes it on first use.
+python3 "$(dirname "$0")/../tests/changes/otava_oracle.py"

@@ -1,4 +1,5 @@
-"""Comparison of builds on one host: rQPS per workload, group summaries, per-op metrics.
+"""Comparison of (build, config) columns on one host: rQPS per workload, group summaries,
+per-op metrics, and a confidence interval of each ratio (store/noise.py).
 
 DuckDB aggregates the runs (median over repeats, spread); this module shapes the result into
 typed records that the renderers (text, md, csv, json, rich) print.
@@ -12,11 +13,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
+import numpy as np
 
 from engine.metrics import relative
+from store.columns import Column
+from store.noise import RatioCI, ratio_ci_repeats, ratio_cis_samples
 
 HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
-_HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o")
+_HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
 
 
 class CompareError(Exception):
@@ -25,13 +29,16 @@ class CompareError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """One build's aggregate for one workload: median QPS over its repeated runs."""
+    """One column's aggregate for one workload: median QPS over its repeated runs."""
 
     qps: float
     n: int
     qps_min: float
     qps_max: float
     hw: dict[str, float | None]
+    run_ids: tuple[int, ...] = ()
+    run_qps: tuple[float, ...] = ()
+    """Each run's QPS, in ``run_ids`` order (the repeats a noise interval comes from)."""
 
     @property
     def spread(self) -> float:
@@ -46,7 +53,10 @@ class RqpsRow:
     dop: int | None
     values: tuple[float | None, ...]
     within_noise: tuple[bool, ...]
+    """The column's confidence interval (``ci``) contains 1.0."""
     repeats: tuple[int, ...]
+    ci: tuple[RatioCI | None, ...] = ()
+    """Per column: the interval of the ratio, None when there is nothing to draw it from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +77,9 @@ class HwRow:
     build: str
     values: dict[str, float | None]
     rel: dict[str, float | None]
+    config: str = ""
+    label: str = ""
+    """The column's label (the base's or a ``columns`` entry)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +91,10 @@ class HwBlock:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
+    """rQPS of ``columns`` against ``base``. Columns are (build, config) pairs; ``base`` and
+    ``columns`` are their labels: the build name when every column has the same config, else
+    ``<build>.<config>`` (the posts' legend). ``cells`` is keyed by (workload, dop, label)."""
+
     host: str
     base: str
     columns: tuple[str, ...]
@@ -87,78 +104,163 @@ class Comparison:
     groups: tuple[GroupStat, ...]
     hw: tuple[HwBlock, ...]
     cells: dict[tuple[str, int | None, str], Cell] = field(repr=False)
+    base_column: Column = field(default_factory=lambda: Column(""))
+    column_specs: tuple[Column, ...] = ()
+    """The resolved (build, config) of each of ``columns`` (config never None)."""
+
+    @property
+    def configs_differ(self) -> bool:
+        return len({c.config for c in (self.base_column, *self.column_specs)}) > 1
+
+    def spec(self, label: str) -> Column:
+        """The (build, config) of the base or a column, by label."""
+        if label == self.base:
+            return self.base_column
+        return self.column_specs[self.columns.index(label)]
 
 
 _AGG_SQL = """
-SELECT w.name, r.threads, b.name,
+SELECT w.name, r.threads, b.name, r.config,
        median(s.qps), count(*), min(s.qps), max(s.qps),
        median(s.cpu_o), median(s.cs_o), median(s.r_o), median(s.rkb_o), median(s.wkb_o),
-       list(DISTINCT r.config)
+       median(s.per_op_ops), list(r.run_id ORDER BY r.run_id), list(s.qps ORDER BY r.run_id)
 FROM runs r
 JOIN hosts h ON h.host_id = r.host_id
 JOIN builds b ON b.build_id = r.build_id
 JOIN workloads w ON w.workload_id = r.workload_id
 JOIN run_summary s ON s.run_id = r.run_id
 WHERE h.name = $host
-  AND list_contains($builds, b.name)
+  AND list_contains(string_split($builds, chr(31)), b.name)
   AND r.status = 'finished'
   AND s.qps IS NOT NULL
-  AND ($config IS NULL OR r.config = $config)
   AND ($dop IS NULL OR r.threads = $dop)
-GROUP BY w.name, r.threads, b.name
+GROUP BY w.name, r.threads, b.name, r.config
 """
+
+_SAMPLES_SQL = """
+SELECT run_id, qps FROM bench_samples
+SEMI JOIN (SELECT CAST(unnest(string_split($ids, ',')) AS BIGINT) AS id) ON run_id = id
+WHERE qps IS NOT NULL ORDER BY run_id, t
+"""
+
+ColumnArg = str | Column
 
 
 def compare(
     cur: duckdb.DuckDBPyConnection,
     *,
     host: str,
-    base: str,
-    with_builds: Sequence[str],
+    base: ColumnArg,
+    with_builds: Sequence[ColumnArg],
     group_of: Callable[[str], str],
     sort_key: Callable[[str], tuple[int, str]],
     config: str | None = None,
     dop: int | None = None,
     only: Collection[str] | None = None,
+    intervals: bool = True,
 ) -> Comparison:
-    """Compare ``with_builds`` against ``base`` on ``host``; raises :class:`CompareError`.
+    """Compare the ``with_builds`` columns against ``base`` on ``host``; raises :class:`CompareError`.
 
-    ``only`` limits the rows to those workloads (e.g. one suite's steps).
+    A column is a :class:`Column` or a string ``BUILD[:CONFIG]``; a build without a config gets
+    ``config``, else the only config it has runs with. ``only`` limits the rows to those
+    workloads (e.g. one suite's steps).
+    ``intervals`` False skips the noise intervals (``within_noise`` all False, ``ci`` None).
     """
-    _check_names(cur, host, [base, *with_builds])
-    builds = [base, *with_builds]
-    rows = cur.execute(_AGG_SQL, {"host": host, "builds": builds, "config": config, "dop": dop}).fetchall()
-    cells: dict[tuple[str, int | None, str], Cell] = {}
-    configs: dict[str, set[str]] = {}
-    for wl, threads, build, qps, n, qmin, qmax, *hw, cfgs in rows:
-        cells[(wl, threads, build)] = Cell(
+    wanted = [_as_column(c) for c in (base, *with_builds)]
+    _check_names(cur, host, [c.build for c in wanted])
+    builds = list(dict.fromkeys(c.build for c in wanted))
+    rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": dop}).fetchall()
+    found: dict[tuple[str, int | None, str, str], Cell] = {}
+    for wl, threads, build, cfg, qps, n, qmin, qmax, *rest in rows:
+        *hw, run_ids, run_qps = rest
+        found[(wl, threads, build, cfg)] = Cell(
             qps=float(qps),
             n=int(n),
             qps_min=float(qmin),
             qps_max=float(qmax),
             hw=dict(zip(_HW_COLS, hw, strict=True)),
+            run_ids=tuple(int(r) for r in run_ids),
+            run_qps=tuple(float(q) for q in run_qps),
         )
-        configs.setdefault(build, set()).update(cfgs)
-    _check_configs(configs, config)
-    if not any(b == base and (only is None or wl in only) for (wl, _, b) in cells):
-        raise CompareError(
-            f"base build {base!r} has no finished runs on host {host!r}" + _filters(config, dop)
-        )
+    have: dict[tuple[str, str], int] = {}
+    for (wl, _, build, cfg), cell in found.items():
+        if only is None or wl in only:
+            have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
+    specs = [_resolve(c, config, have, host, dop, i == 0) for i, c in enumerate(wanted)]
+    dupes = [s for s in specs if specs.count(s) > 1]
+    if dupes:
+        raise CompareError(f"column {dupes[0].build}:{dupes[0].config} is named more than once")
+    labels = _labels(specs)
+    base_label, col_labels = labels[0], labels[1:]
+    cells: dict[tuple[str, int | None, str], Cell] = {}
+    for spec, label in zip(specs, labels, strict=True):
+        for (wl, threads, build, cfg), cell in found.items():
+            if build == spec.build and cfg == spec.config:
+                cells[(wl, threads, label)] = cell
     keys = sorted(
-        {(wl, d) for (wl, d, b) in cells if b == base and (only is None or wl in only)},
+        {(wl, d) for (wl, d, b) in cells if b == base_label and (only is None or wl in only)},
         key=lambda k: (sort_key(k[0]), k[1] if k[1] is not None else -1),
     )
-    rqps = tuple(_rqps_row(cells, wl, d, base, with_builds, group_of) for wl, d in keys)
+    cis = _intervals(cur, cells, keys, base_label, col_labels) if intervals else {}
+    rqps = tuple(_rqps_row(cells, wl, d, base_label, col_labels, group_of, cis) for wl, d in keys)
     return Comparison(
         host=host,
-        base=base,
-        columns=tuple(with_builds),
+        base=base_label,
+        columns=tuple(col_labels),
         config=config,
         dops=tuple(sorted({d for _, d in keys}, key=lambda d: d if d is not None else -1)),
         rqps=rqps,
-        groups=tuple(_group_stats(rqps, with_builds)),
-        hw=tuple(_hw_blocks(cells, keys, base, with_builds)),
+        groups=tuple(_group_stats(rqps, col_labels)),
+        hw=tuple(_hw_blocks(cells, keys, specs, labels)),
         cells=cells,
+        base_column=specs[0],
+        column_specs=tuple(specs[1:]),
+    )
+
+
+def _as_column(c: ColumnArg) -> Column:
+    """A :class:`Column`, or a string ``BUILD`` / ``BUILD:CONFIG``."""
+    return c if isinstance(c, Column) else Column.parse(c)
+
+
+def _labels(specs: Sequence[Column]) -> list[str]:
+    """Build names when every column has one config, else ``<build>.<config>``."""
+    if len({s.config for s in specs}) == 1:
+        return [s.build for s in specs]
+    return [f"{s.build}.{s.config}" if s.config else s.build for s in specs]
+
+
+def _resolve(
+    col: Column,
+    default: str | None,
+    have: dict[tuple[str, str], int],
+    host: str,
+    dop: int | None,
+    is_base: bool,
+) -> Column:
+    """The column's config: its own, else ``default``, else the only one its build has runs
+    with; raises when that pair has no runs, naming the pairs of the build that have some."""
+    cfg = col.config if col.config is not None else default
+    of_build = sorted((c, n) for (b, c), n in have.items() if b == col.build)
+    where = f" on host {host!r}" + _filters(None, dop)
+    what = "base build" if is_base else "build"
+    if cfg is None:
+        if len(of_build) == 1:
+            return Column(col.build, of_build[0][0])
+        if not of_build:
+            raise CompareError(f"{what} {col.build!r} has no finished runs{where}")
+        raise CompareError(
+            f"build {col.build!r} has runs with configs {', '.join(c for c, _ in of_build)}: "
+            f"pick one with --config or {col.build}:CONFIG"
+        )
+    if (col.build, cfg) in have:
+        return Column(col.build, cfg)
+    if not of_build:
+        raise CompareError(f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}")
+    pairs = ", ".join(f"{col.build}:{c} ({n} runs)" for c, n in of_build)
+    raise CompareError(
+        f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}; "
+        f"it has runs as {pairs}"
     )
 
 
@@ -168,28 +270,61 @@ def _filters(config: str | None, dop: int | None) -> str:
     return f" with {shown}" if shown else ""
 
 
+def _joined(names: Sequence[str]) -> str:
+    """Names as one string parameter, split in SQL on the unit separator (U+001F): DuckDB's
+    Python client probes every element of a list parameter for a pandas object, a failed
+    import each time when pandas is not installed (~14 for three names, 5-50 ms)."""
+    return "\x1f".join(names)
+
+
 def _check_names(cur: duckdb.DuckDBPyConnection, host: str, builds: list[str]) -> None:
     if not cur.execute("SELECT 1 FROM hosts WHERE name = ?", [host]).fetchone():
         raise CompareError(f"unknown host {host!r}")
     known = {
-        r[0] for r in cur.execute("SELECT name FROM builds WHERE list_contains(?, name)", [builds]).fetchall()
+        r[0]
+        for r in cur.execute(
+            "SELECT name FROM builds WHERE list_contains(string_split(?, chr(31)), name)", [_joined(builds)]
+        ).fetchall()
     }
     missing = [b for b in builds if b not in known]
     if missing:
         raise CompareError(f"unknown build {missing[0]!r}")
-    dupes = {b for b in builds if builds.count(b) > 1}
-    if dupes:
-        raise CompareError(f"build {sorted(dupes)[0]!r} is named more than once")
 
 
-def _check_configs(configs: dict[str, set[str]], config: str | None) -> None:
-    if config is not None:
-        return
-    for build, cfgs in configs.items():
-        if len(cfgs) > 1:
-            raise CompareError(
-                f"build {build!r} has runs with configs {', '.join(sorted(cfgs))}: pick one with --config"
-            )
+def _intervals(
+    cur: duckdb.DuckDBPyConnection,
+    cells: dict[tuple[str, int | None, str], Cell],
+    keys: Sequence[tuple[str, int | None]],
+    base: str,
+    columns: Sequence[str],
+) -> dict[tuple[str, int | None, str], RatioCI | None]:
+    """The interval of every compared cell: from repeats when either side has several runs,
+    else from both runs' per-second QPS (fetched in one query, bootstrapped in one batch)."""
+    out: dict[tuple[str, int | None, str], RatioCI | None] = {}
+    single: list[tuple[tuple[str, int | None, str], int, int, float]] = []
+    for wl, d in keys:
+        b = cells[(wl, d, base)]
+        for name in columns:
+            c = cells.get((wl, d, name))
+            r = relative(c.qps, b.qps) if c is not None else None
+            if c is None or r is None:
+                continue
+            if b.n > 1 or c.n > 1:
+                out[(wl, d, name)] = ratio_ci_repeats(c.run_qps, b.run_qps)
+            else:
+                single.append(((wl, d, name), c.run_ids[0], b.run_ids[0], r))
+    if single:
+        ids = sorted({i for _, c_id, b_id, _ in single for i in (c_id, b_id)})
+        # ids as one string: a list parameter costs ~0.5 ms per element (DuckDB probes each
+        # for a pandas object, a failed import every time when pandas is absent)
+        got = cur.execute(_SAMPLES_SQL, {"ids": ",".join(map(str, ids))}).fetchnumpy()
+        run_ids, qps = np.asarray(got["run_id"]), np.asarray(got["qps"], dtype=float)
+        firsts, starts = np.unique(run_ids, return_index=True)
+        by_run = dict(zip(firsts.tolist(), np.split(qps, starts[1:]), strict=False))  # none: [[]]
+        empty = np.empty(0)
+        cis = ratio_cis_samples([(by_run.get(c, empty), by_run.get(b, empty), r) for _, c, b, r in single])
+        out.update(zip((k for k, *_ in single), cis, strict=True))
+    return out
 
 
 def _rqps_row(
@@ -199,24 +334,21 @@ def _rqps_row(
     base: str,
     with_builds: Sequence[str],
     group_of: Callable[[str], str],
+    intervals: dict[tuple[str, int | None, str], RatioCI | None],
 ) -> RqpsRow:
     b = cells[(wl, dop, base)]
     values: list[float | None] = []
     noise: list[bool] = []
     repeats: list[int] = []
+    cis: list[RatioCI | None] = []
     for name in with_builds:
         c = cells.get((wl, dop, name))
-        if c is None:
-            values.append(None)
-            noise.append(False)
-            repeats.append(0)
-            continue
-        r = relative(c.qps, b.qps)
-        values.append(r)
-        repeats.append(c.n)
-        tolerance = max(b.spread, c.spread)
-        noise.append(r is not None and (b.n > 1 or c.n > 1) and abs(r - 1.0) <= tolerance)
-    return RqpsRow(wl, group_of(wl), dop, tuple(values), tuple(noise), tuple(repeats))
+        ci = intervals.get((wl, dop, name))
+        values.append(relative(c.qps, b.qps) if c is not None else None)
+        repeats.append(c.n if c is not None else 0)
+        cis.append(ci)
+        noise.append(ci is not None and ci.contains(1.0))
+    return RqpsRow(wl, group_of(wl), dop, tuple(values), tuple(noise), tuple(repeats), tuple(cis))
 
 
 def _group_stats(rqps: Sequence[RqpsRow], with_builds: Sequence[str]) -> list[GroupStat]:
@@ -253,20 +385,24 @@ def _group_stats(rqps: Sequence[RqpsRow], with_builds: Sequence[str]) -> list[Gr
 def _hw_blocks(
     cells: dict[tuple[str, int | None, str], Cell],
     keys: Sequence[tuple[str, int | None]],
-    base: str,
-    with_builds: Sequence[str],
+    specs: Sequence[Column],
+    labels: Sequence[str],
 ) -> list[HwBlock]:
     blocks: list[HwBlock] = []
     for wl, d in keys:
-        present = [(name, cells[(wl, d, name)]) for name in [base, *with_builds] if (wl, d, name) in cells]
-        if not any(_has_hw(c) for _, c in present):
+        present = [
+            (spec, label, cells[(wl, d, label)])
+            for spec, label in zip(specs, labels, strict=True)
+            if (wl, d, label) in cells
+        ]
+        if not any(_has_hw(c) for _, _, c in present):
             continue
-        base_vals = _hw_values(present[0][1])
+        base_vals = _hw_values(present[0][2])
         rows = []
-        for name, c in present:
+        for spec, label, c in present:
             vals = _hw_values(c)
             rel = {k: relative(vals[k], base_vals[k]) for k in HW_KEYS}
-            rows.append(HwRow(build=name, values=vals, rel=rel))
+            rows.append(HwRow(build=spec.build, values=vals, rel=rel, config=spec.config or "", label=label))
         blocks.append(HwBlock(workload=wl, dop=d, rows=tuple(rows)))
     return blocks
 
@@ -280,5 +416,7 @@ def _hw_values(c: Cell) -> dict[str, float | None]:
         key: (float(v) if (v := c.hw[col]) is not None else None)
         for key, col in zip(HW_KEYS, _HW_COLS, strict=False)
     }
-    vals["o/s"] = c.qps
+    # imported per-op metrics are per the o/s their source printed (mytools: rows/ms for scans)
+    ops = c.hw.get("per_op_ops")
+    vals["o/s"] = float(ops) if ops is not None else c.qps
     return vals

@@ -1,24 +1,29 @@
-"""Opening the DuckDB store: path resolution, migrations, and a clear answer when it is locked."""
+"""Opening the DuckDB store: path resolution, migrations, a clear answer when it is locked or
+damaged, and a write mode that holds the file only while it writes."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import platformdirs
 
+from store import faults, snapshot, views
 from store.schema import LATEST_VERSION, MIGRATIONS
 
 DB_ENV = "BENCHDECK_DB"
+READ_LOCK_WAIT_S = 0.5
+"""How long a reader waits for a writer's batch before it reads a snapshot copy instead."""
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
+_LOCKED = re.compile(r"(?i)\block\b")
 
 
 class StoreError(Exception):
@@ -42,6 +47,10 @@ class StoreTooNew(StoreError):
     """The file was written by a newer benchdeck."""
 
 
+class StoreNotWritable(StoreError):
+    """The store (or its directory) cannot be written; it can still be read."""
+
+
 def default_db_path() -> Path:
     """``$BENCHDECK_DB`` if set, else ``benchdeck.duckdb`` in the user data dir."""
     env = os.environ.get(DB_ENV)
@@ -52,105 +61,266 @@ def default_db_path() -> Path:
 
 @dataclass
 class Store:
-    """An open store. One instance per process; use :meth:`cursor` per thread."""
+    """An open store. One instance per process; use :meth:`cursor` per thread.
+
+    A *shared* store (``Store.open(..., shared=True)``, what the CLI's writers use) holds the
+    file only while it reads or writes: the connection opens at :meth:`transaction` or
+    :meth:`reading` and closes when the last of them ends, so other processes (a user's DuckDB
+    CLI, ``benchdeck compare``, a second writer) get the file between two batches. Waiting for
+    the file lock is bounded by ``lock_wait`` seconds.
+    """
 
     path: Path
-    con: duckdb.DuckDBPyConnection
+    _con: duckdb.DuckDBPyConnection | None
     read_only: bool = False
     snapshot_of: Path | None = None
+    shared: bool = False
+    lock_wait: float = 0.0
+    on_lock_wait: Callable[[StoreLocked], None] | None = None
+    _users: int = 0
+    _pinned: bool = False
+    _guard: threading.RLock = field(default_factory=threading.RLock)
 
     @classmethod
-    def open(cls, path: Path | str | None = None, *, read_only: bool = False) -> Store:
+    def open(
+        cls,
+        path: Path | str | None = None,
+        *,
+        read_only: bool = False,
+        shared: bool = False,
+        lock_wait: float = 0.0,
+        on_lock_wait: Callable[[StoreLocked], None] | None = None,
+    ) -> Store:
         """Open (creating and migrating if needed) the store at ``path``.
 
-        Raises :class:`StoreLocked` if another process holds it.
+        Raises :class:`StoreLocked` if another process holds it for longer than ``lock_wait``.
         """
         p = Path(path).expanduser() if path is not None else default_db_path()
         if read_only and not p.exists():
             raise StoreError(f"store {p} does not exist yet (nothing imported or run)")
-        p.parent.mkdir(parents=True, exist_ok=True)
+        if why := faults.sniff(p):
+            raise StoreError(why)
+        if not read_only:
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the directory of store {p}: {exc.strerror}") from None
+            if why := faults.check_writable(p):
+                raise StoreNotWritable(why)
+        store = cls(
+            path=p, _con=None, read_only=read_only, shared=shared, lock_wait=lock_wait,
+            on_lock_wait=on_lock_wait,
+        )  # fmt: skip
         try:
-            con = duckdb.connect(str(p), read_only=read_only)
-        except duckdb.IOException as exc:
-            raise _translate_open_error(p, exc) from None
+            with store._use():  # one connection through the migration and its checkpoint
+                store._check_schema()
         except duckdb.Error as exc:
-            raise StoreError(f"cannot open store {p}: {_first_line(exc)}") from None
-        store = cls(path=p, con=con, read_only=read_only)
-        store._check_schema()
+            store._drop()
+            raise StoreError(faults.describe(p, exc, writing=False)) from None
+        except BaseException:
+            store._drop()
+            raise
         return store
 
     @classmethod
     def open_for_reading(cls, path: Path | str | None = None) -> Store:
-        """Open read-only; if a writer holds the lock, read a snapshot copy instead."""
+        """Open read-only; if a writer holds the lock for longer than a shared writer's batch,
+        read a snapshot copy instead."""
         p = Path(path).expanduser() if path is not None else default_db_path()
         try:
-            return cls.open(p, read_only=True)
+            return cls.open(p, read_only=True, lock_wait=READ_LOCK_WAIT_S)
         except StoreLocked:
             return cls._open_snapshot(p)
 
     @classmethod
-    def _open_snapshot(cls, p: Path) -> Store:
-        tmp = Path(tempfile.mkdtemp(prefix="benchdeck-snapshot-"))
-        copy = tmp / p.name
-        shutil.copy2(p, copy)
-        wal = p.with_name(p.name + ".wal")
-        if wal.exists():
-            shutil.copy2(wal, copy.with_name(copy.name + ".wal"))
-        store = cls.open(copy, read_only=False)
-        store.read_only = True
-        store.snapshot_of = p
-        return store
+    def _open_snapshot(cls, p: Path, attempts: int = 5) -> Store:
+        """Open a consistent copy; the writer may finish meanwhile (then read ``p`` itself)."""
+        why = ""
+        for _ in range(attempts):
+            try:
+                copy = snapshot.copy_store(p)
+            except snapshot.SnapshotChanged:
+                why = "it was checkpointed while being copied"
+            except OSError as exc:
+                why = f"{exc.strerror}: {exc.filename}"
+            else:
+                try:
+                    store = cls.open(copy, read_only=False)
+                except BaseException:
+                    snapshot.discard(copy)
+                    raise
+                store.read_only = True
+                store.snapshot_of = p
+                return store
+            with suppress(StoreLocked):
+                return cls.open(p, read_only=True)
+        raise StoreError(
+            f"store {p} is being written by another process and no consistent copy could be "
+            f"read ({why}); try again in a moment"
+        )
+
+    @property
+    def label(self) -> Path:
+        """The file the user named (a snapshot's original)."""
+        return self.snapshot_of or self.path
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The connection; on a shared store, using it directly keeps the file held."""
+        with self._guard:
+            self._pinned = True
+            return self._connect()
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        with self._guard:
+            if self._con is None:
+                self._con = self._connect_waiting()
+            return self._con
+
+    def _connect_waiting(self) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.lock_wait
+        pause, told = 0.01, False
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=self.read_only, config=faults.OFFLINE)
+            except duckdb.IOException as exc:
+                err = _translate_open_error(self.path, exc)
+                if not isinstance(err, StoreLocked) or time.monotonic() >= deadline:
+                    raise err from None
+                if not told and self.on_lock_wait is not None:
+                    self.on_lock_wait(err)
+                told = True
+                time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+                pause = min(pause * 2, 0.2)
+                continue
+            except duckdb.Error as exc:
+                raise StoreError(faults.describe(self.path, exc, writing=False)) from None
+            if self.shared:
+                # The WAL is replayed by the next opener; checkpoints happen when it grows.
+                con.execute("PRAGMA disable_checkpoint_on_shutdown")
+            return con
+
+    def _release(self) -> None:
+        """Close a shared store's connection when nothing uses it (others may open the file)."""
+        with self._guard:
+            if self.shared and self._users == 0 and not self._pinned and self._con is not None:
+                self._con.close()
+                self._con = None
+
+    def _drop(self) -> None:
+        """Close the connection, whatever state it is in (after a failed open)."""
+        with self._guard:
+            if self._con is not None:
+                with suppress(duckdb.Error):
+                    self._con.close()
+                self._con = None
 
     def close(self) -> None:
-        self.con.close()
-        if self.snapshot_of is not None:
-            shutil.rmtree(self.path.parent, ignore_errors=True)
+        try:
+            with self._guard:
+                if self._con is not None:
+                    con, self._con = self._con, None
+                    con.close()
+        except duckdb.Error as exc:  # the last checkpoint failed (disk full ...)
+            raise StoreError(faults.describe(self.label, exc)) from None
+        finally:
+            if self.snapshot_of is not None:
+                snapshot.discard(self.path)
 
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        try:
+            self.close()
+        except StoreError:
+            if exc is None:
+                raise
+        if isinstance(exc, duckdb.Error):  # a query of the block failed: say so in one line
+            raise StoreError(faults.describe(self.label, exc, writing=not self.read_only)) from None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A cursor for one thread or one operation."""
+        """A cursor for one thread or one operation (on a shared store, prefer :meth:`reading`)."""
         return self.con.cursor()
 
     @contextmanager
-    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        cur = self.con.cursor()
-        cur.execute("BEGIN TRANSACTION")
+    def _use(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._guard:
+            self._users += 1
+            try:
+                cur = self._connect().cursor()
+            except duckdb.Error as exc:
+                self._users -= 1
+                raise StoreError(faults.describe(self.label, exc)) from None
+            except BaseException:
+                self._users -= 1
+                raise
         try:
             yield cur
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        else:
-            cur.execute("COMMIT")
         finally:
             cur.close()
+            with self._guard:
+                self._users -= 1
+            self._release()
+
+    @contextmanager
+    def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor for a few reads; a shared store lets go of the file after the last one."""
+        with self._use() as cur:
+            yield cur
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor in a transaction: committed at the end of the block, rolled back if it
+        raises. A DuckDB error (disk full, damaged file) becomes a one-line StoreError."""
+        with self._use() as cur:
+            try:
+                cur.execute("BEGIN TRANSACTION")
+            except duckdb.Error as exc:
+                raise StoreError(faults.describe(self.label, exc)) from None
+            try:
+                yield cur
+            except BaseException as exc:
+                with suppress(duckdb.Error):
+                    cur.execute("ROLLBACK")
+                if isinstance(exc, duckdb.Error):
+                    raise StoreError(faults.describe(self.label, exc)) from None
+                raise
+            else:
+                try:
+                    cur.execute("COMMIT")
+                except duckdb.Error as exc:
+                    raise StoreError(faults.describe(self.label, exc)) from None
 
     def schema_version(self) -> int:
-        row = self.con.execute(
+        con = self._connect()
+        row = con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
         ).fetchone()
         if not row or not row[0]:
             return 0
-        ver = self.con.execute("SELECT max(version) FROM schema_version").fetchone()
+        ver = con.execute("SELECT max(version) FROM schema_version").fetchone()
         return int(ver[0]) if ver and ver[0] is not None else 0
 
     def _check_schema(self) -> None:
+        con = self._connect()
+        if why := faults.check_tables(self.label, con):
+            self._drop()
+            raise StoreError(why)
         current = self.schema_version()
         if current > LATEST_VERSION:
-            self.con.close()
+            self._drop()
             raise StoreTooNew(
                 f"store {self.path} has schema version {current}, newer than this benchdeck "
                 f"understands ({LATEST_VERSION}); upgrade benchdeck"
             )
         if current == LATEST_VERSION:
+            if why := faults.missing_tables(self.label, con):
+                self._drop()
+                raise StoreError(why)
             return
         if self.read_only:
-            self.con.close()
+            self._drop()
             raise StoreError(
                 f"store {self.path} needs a schema upgrade (v{current} -> v{LATEST_VERSION}); "
                 "open it once without another benchdeck running"
@@ -158,31 +328,39 @@ class Store:
         self._migrate(current)
 
     def _migrate(self, current: int) -> None:
-        with self.transaction() as cur:
-            cur.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version "
-                "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
-            )
-            for version, ddl in MIGRATIONS:
-                if version > current:
-                    cur.execute(ddl)
-                    cur.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
-        # Write the new schema into the file now: DuckDB 2.0 cannot replay some DDL from its WAL
-        # without downloading an extension, which fails offline after a crash.
-        self.con.execute("CHECKPOINT")
+        try:
+            with self.transaction() as cur:
+                cur.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version "
+                    "(version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
+                )
+                for version, ddl in MIGRATIONS:
+                    if version > current:
+                        try:
+                            cur.execute(ddl)
+                        except (duckdb.CatalogException, duckdb.BinderException) as exc:
+                            raise StoreError(faults.migration_failed(self.label, version, exc)) from None
+                        cur.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+                views.apply(cur)
+            # Write the new schema into the file now: DDL replayed from a WAL has failed offline
+            # after a crash (DuckDB 2.0 wanted an extension; 1.5 cannot bind a view there).
+            self._connect().execute("CHECKPOINT")
+        except StoreError:
+            self._drop()
+            raise
+        except duckdb.Error as exc:
+            self._drop()
+            raise StoreError(faults.describe(self.label, exc)) from None
 
     def scalar(self, sql: str, params: list[Any] | None = None) -> Any:
-        row = self.con.execute(sql, params or []).fetchone()
+        with self.reading() as cur:
+            row = cur.execute(sql, params or []).fetchone()
         return row[0] if row else None
 
 
 def _translate_open_error(path: Path, exc: duckdb.IOException) -> StoreError:
     msg = str(exc)
-    if "lock" in msg.lower():
+    if _LOCKED.search(msg):  # not "block": a damaged file's errors name blocks
         m = _LOCK_PID.search(msg)
         return StoreLocked(path, int(m.group(1)) if m else None)
-    return StoreError(f"cannot open store {path}: {_first_line(exc)}")
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StoreError(faults.describe(path, exc, writing=False))

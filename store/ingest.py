@@ -15,6 +15,9 @@ from engine.events import (
     LogLine,
     Phase,
     Planned,
+    RawOutputs,
+    Recorded,
+    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -26,7 +29,9 @@ from engine.events import (
 from engine.plan import RunPlan
 from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from store.db import Store
+from store.limits import fit_records
 from store.live import save_started
+from store.records import save_outputs, save_record
 from store.runs import RunSummary, save_summary, set_status
 from store.samples import append_bench, append_iostat, append_skipped, append_vmstat
 
@@ -79,7 +84,13 @@ class EventSink:
                 if self.plans and event.run_id in self.plans:
                     with self.store.transaction() as cur:
                         save_started(cur, event, self.plans[event.run_id])
-            case LogLine() | Phase():
+            case Recorded(run_id, record):
+                with self.store.transaction() as cur:
+                    save_record(cur, run_id, record)
+            case RawOutputs(run_id, files):
+                with self.store.transaction() as cur:
+                    save_outputs(cur, run_id, files)
+            case LogLine() | Phase() | Replayed():
                 pass
             case RunFinished() | RunFailed() | RunCancelled():
                 self.flush()
@@ -107,18 +118,28 @@ class EventSink:
 
     def flush(self) -> int:
         """Write everything buffered; returns the number of rows written."""
-        pending, self._pending = self._pending, {}
+        pending = self._pending
         self._last_flush = self.clock()
         if not pending:
             return 0
         n = 0
         with self.store.transaction() as cur:
             for run_id, p in pending.items():
-                n += append_bench(cur, run_id, p.bench)
-                n += append_vmstat(cur, run_id, p.vm)
-                n += append_iostat(cur, run_id, p.io)
+                # a value no column can hold is a skipped row, not a failed flush
+                bench, bad_bench = fit_records(p.bench)
+                vm, bad_vm = fit_records(p.vm)
+                io, bad_io = fit_records(p.io)
+                n += append_bench(cur, run_id, bench)
+                n += append_vmstat(cur, run_id, vm)
+                n += append_iostat(cur, run_id, io)
+                for source, bad in (("sysbench", bad_bench), ("vmstat", bad_vm), ("iostat", bad_io)):
+                    if bad:
+                        p.skipped.setdefault(source, []).extend(bad)
                 for source, rows in p.skipped.items():
                     n += append_skipped(cur, run_id, source, rows)
+        # Only once committed: a failed write (a store held too long by another process) keeps
+        # the rows for the next flush.
+        self._pending = {}
         self.rows_written += n
         return n
 

@@ -32,6 +32,7 @@ def list_builds(
 
 # Tables keyed by run_id that hold what was recorded for a run; ``runs`` itself is deleted last.
 _RUN_DATA_TABLES = (
+    "run_records",
     "bench_samples",
     "vmstat_samples",
     "iostat_samples",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -128,3 +129,75 @@ def hosts_with_work(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None)
         {"q": queue_id},
     ).fetchall()
     return [r[0] for r in rows]
+
+
+def cancel_queue(cur: duckdb.DuckDBPyConnection, queue_id: int) -> tuple[int, list[int]]:
+    """Cancel a queue: its pending items become cancelled. Returns how many, and the run ids
+    of its items still running (for the caller to stop)."""
+    pending = cur.execute(
+        "UPDATE queue_items SET status = 'cancelled' WHERE queue_id = ? AND status = 'pending' "
+        "RETURNING item_id",
+        [queue_id],
+    ).fetchall()
+    running = cur.execute(
+        "SELECT run_id FROM queue_items WHERE queue_id = ? AND status = 'running' AND run_id IS NOT NULL",
+        [queue_id],
+    ).fetchall()
+    return len(pending), [int(r[0]) for r in running]
+
+
+def queue_of_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> int | None:
+    row = cur.execute("SELECT queue_id FROM queue_items WHERE run_id = ?", [run_id]).fetchone()
+    return int(row[0]) if row else None
+
+
+def exists(cur: duckdb.DuckDBPyConnection, queue_id: int) -> bool:
+    return cur.execute("SELECT 1 FROM queues WHERE queue_id = ?", [queue_id]).fetchone() is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where an item stands in its queue: ``k`` of ``n``; the host's items left after it."""
+
+    k: int
+    n: int
+    left_on_host: list[QueueItem]
+    done_s: list[float]  # how long this queue's finished runs on the host took, in seconds
+
+
+def position(cur: duckdb.DuckDBPyConnection, item: QueueItem) -> Position:
+    row = cur.execute(
+        "SELECT count(*), count(*) FILTER (WHERE status NOT IN ('pending', 'running') OR item_id = $i) "
+        "FROM queue_items WHERE queue_id = $q",
+        {"q": item.queue_id, "i": item.item_id},
+    ).fetchone()
+    n, k = (int(row[0]), int(row[1])) if row else (1, 1)
+    left = [
+        _item(r)
+        for r in cur.execute(
+            _SELECT + "WHERE i.queue_id = $q AND i.host = $h AND i.status = 'pending' ORDER BY i.position",
+            {"q": item.queue_id, "h": item.host},
+        ).fetchall()
+    ]
+    done = cur.execute(
+        "SELECT epoch(r.finished_at - r.created_at) FROM queue_items i JOIN runs r USING (run_id) "
+        "WHERE i.queue_id = $q AND i.host = $h AND r.status = 'finished' AND r.finished_at IS NOT NULL",
+        {"q": item.queue_id, "h": item.host},
+    ).fetchall()
+    return Position(k, n, left, [float(d[0]) for d in done if d[0] is not None])
+
+
+def cancel_request(store_path: Path, queue_id: int) -> Path:
+    """The file that asks the benchdeck running queue ``queue_id`` (holding the store's lock,
+    so it cannot be written to) to take no more of its items."""
+    return store_path.with_name(f"{store_path.name}.cancel-queue-{queue_id}")
+
+
+def requested_cancels(store_path: Path) -> dict[int, Path]:
+    """Queue ids with a pending :func:`cancel_request`, and their files."""
+    out = {}
+    for p in store_path.parent.glob(f"{store_path.name}.cancel-queue-*"):
+        tail = p.name.rsplit("-", 1)[-1]
+        if tail.isdigit():
+            out[int(tail)] = p
+    return out

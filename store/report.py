@@ -1,18 +1,30 @@
-"""Plain renderings of a :class:`Comparison`: the posts' text layout, Markdown, CSV and JSON."""
+"""Plain renderings of a :class:`Comparison`: the posts' text layout, Markdown, CSV and JSON.
+
+Ratios are printed with :data:`RATIO_DECIMALS` decimals, and every renderer (these, Rich and
+the app's widgets) colours the *printed* value (:func:`shown_ratio`), so ``0.9506`` prints
+``0.95`` and is red like any other ``0.95``.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Iterator
-from typing import Any
 
 from store.compare import HW_KEYS, Comparison, HwBlock, RqpsRow
+from store.export import CSV_TABLES, JSON_VERSION, render_csv, to_json
+from store.noise import LEVEL, RatioCI
 
 FORMATS = ("text", "md", "csv", "json")
 NOISE_MARK = "~"
+RATIO_DECIMALS = 2
+
+
+def shown_ratio(v: float | None) -> float | None:
+    """The value a ratio is printed as (``0.9506`` -> ``0.95``): what colours are decided on."""
+    if v is None or not math.isfinite(v):
+        return v
+    return float(f"{v:.{RATIO_DECIMALS}f}")
 
 
 def fmt_ratio(v: float | None) -> str:
@@ -22,7 +34,14 @@ def fmt_ratio(v: float | None) -> str:
         return "inf"
     if math.isnan(v):
         return "nan"
-    return f"{v:.2f}"
+    return f"{v:.{RATIO_DECIMALS}f}"
+
+
+def fmt_ci(ci: RatioCI | None) -> str:
+    """``[0.93, 1.04]``, or ``-`` without an interval."""
+    if ci is None:
+        return "-"
+    return f"[{fmt_ratio(ci.low)}, {fmt_ratio(ci.high)}]"
 
 
 def fmt_hw(key: str, v: float | None) -> str:
@@ -37,6 +56,8 @@ def fmt_hw(key: str, v: float | None) -> str:
         return f"{v:.0f}"
     if key == "cpu/o":
         return f"{v:.6f}"
+    if key in ("r/o", "rKB/o", "wKB/o"):  # the author's o.met prints these without trailing zeros
+        return f"{v:.3f}".rstrip("0").rstrip(".")
     return f"{v:.3f}"
 
 
@@ -63,13 +84,14 @@ def _block_title(b: HwBlock) -> str:
     return b.workload if b.dop is None else f"{b.workload}.dop{b.dop}"
 
 
-def render(cmp: Comparison, fmt: str) -> str:
+def render(cmp: Comparison, fmt: str, table: str = "rqps") -> str:
+    """``cmp`` in ``fmt``; ``table`` picks the CSV table (one of :data:`CSV_TABLES`)."""
     if fmt == "text":
         return render_text(cmp)
     if fmt == "md":
         return render_md(cmp)
     if fmt == "csv":
-        return render_csv(cmp)
+        return render_csv(cmp, table)
     if fmt == "json":
         return json.dumps(to_json(cmp), indent=2, allow_nan=False, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
@@ -90,7 +112,7 @@ def _text_lines(cmp: Comparison) -> Iterator[str]:
         yield "\t".join([*(_cell(row, i) for i in range(len(cmp.columns))), _label(row, multi)])
     if any(any(r.within_noise) for r in cmp.rqps):
         yield ""
-        yield f"{NOISE_MARK} = difference within the spread of repeated runs (noise)"
+        yield f"{NOISE_MARK} = within noise: the {LEVEL:.0%} confidence interval of the ratio contains 1"
     for i, col in enumerate(cmp.columns):
         yield ""
         yield f"col-{i + 1} : {col}"
@@ -111,17 +133,23 @@ def _hw_text(block: HwBlock) -> Iterator[str]:
     yield "--- absolute"
     yield "\t".join([*HW_KEYS, "dbms"])
     for r in block.rows:
-        yield "\t".join([*(fmt_hw(k, r.values[k]) for k in HW_KEYS), r.build])
+        yield "\t".join([*(fmt_hw(k, r.values[k]) for k in HW_KEYS), r.label or r.build])
     yield "--- relative to first result"
     base = block.rows[0].values
     for r in block.rows[1:]:
-        yield "\t".join([*(fmt_rel(k, r.values, base) for k in HW_KEYS), r.build])
+        yield "\t".join([*(fmt_rel(k, r.values, base) for k in HW_KEYS), r.label or r.build])
+
+
+def md_escape(text: str) -> str:
+    """A name safe inside a Markdown table cell (``|`` would end the cell)."""
+    return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def render_md(cmp: Comparison) -> str:
     multi = len(cmp.dops) > 1
-    out = [f"Relative QPS on **{cmp.host}**, base `{cmp.base}`", ""]
-    out += [f"- col-{i} : `{c}`" for i, c in enumerate(cmp.columns, 1)]
+    e = md_escape
+    out = [f"Relative QPS on **{e(cmp.host)}**, base `{e(cmp.base)}`", ""]
+    out += [f"- col-{i} : `{e(c)}`" for i, c in enumerate(cmp.columns, 1)]
     out += [
         "",
         "| "
@@ -131,7 +159,7 @@ def render_md(cmp: Comparison) -> str:
     out.append("|" + "---:|" * len(cmp.columns) + "---|---|")
     for row in cmp.rqps:
         cells = [_cell(row, i) for i in range(len(cmp.columns))]
-        out.append("| " + " | ".join([*cells, _label(row, multi), row.group]) + " |")
+        out.append("| " + " | ".join([*cells, e(_label(row, multi)), e(row.group)]) + " |")
     out += [
         "",
         "| column | group | min | max | avg | median | gmean |",
@@ -140,124 +168,26 @@ def render_md(cmp: Comparison) -> str:
     for g in cmp.groups:
         label = f"{g.group}@dop{g.dop}" if multi else g.group
         stats = (g.min, g.max, g.avg, g.median, g.gmean)
-        out.append("| " + " | ".join([g.column, label, *(fmt_ratio(v) for v in stats)]) + " |")
+        out.append("| " + " | ".join([e(g.column), e(label), *(fmt_ratio(v) for v in stats)]) + " |")
     for block in cmp.hw:
-        out += ["", f"**{_block_title(block)}**", ""]
+        out += ["", f"**{e(_block_title(block))}**", ""]
         out.append("| " + " | ".join(["build", *HW_KEYS, *(f"rel {k}" for k in HW_KEYS)]) + " |")
         out.append("|---|" + "---:|" * (2 * len(HW_KEYS)))
         base = block.rows[0].values
         for r in block.rows:
             abs_cells = [fmt_hw(k, r.values[k]) for k in HW_KEYS]
             rel_cells = [fmt_rel(k, r.values, base) for k in HW_KEYS]
-            out.append("| " + " | ".join([r.build, *abs_cells, *rel_cells]) + " |")
+            out.append("| " + " | ".join([e(r.label or r.build), *abs_cells, *rel_cells]) + " |")
     return "\n".join(out) + "\n"
 
 
-def render_csv(cmp: Comparison) -> str:
-    """Three CSV tables separated by a blank line: rQPS, group stats, per-op metrics."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["workload", "group", "dop", *cmp.columns])
-    for row in cmp.rqps:
-        w.writerow([row.workload, row.group, row.dop, *(_num(v) for v in row.values)])
-    buf.write("\n")
-    w.writerow(["column", "group", "dop", "n", "min", "max", "avg", "median", "gmean"])
-    for g in cmp.groups:
-        w.writerow(
-            [
-                g.column,
-                g.group,
-                g.dop,
-                g.n,
-                *(_num(v) for v in (g.min, g.max, g.avg, g.median, g.gmean)),
-            ]
-        )
-    buf.write("\n")
-    w.writerow(["workload", "dop", "build", *HW_KEYS, *(f"rel {k}" for k in HW_KEYS)])
-    for block in cmp.hw:
-        for r in block.rows:
-            w.writerow(
-                [
-                    block.workload,
-                    block.dop,
-                    r.build,
-                    *(_num(r.values[k]) for k in HW_KEYS),
-                    *(_num(r.rel[k]) for k in HW_KEYS),
-                ]
-            )
-    return buf.getvalue()
-
-
-def _num(v: float | None) -> str:
-    if v is None:
-        return ""
-    if math.isinf(v):
-        return "inf"
-    return repr(round(v, 6))
-
-
-def _json_num(v: float | None) -> float | str | None:
-    if v is None or math.isnan(v):
-        return None
-    if math.isinf(v):
-        return "inf"
-    return v
-
-
-def to_json(cmp: Comparison) -> dict[str, Any]:
-    """The documented JSON shape (plus ``dop``, ``noise``, ``repeats`` and ``gmean``)."""
-    return {
-        "host": cmp.host,
-        "base": cmp.base,
-        "config": cmp.config,
-        "columns": list(cmp.columns),
-        "rqps": [
-            {
-                "workload": r.workload,
-                "group": r.group,
-                "dop": r.dop,
-                "values": [_json_num(v) for v in r.values],
-                "noise": list(r.within_noise),
-                "repeats": list(r.repeats),
-            }
-            for r in cmp.rqps
-        ],
-        "groups": [
-            {
-                "group": g.group,
-                "column": g.column,
-                "dop": g.dop,
-                "n": g.n,
-                "min": g.min,
-                "max": g.max,
-                "avg": g.avg,
-                "median": g.median,
-                "gmean": _json_num(g.gmean),
-            }
-            for g in cmp.groups
-        ],
-        "hw": [
-            {
-                "workload": b.workload,
-                "dop": b.dop,
-                "rows": [
-                    {
-                        "build": r.build,
-                        **{k: _json_num(r.values[k]) for k in HW_KEYS},
-                        "rel": {k: _json_rel(k, r.values, b.rows[0].values) for k in HW_KEYS},
-                    }
-                    for r in b.rows
-                ],
-            }
-            for b in cmp.hw
-        ],
-    }
-
-
-def _json_rel(key: str, vals: dict[str, float | None], base: dict[str, float | None]) -> float | str | None:
-    v, b = vals.get(key), base.get(key)
-    if v is None or b is None:
-        return None
-    if b == 0:
-        return 1.0 if v == 0 else "inf"
-    return v / b
+__all__ = [
+    "CSV_TABLES",
+    "FORMATS",
+    "JSON_VERSION",
+    "render",
+    "render_csv",
+    "render_md",
+    "render_text",
+    "to_json",
+]

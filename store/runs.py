@@ -11,6 +11,7 @@ import duckdb
 
 from engine.builds import Build
 from engine.metrics import PerOp
+from store import raw
 
 RUN_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
 
@@ -54,6 +55,11 @@ class RunSummary:
     vm_samples: int = 0
     io_samples: int = 0
     tool_version: str | None = None
+    per_op_source: str | None = None
+    """'computed' from samples, 'imported' from the source's own table; None: 'computed' if
+    ``per_op`` is set."""
+    per_op_ops: float | None = None
+    """The o/s imported per-op metrics are per, as the source printed it (None: the QPS)."""
 
 
 def ensure_host(cur: duckdb.DuckDBPyConnection, name: str, ncpu: int | None = None) -> int:
@@ -133,8 +139,8 @@ def save_summary(cur: duckdb.DuckDBPyConnection, run_id: int, s: RunSummary) -> 
     cur.execute(
         "INSERT OR REPLACE INTO run_summary (run_id, qps, tps, eps, lat_avg_ms, lat_pct_ms, "
         "lat_pct, lat_max_ms, total_events, elapsed_s, cpu_o, cs_o, r_o, rkb_o, wkb_o, cpu_us_o, "
-        "bench_samples, vm_samples, io_samples, tool_version) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "bench_samples, vm_samples, io_samples, tool_version, per_op_source, per_op_ops) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             run_id,
             s.qps,
@@ -156,6 +162,8 @@ def save_summary(cur: duckdb.DuckDBPyConnection, run_id: int, s: RunSummary) -> 
             s.vm_samples,
             s.io_samples,
             s.tool_version,
+            s.per_op_source or ("computed" if p else None),
+            s.per_op_ops,
         ],
     )
 
@@ -177,7 +185,5 @@ def set_status(
 
 
 def save_raw(cur: duckdb.DuckDBPyConnection, run_id: int, kind: str, name: str, text: str) -> None:
-    cur.execute(
-        "INSERT INTO raw_files (run_id, kind, name, content) VALUES (?, ?, ?, ?)",
-        [run_id, kind, name, text],
-    )
+    """Keep a raw file with the run (compressed; :func:`store.raw.read_raw` reads it back)."""
+    raw.save_raw(cur, run_id, kind, name, text)

@@ -77,3 +77,54 @@ def append_skipped(
     finally:
         cur.unregister("_bd_skip")
     return len(rows)
+
+
+_TABLES = {
+    "bench": ("bench_samples", _BENCH_COLS, {}),
+    "vmstat": ("vmstat_samples", _VM_COLS, _VM_RENAME),
+    "iostat": ("iostat_samples", _IO_COLS, _IO_RENAME),
+}
+
+
+def append_many(cur: duckdb.DuckDBPyConnection, kind: str, runs: Sequence[tuple[int, Sequence[Any]]]) -> int:
+    """Samples of several runs (``kind``: bench, vmstat or iostat) in one Arrow append."""
+    table, attrs, rename = _TABLES[kind]
+    run_ids = [run_id for run_id, rows in runs for _ in rows]
+    if not run_ids:
+        return 0
+    data: dict[str, list[Any]] = {"run_id": run_ids}
+    for a in attrs:
+        data[a] = [getattr(r, a) for _, rows in runs for r in rows]
+    cols = ", ".join(["run_id", *(rename.get(a, a) for a in attrs)])
+    src = ", ".join(["run_id", *attrs])
+    cur.register("_bd_batch", pa.table(data))
+    try:
+        # Table and column names are our constants, never user values.
+        cur.execute(f"INSERT INTO {table} ({cols}) SELECT {src} FROM _bd_batch")  # noqa: S608
+    finally:
+        cur.unregister("_bd_batch")
+    return len(run_ids)
+
+
+def append_skipped_many(
+    cur: duckdb.DuckDBPyConnection, rows: Sequence[tuple[int, str, Sequence[SkippedLine]]]
+) -> int:
+    """Skipped lines of several runs, as (run_id, source, lines), in one Arrow append."""
+    flat = [(run_id, source, r) for run_id, source, lines in rows for r in lines]
+    if not flat:
+        return 0
+    batch = pa.table(
+        {
+            "run_id": [f[0] for f in flat],
+            "source": [f[1] for f in flat],
+            "lineno": [f[2].lineno for f in flat],
+            "text": [f[2].text for f in flat],
+            "reason": [f[2].reason for f in flat],
+        }
+    )
+    cur.register("_bd_skip", batch)
+    try:
+        cur.execute("INSERT INTO skipped_lines SELECT * FROM _bd_skip")
+    finally:
+        cur.unregister("_bd_skip")
+    return len(flat)

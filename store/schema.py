@@ -229,6 +229,59 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         ALTER TABLE queue_items ADD COLUMN config VARCHAR;
         """,
     ),
+    (
+        6,
+        """
+        -- Where a run's per-op metrics came from: 'computed' (from its vmstat/iostat samples) or
+        -- 'imported' (the source's own per-op table, e.g. a mytools sb.met file); NULL: none.
+        -- per_op_ops is the o/s those metrics are per, as the source printed it (NULL: the QPS).
+        ALTER TABLE run_summary ADD COLUMN per_op_source VARCHAR;
+        ALTER TABLE run_summary ADD COLUMN per_op_ops DOUBLE;
+
+        -- Raw files are kept compressed: codec 'zstd' (or 'none'), size = uncompressed bytes.
+        CREATE TABLE raw_files_v6 (
+            run_id BIGINT NOT NULL,
+            kind   VARCHAR NOT NULL,
+            name   VARCHAR NOT NULL,
+            codec  VARCHAR NOT NULL,
+            size   BIGINT NOT NULL,
+            data   BLOB NOT NULL
+        );
+        INSERT INTO raw_files_v6
+            SELECT run_id, kind, name, 'none', octet_length(encode(content)), encode(content) FROM raw_files;
+        DROP TABLE raw_files;
+        ALTER TABLE raw_files_v6 RENAME TO raw_files;
+        """,
+    ),
+    (
+        8,
+        """
+        -- What a run ran on, captured when it ran (host facts, DBMS version, its variables and
+        -- config files, the server binary's version and git commit, the command lines), so two
+        -- runs can be explained. (The tools' raw outputs go to raw_files, kind 'output'.)
+        CREATE TABLE run_records (
+            run_id         BIGINT PRIMARY KEY,
+            host_facts     JSON,
+            dbms_version   VARCHAR,
+            variables      JSON,
+            config_files   JSON,
+            binary_version VARCHAR,
+            git_commit     VARCHAR,
+            commands       JSON,
+            notes          JSON,
+            recorded_at    TIMESTAMP NOT NULL DEFAULT current_timestamp
+        );
+        """,
+    ),
+    (
+        13,
+        """
+        -- Views for the common questions (run_results, bench_series, vmstat_series,
+        -- iostat_series) and comments on tables and columns: store/views.py, re-applied after
+        -- every migration.
+        SELECT 1;
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = MIGRATIONS[-1][0]

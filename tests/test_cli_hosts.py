@@ -166,8 +166,9 @@ def test_check_all_stores_facts(env: Env) -> None:
     assert r.returncode == 0, r.stderr
     out = lines(r.stdout)
     assert [ln.split(":")[0] for ln in out if not ln.startswith(" ")] == ["local", "box"]
-    summary = out[-1]
+    summary = [ln for ln in out if not ln.startswith(" ")][-1]
     assert summary.startswith("box: ")
+    assert any(ln.startswith("  box: devices: ") for ln in out)
     assert f"kernel {platform.release()}" in summary
     assert " GiB RAM" in summary
     stored = env.stored()

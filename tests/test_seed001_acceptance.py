@@ -134,8 +134,9 @@ def test_import_mytools_tree_exits_0(dell32: Dell32) -> None:
 def test_compare_json_header(dell32: Dell32) -> None:
     data = dell32.compare_json(24)
     assert data["host"] == s.HOST
-    assert data["base"] == s.BASE
-    assert data["columns"] == s.WITH
+    assert data["base"]["build"] == s.BASE
+    assert [c["build"] for c in data["columns"]] == s.WITH
+    assert {c["config"] for c in [data["base"], *data["columns"]]} == {s.CONFIG}
 
 
 def test_rqps_reproduces_post_table(dell32: Dell32) -> None:
@@ -169,9 +170,10 @@ def _post_group_stats() -> dict[tuple[str, int], dict[str, float]]:
     return out
 
 
-def _column_index(column: str, columns: list[str]) -> int:
-    if column in columns:
-        return columns.index(column)
+def _column_index(column: str, columns: list[dict[str, Any]]) -> int:
+    builds = [c["build"] for c in columns]
+    if column in builds:
+        return builds.index(column)
     m = re.fullmatch(r"col-(\d+)", column)
     assert m, f"group column {column!r} names neither a build nor col-N"
     return int(m.group(1)) - 1
@@ -344,7 +346,7 @@ def test_single_file_import_and_compare(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, _explain(r)
     data = json.loads(r.stdout)
-    assert data["columns"] == [builds[1]]
+    assert [c["build"] for c in data["columns"]] == [builds[1]]
     (row,) = data["rqps"]
     assert row["workload"] == "point-query_range=100"
     assert row["group"] == "point-1"

@@ -98,6 +98,13 @@ NAV: tuple[Nav, ...] = (
         lazy_screen("tui.screens.live", "LiveScreen"),
         "Watch running benchmarks: QPS, vmstat, iostat, log",
     ),
+    Nav(
+        "changes",
+        "Changes",
+        "6",
+        lazy_screen("tui.screens.changes", "ChangesScreen"),
+        "Where did QPS change: change points across versions or over time",
+    ),
 )
 
 
@@ -221,6 +228,41 @@ class BenchdeckApp(App[None]):
         empty = not opened.cancelled() and opened.exception() is None and opened.result() == 0
         if empty and self.current_mode == NAV[0].mode:
             self.switch_mode("launch")
+        if not opened.cancelled() and opened.exception() is None:
+            self.run_worker(self._auto_resume(), group="resume", exit_on_error=False)
+
+    async def _auto_resume(self) -> None:
+        """What ``benchdeck resume`` does, at start: reattach to runs a closed benchdeck left
+        running (backfilling them) and go on with waiting queues."""
+        running, waiting = await self.hub.pending_work()
+        if running or waiting:
+            self.hub.start_resume(running, waiting)
+            self.notify(
+                f"reattached to {running} run(s) left running; {waiting} queued run(s) go on "
+                "(Live shows them)",
+                title="Resume",
+            )
+
+    async def action_quit(self) -> None:
+        """Quit; while runs are going, ask first: they go on detached on their hosts, and the
+        next start reattaches to them."""
+        if self._hub is None or not self._hub.busy:
+            self.exit()
+            return
+        from tui.screens.dialogs import ConfirmDialog
+
+        n = len(self._hub.model.active())
+        going = f"{n} run(s) are going" if n else "A queue is going"
+        question = (
+            f"{going}. Quit anyway? They go on on their hosts (queued runs wait); "
+            "the next benchdeck start reattaches to them (or: benchdeck resume)."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmDialog(question, yes="Quit"), answered)
 
     async def on_unmount(self) -> None:
         if self._hub is not None:

@@ -13,14 +13,9 @@ from typing import Any, NoReturn
 
 import click
 
-from engine.builds import BuildNameError, parse_build_name
-from engine.catalogue import SUITES, default_catalogue, load_group_overrides
-from store.compare import CompareError, compare
-from store.db import Store, StoreError
-from store.report import FORMATS, render
-from tui.suites import SUITE_HELP, suite_steps
+from store.compare import CompareError
+from store.db import Store, StoreError, StoreLocked
 
-OUTPUT_FORMATS = ("rich", *FORMATS)
 ROOT_OPTIONS = ("--db", "--groups", "--inventory")
 
 
@@ -32,10 +27,41 @@ class Ctx:
         self.groups = groups
 
     def open_store(self) -> Store:
-        return Store.open(self.db)
+        """The store for a command that writes: held only while it writes (see Store.shared)."""
+        return open_shared_store(self.db)
 
     def open_store_for_reading(self) -> Store:
         return Store.open_for_reading(self.db)
+
+
+# How long a writing command waits for a store another process holds (it says so once).
+LOCK_WAIT_ENV = "BENCHDECK_LOCK_WAIT"
+DEFAULT_LOCK_WAIT_S = 600.0
+
+
+def lock_wait_s() -> float:
+    """``$BENCHDECK_LOCK_WAIT`` seconds (0: fail at once), else :data:`DEFAULT_LOCK_WAIT_S`."""
+    raw = os.environ.get(LOCK_WAIT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LOCK_WAIT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        raise click.UsageError(f"${LOCK_WAIT_ENV} must be a number of seconds, not {raw!r}") from None
+    if not 0 <= value < 1e7:
+        raise click.UsageError(f"${LOCK_WAIT_ENV} must be between 0 and 10,000,000 seconds, not {raw}")
+    return value
+
+
+def open_shared_store(db: Path | None) -> Store:
+    """Open the store for writing as a good neighbour: the file is held per batch, and a store
+    held by another process is waited for (``$BENCHDECK_LOCK_WAIT``), saying so once."""
+    wait = lock_wait_s()
+
+    def waiting(exc: StoreLocked) -> None:
+        click.echo(f"benchdeck: {exc}; waiting for it (up to {wait:.0f} s, ${LOCK_WAIT_ENV})", err=True)
+
+    return Store.open(db, shared=True, lock_wait=wait, on_lock_wait=waiting)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -84,161 +110,30 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, inventory: Pat
         run_app(db=db)
 
 
-@cli.group("import")
-def import_group() -> None:
-    """Import raw results (sysbench output, vmstat, iostat, mytools result trees).
-
-    \b
-    Examples:
-      benchdeck import mytools ~/results/oct24.dell32 --host dell32 --device nvme0n1
-      benchdeck --db other.duckdb import sysbench sb.o.point-query.range100.pk1.dop24 \\
-          --host dell32 --build my8028_rel_o2nofp --workload point-query_range=100
-    """
-
-
-@import_group.command("sysbench")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--host", required=True, help="Host the run was made on.")
-@click.option("--build", required=True, help="Build name, e.g. my8028_rel_o2nofp.")
-@click.option("--config", "config", default="", help="DBMS config name, e.g. z11a_c32r128.")
-@click.option("--workload", required=True, help="Workload name, e.g. point-query_range=100.")
-@click.option("--vmstat", type=click.Path(dir_okay=False, path_type=Path), help="vmstat output of the run.")
-@click.option(
-    "--iostat", type=click.Path(dir_okay=False, path_type=Path), help="iostat -x output of the run."
-)
-@click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
-@click.option("--threads", type=int, help="Concurrency, if the file does not say.")
-@click.option("--dbms", help="DBMS, if the build name does not say (mysql, mariadb, postgres ...).")
-@click.option("--version", "version", help="DBMS version, if the build name does not say.")
-@click.option("--variant", help="Build variant, if the build name does not say.")
-@click.pass_obj
-def import_sysbench(
-    obj: Ctx,
-    file: Path,
-    host: str,
-    build: str,
-    config: str,
-    workload: str,
-    vmstat: Path | None,
-    iostat: Path | None,
-    device: str | None,
-    threads: int | None,
-    dbms: str | None,
-    version: str | None,
-    variant: str | None,
-) -> None:
-    """Import one sysbench run; prints the new run id."""
-    from store.importers import RunFiles, import_run_files
-
-    if iostat and not device:
-        raise click.UsageError("--iostat needs --device (the benchmark's storage device)")
-    try:
-        b = parse_build_name(build, dbms=dbms, version=version, variant=variant)
-    except BuildNameError as exc:
-        raise click.UsageError(str(exc)) from None
-    files = RunFiles(
-        host=host,
-        build=b,
-        workload=workload,
-        sysbench=file,
-        config=config,
-        vmstat=vmstat,
-        iostat=iostat,
-        device=device,
-        threads=threads,
-    )
-    with obj.open_store() as store:
-        run = import_run_files(store, files)
-    for w in run.warnings:
-        click.echo(f"benchdeck: warning: {w}", err=True)
-    click.echo(run.run_id)
-
-
-@import_group.command("mytools")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--host", required=True, help="Host the results come from.")
-@click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
-@click.pass_obj
-def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None) -> None:
-    """Import a result tree of x.<build>.<config>.pk1/ folders; prints a summary line."""
-    from store.importers import import_mytools_tree
-
-    with obj.open_store() as store:
-        res = import_mytools_tree(store, directory, host, device)
-    for w in res.warnings:
-        click.echo(f"benchdeck: warning: {w}", err=True)
-    for f in res.failed:
-        click.echo(f"benchdeck: skipped: {f}", err=True)
-    click.echo(
-        f"imported {len(res.run_ids)} runs ({res.already} already in the store, "
-        f"{len(res.failed)} files not imported)"
-    )
-    if res.failed and not res.run_ids:
-        sys.exit(1)
-
-
-@cli.command("compare")
-@click.option("--host", required=True, help="Host whose runs are compared.")
-@click.option("--base", required=True, help="Base build: every column is divided by it.")
-@click.option("--with", "with_", multiple=True, required=True, help="Build to compare (repeat).")
-@click.option("--config", "config", help="Only runs with this DBMS config.")
-@click.option("--dop", type=int, help="Only runs at this concurrency.")
-@click.option("--suite", help=f"Only the steps of this suite, in its order: {SUITE_HELP}.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(OUTPUT_FORMATS),
-    help="Output format (default: rich on a terminal, text otherwise).",
-)
-@click.pass_obj
-def compare_cmd(
-    obj: Ctx,
-    host: str,
-    base: str,
-    with_: Sequence[str],
-    config: str | None,
-    dop: int | None,
-    suite: str | None,
-    fmt: str | None,
-) -> None:
-    """rQPS per workload, group summary and per-op hardware metrics.
-
-    \b
-    Examples:
-      benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
-      benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp \\
-          --with my8040_rel_lto --suite classic --format md > report.md
-    """
-    overrides = load_group_overrides(obj.groups) if obj.groups else None
-    steps = suite_steps(suite) if suite else None
-    cat = default_catalogue(overrides, suite if suite in SUITES else None)
-    with obj.open_store_for_reading() as store:
-        result = compare(
-            store.cursor(),
-            host=host,
-            base=base,
-            with_builds=list(with_),
-            group_of=cat.group_of,
-            sort_key=cat.sort_key,
-            config=config,
-            dop=dop,
-            only=set(steps) if steps is not None else None,
-        )
-    fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
-    if fmt == "rich":
-        from tui.render_rich import print_comparison
-
-        print_comparison(result)
-    else:
-        click.echo(render(result, fmt), nl=False)
-
-
 def _register() -> None:
+    from tui.cli_changes import changes_cmd
+    from tui.cli_compare import compare_cmd
+    from tui.cli_diff import diff_cmd
+    from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
+    from tui.cli_import import import_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
     from tui.cli_store import builds_cmd, runs_cmd
 
-    for command in (hosts_group, run_cmd, queue_cmd, resume_cmd, cancel_cmd, runs_cmd, builds_cmd):
+    for command in (
+        hosts_group,
+        import_group,
+        run_cmd,
+        queue_cmd,
+        resume_cmd,
+        cancel_cmd,
+        compare_cmd,
+        changes_cmd,
+        diff_cmd,
+        export_cmd,
+        runs_cmd,
+        builds_cmd,
+    ):
         cli.add_command(command)
 
 

@@ -16,7 +16,7 @@ import click
 
 if TYPE_CHECKING:  # engine imports are deferred: asyncssh costs every other command ~0.2 s
     from engine.hostfacts import HostFacts
-    from engine.inventory import HostConfig, Inventory
+    from engine.inventory import ConfigError, HostConfig, Inventory
     from engine.transport import HostKeyError
     from tui.cli import Ctx
 
@@ -65,21 +65,30 @@ def list_cmd() -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[3])
+    from engine.inventory_check import missing_here
+
+    for problem in missing_here(inv):  # what this machine can see; hosts check asks the hosts
+        click.echo(f"benchdeck: warning: {problem}", err=True)
 
 
-async def _facts(host: HostConfig) -> HostFacts:
+async def _facts(inv: Inventory, host: HostConfig) -> tuple[HostFacts, list[ConfigError]]:
+    """The host's facts, and the files its builds name that it does not have."""
     from engine.hostfacts import gather_facts
+    from engine.inventory_check import missing_on_host
     from engine.transport import make_transport
 
     transport = make_transport(host.spec)
     try:
-        return await gather_facts(transport)
+        facts = await gather_facts(transport)
+        return facts, await missing_on_host(inv, host, transport)
     finally:
         await transport.close()
 
 
-async def _check_all(hosts: list[HostConfig]) -> list[HostFacts | BaseException]:
-    return await asyncio.gather(*(_facts(h) for h in hosts), return_exceptions=True)
+async def _check_all(
+    inv: Inventory, hosts: list[HostConfig]
+) -> list[tuple[HostFacts, list[ConfigError]] | BaseException]:
+    return await asyncio.gather(*(_facts(inv, h) for h in hosts), return_exceptions=True)
 
 
 @hosts_group.command("check")
@@ -88,13 +97,18 @@ async def _check_all(hosts: list[HostConfig]) -> list[HostFacts | BaseException]
 def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
     """Connect to hosts (all by default) at once, store their facts, name missing tools."""
     from engine.hostfacts import describe, missing_tools
+    from engine.inventory_check import missing_here
     from engine.transport import TransportError
     from store.runs import save_host_facts
 
-    hosts = _select(_inventory(), names)
-    results = asyncio.run(_check_all(hosts))
+    inv = _inventory()
+    hosts = _select(inv, names)
+    problems = missing_here(inv, hosts)  # key files and local hosts' files, by file:line
+    for problem in problems:
+        click.echo(f"benchdeck: {problem}", err=True)
+    failed = len(problems)
+    results = asyncio.run(_check_all(inv, hosts))
     good: list[tuple[HostConfig, HostFacts]] = []
-    failed = 0
     for host, res in zip(hosts, results, strict=True):
         if isinstance(res, TransportError | OSError):
             failed += 1
@@ -103,13 +117,18 @@ def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
         elif isinstance(res, BaseException):
             raise res
         else:
-            good.append((host, res))
+            facts, absent = res
+            for problem in absent:
+                click.echo(f"benchdeck: {problem}", err=True)
+            failed += len(absent)
+            good.append((host, facts))
     if good:
         with obj.open_store() as store, store.transaction() as cur:
             for host, facts in good:
                 save_host_facts(cur, host.name, facts.as_dict())
     for host, facts in good:
         click.echo(f"{host.name}: {describe(facts)}")
+        _devices(host, facts)
         for tool, package in missing_tools(facts):
             click.echo(f"  {host.name}: {tool} is missing: apt-get install -y {package}")
     if failed:
@@ -164,3 +183,36 @@ def trust_cmd(name: str, yes: bool) -> None:
         click.confirm(f"Trust it (add to {offered.known_hosts})?", default=False, abort=True)
     line = hostkeys.trust(offered.known_hosts, offered.host, offered.port, offered.openssh_line)
     click.echo(f"{name}: added to {offered.known_hosts}: {line.split()[0]} {offered.key_type}")
+
+
+def _devices(host: HostConfig, facts: HostFacts) -> None:
+    """The host's block devices (what ``device =`` may name), and whether its device is one."""
+    disks = [d for d in facts.disks or () if d.parent is None or d.type == "disk"]
+    names = [d.name for d in disks]
+    shown = [f"{d.name} ({d.model})" if d.model else d.name for d in disks]
+    click.echo(f"  {host.name}: devices: {', '.join(shown) or 'none found'}")
+    if facts.disks is not None and host.device and host.device not in {d.name for d in facts.disks}:
+        click.echo(
+            f"  {host.name}: device {host.device} (inventory) does not exist there: runs get no iostat "
+            f"metrics (devices: {', '.join(names) or 'none'})"
+        )
+
+
+@hosts_group.command("forget")
+@click.argument("name")
+def forget_cmd(name: str) -> None:
+    """Remove a host's key from known_hosts (after a reinstall, before trusting the new one)."""
+    from engine.transport import SSHTransport, hostkeys
+
+    host = _select(_inventory(), [name])[0]
+    if host.transport == "local":
+        raise click.UsageError(f"host {name} uses the local transport: it has no host key to forget")
+    transport = SSHTransport(host.spec)
+    address, port, _ = transport.address
+    known_hosts = transport.known_hosts_path
+    entry = hostkeys.entry_host(address, port)
+    removed = hostkeys.forget(known_hosts, address, port)
+    if removed:
+        click.echo(f"{name}: removed {removed} key(s) of {entry} from {known_hosts}")
+    else:
+        click.echo(f"{name}: no key of {entry} in {known_hosts}")

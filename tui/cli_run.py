@@ -10,6 +10,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,6 +21,7 @@ from engine.events import (
     BenchBatch,
     LogLine,
     Phase,
+    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -28,6 +30,7 @@ from engine.events import (
 )
 from engine.inventory import load_inventory
 from engine.plan import RunOptions, RunRequest
+from engine.records import BenchInterval
 from engine.session import Session
 from store import queue as q
 from store.db import Store
@@ -37,6 +40,7 @@ if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
     from rich.live import Live
     from rich.table import Table
 
+    from store.live import LiveRun
     from tui.cli import Ctx
     from tui.run_service import Outcome, RunService
 
@@ -96,14 +100,20 @@ class Progress:
             case Phase(_, name, detail):
                 r.phase = name
                 line = f"{name}{': ' + detail if detail else ''}"
+                if name == "queue" and self._live is not None:  # k/N and ETA, above the table
+                    self._live.console.print(f"[run {ev.run_id}] {line}", markup=False, highlight=False)
             case RunStarted(_, host, remote_dir, _, _):
                 r.phase = "measuring"
                 line = f"measuring on {host} ({remote_dir})"
             case BenchBatch(_, rows):
                 last = rows[-1]
                 r.t, r.qps, r.lat = last.t, last.qps if last.qps is not None else last.tps, last.latency_ms
-                qps = f"{r.qps:.1f}" if r.qps is not None else "-"
-                line = f"{last.t:.0f}s qps {qps} lat {last.latency_ms} ms"
+                if self.plain:  # every interval, also a backfill of many after a reconnect or resume
+                    for row in rows[:-1]:
+                        click.echo(f"[run {ev.run_id}] {_interval(row)}")
+                line = _interval(last)
+            case Replayed(_, bench, _, _) if bench:
+                line = f"{len(bench)} intervals stored before, up to {bench[-1].t:.0f}s"
             case LogLine(_, stream, text):
                 line = f"{stream}: {text}"
             case RunFinished(_, _, qps, _, _):
@@ -117,6 +127,11 @@ class Progress:
             click.echo(f"[run {ev.run_id}] {line}")
         elif self._live is not None:
             self._live.update(self._table())
+
+
+def _interval(row: BenchInterval) -> str:
+    qps = row.qps if row.qps is not None else row.tps
+    return f"{row.t:.0f}s qps {qps:.1f} lat {row.latency_ms} ms"
 
 
 def _report(outcomes: Sequence[Outcome]) -> None:
@@ -133,14 +148,19 @@ async def _with_service(
 ) -> list[Outcome]:
     inventory = load_inventory(None)
     session = Session(inventory)
+    from tui.cli import open_shared_store
     from tui.run_service import RunService
 
     plain = not sys.stdout.isatty()
+    # Store writes on their own thread: waiting for a store another process holds never stalls
+    # the followers (the remote files keep every line meanwhile).
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")
     try:
-        with Store.open(db) as store, Progress(plain) as progress:
-            async with RunService(store, session, progress) as svc:
+        with open_shared_store(db) as store, Progress(plain) as progress:
+            async with RunService(store, session, progress, writer) as svc:
                 return await coro_factory(svc)
     finally:
+        writer.shutdown(wait=True)
         await session.close()
 
 
@@ -285,7 +305,7 @@ def queue_cmd(
         post_write_s=settings.get("post_write_s"),
     )
     db = obj.db
-    with Store.open(db) as store, store.transaction() as cur:
+    with obj.open_store() as store, store.transaction() as cur:
         qid = q.create_queue(cur, hosts, builds, names, opts, matrix)
     click.echo(f"queue {qid}: {sum(map(len, matrix.values())) * len(names)} runs")
 
@@ -310,33 +330,79 @@ def resume_cmd(obj: Ctx) -> None:
 
 
 @click.command("cancel")
-@click.argument("run_id", type=int)
+@click.argument("run_id", type=int, required=False)
+@click.option(
+    "--queue", "queue_id", type=int, help="Cancel a whole queue: its waiting runs and running ones."
+)
 @click.pass_obj
-def cancel_cmd(obj: Ctx, run_id: int) -> None:
-    """Stop a running benchmark: its remote processes are killed, its samples kept."""
-    from engine.runner import cancel_remote
-    from store.db import StoreLocked
+def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
+    """Stop a running benchmark (its remote processes are killed, its samples kept), or a queue."""
     from store.live import unfinished
-    from store.runs import set_status
 
+    if (run_id is None) == (queue_id is None):
+        raise click.UsageError("give a RUN_ID or --queue N")
     with Store.open_for_reading(obj.db) as store:
-        live = {r.run_id: r for r in unfinished(store.cursor())}
+        cur = store.cursor()
+        live = {r.run_id: r for r in unfinished(cur)}
+        known = queue_id is None or q.exists(cur, queue_id)
+        store_path = store.snapshot_of or store.path
+    if queue_id is not None:
+        if not known:
+            raise click.ClickException(f"there is no queue {queue_id}")
+        _cancel_queue(obj, store_path, queue_id, live)
+        return
+    assert run_id is not None
     if run_id not in live:
         raise click.ClickException(f"run {run_id} is not running")
-    run = live[run_id]
+    killed, note = _cancel_runs(obj, [live[run_id]])
+    click.echo(f"run {run_id} cancelled: {killed} process group(s) stopped{note}")
+
+
+def _cancel_runs(obj: Ctx, runs: Sequence[LiveRun]) -> tuple[int, str]:
+    """Stop runs on their hosts, then mark them cancelled (unless another benchdeck holds the
+    store: it follows them and records their end). Returns groups stopped and a note."""
+    from engine.runner import cancel_remote
+    from store.db import StoreLocked
+    from store.runs import set_status
 
     async def go() -> int:
         session = Session(load_inventory(None))
         try:
-            return await cancel_remote(await session.transport(run.host), run.plan.remote_dir, run.procs)
+            killed = 0
+            for run in runs:
+                transport = await session.transport(run.host)
+                killed += await cancel_remote(transport, run.plan.remote_dir, run.procs)
+            return killed
         finally:
             await session.close()
 
-    killed = asyncio.run(go())
+    killed = asyncio.run(go()) if runs else 0
     try:
         with Store.open(obj.db) as store, store.transaction() as cur:
-            set_status(cur, run_id, "cancelled")
-        note = ""
+            for run in runs:
+                set_status(cur, run.run_id, "cancelled")
+        return killed, ""
     except StoreLocked:
-        note = " (the benchdeck following it records the end)"
-    click.echo(f"run {run_id} cancelled: {killed} process group(s) stopped{note}")
+        return killed, " (the benchdeck following it records the end)"
+
+
+def _cancel_queue(obj: Ctx, store_path: Path, queue_id: int, live: dict[int, LiveRun]) -> None:
+    """Waiting items cancelled (directly, or through a request the benchdeck running the queue
+    picks up before its next item), then its running runs stopped."""
+    from store.db import StoreLocked
+
+    try:
+        with Store.open(obj.db) as store, store.transaction() as cur:
+            waiting, running = q.cancel_queue(cur, queue_id)
+        how = f"{waiting} waiting run(s) cancelled"
+    except StoreLocked:
+        q.cancel_request(store_path, queue_id).write_text("cancel\n")
+        with Store.open_for_reading(obj.db) as store:
+            running = [
+                i.run_id for i in q.items(store.cursor(), queue_id) if i.status == "running" and i.run_id
+            ]
+        how = "the benchdeck running it takes no more of its runs"
+    runs = [live[r] for r in running if r in live]
+    killed, note = _cancel_runs(obj, runs)
+    stopped = ", ".join(f"run {r.run_id}" for r in runs) or "no run was running"
+    click.echo(f"queue {queue_id} cancelled: {how}; {stopped} ({killed} process group(s) stopped){note}")

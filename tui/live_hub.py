@@ -136,12 +136,75 @@ class LiveHub:
 
     async def cancel(self, run_id: int) -> None:
         view = self.model.runs.get(run_id)
-        if view is None or view.done or not view.procs or self.session is None:
+        if view is None or view.done or self.session is None:
             return
         from engine.runner import cancel_remote
 
+        remote_dir, procs = view.remote_dir, view.procs
+        if not procs:  # a reattached run: its processes are in the store
+            from store.live import unfinished
+
+            live = {r.run_id: r for r in await self.query(lambda st: unfinished(st.cursor(), view.host))}
+            if run_id not in live:
+                return
+            remote_dir, procs = live[run_id].plan.remote_dir, live[run_id].procs
         transport = await self.session.transport(view.host)
-        await cancel_remote(transport, view.remote_dir, view.procs)
+        await cancel_remote(transport, remote_dir, procs)
+
+    @property
+    def busy(self) -> bool:
+        """Runs or queues are going (quitting leaves them to go on detached)."""
+        return bool(self.model.active()) or any(not t.done() for t in self._tasks)
+
+    async def cancel_queue(self, run_id: int) -> int | None:
+        """Cancel the queue that ``run_id`` belongs to: its waiting runs and its running ones.
+        Returns the queue id (None: the run is in no queue)."""
+
+        def cancel(store: Store) -> tuple[int | None, list[int]]:
+            with store.transaction() as cur:
+                qid = q.queue_of_run(cur, run_id)
+                return (qid, q.cancel_queue(cur, qid)[1]) if qid is not None else (None, [])
+
+        qid, running = await self.query(cancel)
+        for rid in running:
+            await self.cancel(rid)
+        self._changed()
+        return qid
+
+    async def pending_work(self) -> tuple[int, int]:
+        """(runs an earlier benchdeck left running, queued runs waiting) in a writable store."""
+        from store.live import unfinished
+
+        def count(store: Store) -> tuple[int, int]:
+            if store.read_only:
+                return 0, 0
+            cur = store.cursor()
+            waiting = cur.execute("SELECT count(*) FROM queue_items WHERE status = 'pending'").fetchone()
+            return len(unfinished(cur)), int(waiting[0]) if waiting else 0
+
+        return await self.query(count)
+
+    def start_resume(self, running: int = 0, waiting: int = 0) -> None:
+        """Reattach to runs left running and go on with waiting queues (``benchdeck resume``)."""
+        self.model.progress.total += running + waiting
+        self._keep(asyncio.create_task(self._resume()))
+        self._changed()
+
+    async def _resume(self) -> None:
+        from engine.session import Session
+        from tui.run_service import RunService
+
+        try:
+            if self.session is None:
+                self.session = Session(await self.inventory())
+            service = RunService(
+                self._store(), self.session, self._on_event, self.writer, lambda _end: self.on_run_stored()
+            )
+            async with service as svc:
+                self.outcomes += await svc.resume()
+        except Exception as exc:  # a background task: report it, never lose it
+            self.on_error(f"resuming stopped: {exc}")
+        self._changed()
 
     async def close(self) -> None:
         for t in list(self._tasks):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.events import (
@@ -13,6 +14,7 @@ from engine.events import (
     Phase,
     Planned,
     RemoteProc,
+    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
@@ -20,6 +22,7 @@ from engine.events import (
     RunStarted,
     VmstatBatch,
 )
+from engine.records import BenchInterval, IostatSample, VmstatSample
 
 VM_KEYS = ("us", "sy", "id", "wa", "cs", "r")
 IO_KEYS = ("r_s", "w_s", "rkb_s", "wkb_s")
@@ -68,6 +71,22 @@ class RunView:
         self.log.append(line)
         self.log_total += 1
 
+    def _bench(self, rows: Sequence[BenchInterval]) -> None:
+        for r in rows:
+            self.t.append(r.t)
+            self.qps.append(r.qps if r.qps is not None else r.tps)
+            self.p95.append(r.latency_ms)
+
+    def _vm(self, rows: Sequence[VmstatSample]) -> None:
+        for v in rows:
+            for k in VM_KEYS:
+                self.vm[k].append(float(getattr(v, k)))
+
+    def _io(self, rows: Sequence[IostatSample]) -> None:
+        for s in rows:
+            for k in IO_KEYS:
+                self.io[k].append(float(getattr(s, k)))
+
     def apply(self, ev: RunEvent) -> None:
         match ev:
             case Planned(_, plan):
@@ -79,18 +98,15 @@ class RunView:
             case RunStarted(_, host, remote_dir, _, procs):
                 self.phase, self.host, self.remote_dir, self.procs = "measuring", host, remote_dir, procs
             case BenchBatch(_, rows):
-                for r in rows:
-                    self.t.append(r.t)
-                    self.qps.append(r.qps if r.qps is not None else r.tps)
-                    self.p95.append(r.latency_ms)
+                self._bench(rows)
             case VmstatBatch(_, rows):
-                for v in rows:
-                    for k in VM_KEYS:
-                        self.vm[k].append(float(getattr(v, k)))
+                self._vm(rows)
             case IostatBatch(_, rows):
-                for s in rows:
-                    for k in IO_KEYS:
-                        self.io[k].append(float(getattr(s, k)))
+                self._io(rows)
+            case Replayed(_, bench, vm, io):  # a reattached run: what was stored before
+                self._bench(bench)
+                self._vm(vm)
+                self._io(io)
             case LogLine(_, stream, text):
                 self._log(f"{stream}: {text}")
             case RunFinished(_, _, qps, _, _):

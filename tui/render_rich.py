@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
 from store.compare import HW_KEYS, Comparison
-from store.report import NOISE_MARK, fmt_hw, fmt_ratio, fmt_rel
+from store.report import NOISE_MARK, fmt_hw, fmt_ratio, fmt_rel, shown_ratio
 
 RED_AT = 0.95
 GREEN_AT = 1.05
 
 
 def rqps_style(v: float | None, *, red: str = "red", green: str = "green", grey: str = "grey62") -> str:
-    """red <= 0.95, green >= 1.05, grey between (the posts' convention)."""
-    if v is None:
+    """red <= 0.95, green >= 1.05, grey between (the posts' convention), decided on the value as
+    printed (``0.9506`` prints ``0.95``: red)."""
+    v = shown_ratio(v)
+    if v is None or math.isnan(v):
         return "dim"
     if v <= RED_AT:
         return red

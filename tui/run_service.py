@@ -7,7 +7,9 @@ The engine knows nothing of the store; this is where the two meet. One event que
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
+import statistics
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -21,7 +23,8 @@ from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.catalogue import family_of
 from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from engine.inventory import BuildConfig
-from engine.plan import RunOptions, RunRequest
+from engine.plan import Marks, RunOptions, RunRequest
+from engine.provenance import with_outputs
 from engine.runner import Runner
 from engine.servers import ServerError
 from engine.session import (
@@ -31,6 +34,7 @@ from engine.session import (
     needs_post_write,
     post_write,
 )
+from engine.sysbench_cmd import WorkloadError, default_duration, step_for
 from engine.transport import TransportError
 from store import queue as q
 from store.db import Store
@@ -39,6 +43,7 @@ from store.live import LiveRun, marks, unfinished
 from store.runs import NewRun, create_run, set_status
 
 Listener = Callable[[RunEvent], None]
+STEP_OVERHEAD_S = 15.0
 T = TypeVar("T")
 
 
@@ -58,6 +63,33 @@ def builtin_build(name: str = BUILTIN_BUILD) -> Build:
     return Build(name=name, dbms="sqlite", version=sqlite3.sqlite_version, variant=BUILTIN_BUILDS[name])
 
 
+def planned_s(item: q.QueueItem) -> float:
+    """Seconds an item is planned to take: its duration (given, the suite's, or the workload's
+    default), its warm-up, and a little for preflight and prepare."""
+    o = RunOptions(**item.options)
+    duration = o.duration_s
+    if duration is None and family_of(item.workload) == "sysbench":
+        with contextlib.suppress(WorkloadError):
+            writes = step_for(item.workload).writes
+            duration = (o.write_s if writes else o.read_s) or default_duration(item.workload)
+    return (duration or 300) + o.warmup_s + STEP_OVERHEAD_S
+
+
+def queue_line(item: q.QueueItem, where: q.Position) -> str:
+    """``3/42 my8040_rel point-query_range=100 ETA 1h05m`` (ETA: this host's items left, at the
+    pace of its finished ones when there are some, else as planned)."""
+    items = [item, *where.left_on_host]
+    eta = statistics.fmean(where.done_s) * len(items) if where.done_s else sum(planned_s(i) for i in items)
+    config = f" ({item.config})" if item.config else ""
+    return f"{where.k}/{where.n} {item.build}{config} {item.workload} ETA {format_s(eta)}"
+
+
+def format_s(s: float) -> str:
+    m, sec = divmod(int(s), 60)
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s"
+
+
 class RunService:
     """Starts runs and queues, resumes interrupted ones, records everything in ``store``."""
 
@@ -74,7 +106,8 @@ class RunService:
         self.listener = listener
         self.on_stored = on_stored
         """Called with a run's end once it is written (a listener sees it before)."""
-        self.sink = EventSink(store, batch_time=0.1)
+        # A shared store opens the file per batch: batch by the second, not by the 0.1 s.
+        self.sink = EventSink(store, batch_time=1.0 if store.shared else 0.1)
         self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self.runners: dict[int, Runner] = {}
         self.writer = writer
@@ -151,9 +184,13 @@ class RunService:
             return fn(*args)
         return await asyncio.get_running_loop().run_in_executor(self.writer, fn, *args)
 
-    def _next(self, host: str, queue_id: int | None) -> q.QueueItem | None:
+    def _next(self, host: str, queue_id: int | None) -> tuple[q.QueueItem, q.Position] | None:
         with self.store.transaction() as cur:
-            return q.next_item(cur, host, queue_id)
+            for qid, request in q.requested_cancels(self.store.path).items():  # `cancel --queue`
+                q.cancel_queue(cur, qid)
+                request.unlink(missing_ok=True)
+            item = q.next_item(cur, host, queue_id)
+            return (item, q.position(cur, item)) if item is not None else None
 
     def _attach(self, item_id: int, run_id: int) -> None:
         with self.store.transaction() as cur:
@@ -171,19 +208,25 @@ class RunService:
 
     async def run_queue(self, queue_id: int | None = None) -> list[Outcome]:
         """Run every pending item (of ``queue_id``, or of all queues): hosts in parallel."""
-        hosts = q.hosts_with_work(self.store.cursor(), queue_id)
+        hosts = await self._db(self._hosts_with_work, queue_id)
         results = await asyncio.gather(*(self._host_loop(h, queue_id) for h in hosts))
         return [o for per_host in results for o in per_host]
+
+    def _hosts_with_work(self, queue_id: int | None) -> list[str]:
+        with self.store.reading() as cur:
+            return q.hosts_with_work(cur, queue_id)
 
     async def _host_loop(self, host: str, queue_id: int | None) -> list[Outcome]:
         out: list[Outcome] = []
         while True:
-            item = await self._db(self._next, host, queue_id)
-            if item is None:
+            taken = await self._db(self._next, host, queue_id)
+            if taken is None:
                 return out
+            item, where = taken
             req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options), item.config)
             run_id = await self._db(self.new_run, req)
             await self._db(self._attach, item.item_id, run_id)
+            await self._events.put(Phase(run_id, "queue", queue_line(item, where)))
             outcome = await self._drive(
                 run_id, host, item.build, item.workload, execute(self.session, req, run_id)
             )
@@ -215,27 +258,40 @@ class RunService:
 
     async def resume(self) -> list[Outcome]:
         """Reattach to runs a previous benchdeck left running, then continue pending queues."""
+        live = await self._db(self._take_live)
+        outcomes = await asyncio.gather(*(self._reattach(r) for r in live))
+        await self._db(self._settle)
+        return [*outcomes, *await self.run_queue()]
+
+    def _take_live(self) -> list[LiveRun]:
         with self.store.transaction() as cur:
             live = unfinished(cur)
             self._fail_never_started(cur, {r.run_id for r in live})
-        outcomes = await asyncio.gather(*(self._reattach(r) for r in live))
+        return live
+
+    def _settle(self) -> None:
         with self.store.transaction() as cur:
             q.settle_interrupted(cur)
-        return [*outcomes, *await self.run_queue()]
+
+    def _reattach_info(self, run_id: int) -> tuple[str, Marks]:
+        """The run's build name and what the store holds of it."""
+        with self.store.reading() as cur:
+            row = cur.execute(
+                "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
+            ).fetchone()
+            return (row[0] if row else "?"), marks(cur, run_id)
 
     async def _reattach(self, live: LiveRun) -> Outcome:
         run_id, host, plan = live.run_id, live.host, live.plan
-        row = self.store.con.execute(
-            "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
-        ).fetchone()
-        build = row[0] if row else "?"
+        build, stored = await self._db(self._reattach_info, run_id)
         try:
             transport = await self.session.transport(host)
         except (TransportError, ValueError) as exc:
             return Outcome(run_id, host, build, plan.workload, "running", error=f"cannot reattach: {exc}")
-        runner = Runner(transport, plan, marks(self.store.cursor(), run_id))
+        runner = Runner(transport, plan, stored)
         self.runners[run_id] = runner
-        return await self._drive(run_id, host, build, plan.workload, runner.events(live.procs))
+        events = with_outputs(transport, plan, runner.events(live.procs))
+        return await self._drive(run_id, host, build, plan.workload, events)
 
     def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
         """Runs left 'running'/'queued' with no remote processes recorded never started."""

@@ -68,9 +68,29 @@ _RATE_FIELDS = {  # label -> (count field, per-second field)
     "ignored errors": ("ignored_errors", None), "reconnects": ("reconnects", None),
 }  # fmt: skip
 _COMMANDS = frozenset({"run", "prepare", "cleanup", "help", "prewarm", "warmup"})
+_INT_MAX = 2**63 - 1  # sysbench counts in 64 bits: a larger number is not its output
+
+
+class OutOfRange(ValueError):
+    """A number no sysbench prints (past 64 bits, or a rate too large for a float)."""
+
+
+def _int(text: str) -> int:
+    if len(text) > 19 or int(text) > _INT_MAX:
+        raise OutOfRange(f"number out of range ({len(text)} digits)")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    v = float(text)
+    if not math.isfinite(v):
+        raise OutOfRange(f"number out of range ({len(text)} characters)")
+    return v
 
 
 def _plain_number(v: Any) -> bool:
+    if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v <= _INT_MAX:
+        return False  # before isfinite: a 400-digit int overflows a float
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
@@ -96,26 +116,27 @@ def parse_interval(line: str) -> BenchInterval | None:
 
     The CSV and JSON hooks do not say which percentile ``latency`` is: ``latency_pct`` is None.
     ``--percentile=0`` prints ``lat (ms,0%): 0.00``: that latency is reported as None.
+    Raises :class:`OutOfRange` for an interval line holding a number sysbench cannot print.
     """
     s = line.strip()
     if m := _TEXT_TPS.fullmatch(s) or _TEXT_EPS.fullmatch(s):
         g = m.groupdict()
-        pct = float(g["pct"])
+        pct = _float(g["pct"])
         sql = g.get("qps") is not None
         return BenchInterval(
-            t=float(g["t"]), threads=int(g["thds"]), tps=float(g["tps"]),
-            qps=float(g["qps"]) if sql else None, reads=float(g["r"]) if sql else None,
-            writes=float(g["w"]) if sql else None, other=float(g["o"]) if sql else None,
-            latency_ms=float(g["lat"]) if pct > 0 else None,
+            t=_float(g["t"]), threads=_int(g["thds"]), tps=_float(g["tps"]),
+            qps=_float(g["qps"]) if sql else None, reads=_float(g["r"]) if sql else None,
+            writes=_float(g["w"]) if sql else None, other=_float(g["o"]) if sql else None,
+            latency_ms=_float(g["lat"]) if pct > 0 else None,
             latency_pct=pct if pct > 0 else None,
-            errors_s=float(g["err"]) if sql else 0.0, reconnects_s=float(g["rec"]) if sql else 0.0,
+            errors_s=_float(g["err"]) if sql else 0.0, reconnects_s=_float(g["rec"]) if sql else 0.0,
         )  # fmt: skip
     if m := _CSV.fullmatch(s):
         t, thds, tps, qps, r, w, o, lat, err, rec = m.groups()
         return BenchInterval(
-            t=float(t), threads=int(thds), tps=float(tps), qps=float(qps), reads=float(r),
-            writes=float(w), other=float(o), latency_ms=float(lat), errors_s=float(err),
-            reconnects_s=float(rec),
+            t=_float(t), threads=_int(thds), tps=_float(tps), qps=_float(qps), reads=_float(r),
+            writes=_float(w), other=_float(o), latency_ms=_float(lat), errors_s=_float(err),
+            reconnects_s=_float(rec),
         )  # fmt: skip
     if s.startswith("{") and s.rstrip(",").endswith("}"):
         try:
@@ -195,11 +216,17 @@ class SysbenchParser:
             self._json, self._depth = [(self._lineno, line)], 1
             self.recognised += 1
             return None
-        if (iv := parse_interval(s)) is not None:
+        try:
+            iv = parse_interval(s)
+            known = iv is None and self._summary_line(s)
+        except OutOfRange as exc:
+            self.skipped.append(SkippedLine(self._lineno, line, str(exc)))
+            return None
+        if iv is not None:
             self._started = True
             self.intervals.append(iv)
             return iv
-        if self._summary_line(s):
+        if known:
             self._started = True
             self.recognised += 1
         elif _MESSAGE.match(s):
@@ -259,10 +286,10 @@ class SysbenchParser:
             v["sysbench_version"] = m.group(1)
             return True
         if m := re.fullmatch(r"(?a)Number of threads: (\d+)", s):
-            v["threads"] = int(m.group(1))
+            v["threads"] = _int(m.group(1))
             return True
         if m := re.fullmatch(r"(?a)Total operations: (\d+) \(\s*(\d+\.\d+) per second\)", s):
-            v.setdefault("eps", float(m.group(2)))  # the memory test's events per second
+            v.setdefault("eps", _float(m.group(2)))  # the memory test's events per second
             return True
         if _IGNORED.fullmatch(s):
             return True
@@ -272,26 +299,27 @@ class SysbenchParser:
         label, value = m.group(1).strip(), m.group(2).strip()
         key = (self._section, label)
         if key in _INT_FIELDS and value.isascii() and value.isdigit():
-            v[_INT_FIELDS[key]] = int(value)
+            v[_INT_FIELDS[key]] = _int(value)
         elif key in _FLOAT_FIELDS and _NUMBER.fullmatch(value):
-            v[_FLOAT_FIELDS[key]] = float(value)
+            v[_FLOAT_FIELDS[key]] = _float(value)
         elif self._section == "general" and label in ("total time", "time elapsed"):
             if not (t := _SECONDS.fullmatch(value)):
                 return False
-            v["total_time_s"] = float(t.group(1))
+            v["total_time_s"] = _float(t.group(1))
         elif self._section == "sql" and label in _RATE_FIELDS:
             if not (r := _RATE.fullmatch(value)):
                 return False
             count_field, rate_field = _RATE_FIELDS[label]
-            v[count_field] = int(r.group(1))
+            count, rate = _int(r.group(1)), _float(r.group(2))
+            v[count_field] = count
             if rate_field:
-                v[rate_field] = float(r.group(2))
+                v[rate_field] = rate
         elif self._section == "latency" and label.endswith("th percentile"):
-            if not _NUMBER.fullmatch(value):
+            if not _NUMBER.fullmatch(value) or not label[0].isdigit():
                 return False
-            pct = float(label.split("th")[0])
+            pct, ms = _float(label.split("th")[0]), _float(value)
             if "lat_pct" not in v and 0 < pct <= 100:  # keep the first of several percentiles
-                v["lat_pct"], v["lat_pct_ms"] = pct, float(value)
+                v["lat_pct"], v["lat_pct_ms"] = pct, ms
         else:
             return False
         return True
@@ -301,7 +329,8 @@ class SysbenchParser:
         v = dict(self._values)
         v["options"] = dict(v.get("options", {}))
         if v.get("eps") is None and v.get("total_events") and v.get("total_time_s"):
-            v["eps"] = v["total_events"] / v["total_time_s"]
+            eps = v["total_events"] / v["total_time_s"]
+            v["eps"] = eps if math.isfinite(eps) else None
         return SysbenchSummary(**v)
 
 

@@ -147,12 +147,14 @@ printf '%s %s\n' "$(cat -- "$dir/$name.pgid")" "$(cat -- "$dir/$name.pid")"
 RUNNER = r"""dir=$1 name=$2 out=$3 err=$4 n=$5; shift 5
 while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n-1)); done
 trap '' HUP
-if [ -n "$err" ]; then exec >"$dir/$out" 2>"$dir/$err"; else exec >"$dir/$out" 2>&1; fi
+if [ -n "$err" ]; then exec >"$dir/$out" 3>"$dir/$err"; else exec >"$dir/$out" 3>&1; fi
+exec 2>/dev/null  # the shell's own job notices ("Terminated") are not the command's output
 printf '%s\n' "$$" >"$dir/$name.pgid"
 pid=
 trap 'kill -TERM "$pid" 2>/dev/null' TERM INT
-"$@" </dev/null &
+"$@" </dev/null 2>&3 3>&- &
 pid=$!
+exec 3>&-
 printf '%s\n' "$pid" >"$dir/$name.pid.tmp" && mv -f -- "$dir/$name.pid.tmp" "$dir/$name.pid"
 while :; do
   wait "$pid"; rc=$?

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import getpass
 import os
 import shlex
+import socket
 import stat
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import asyncssh
+from asyncssh.config import SSHClientConfig
 
 from engine.transport import hostkeys
 from engine.transport.base import HostSpec, ShellTransport, sh
@@ -35,6 +39,26 @@ from engine.transport.errors import (
 PIDWRAP = 'printf "%s\\n" "$$"; exec "$@"'
 T = TypeVar("T")
 _LINK_ERRORS = (asyncssh.Error, OSError)
+
+
+def resolve_address(spec: HostSpec) -> tuple[str, int, str | None]:
+    """(host, port, user) of a spec, through ``~/.ssh/config`` when the spec uses it."""
+    if not spec.use_ssh_config or spec.transport != "ssh":
+        return spec.hostname, spec.port, spec.user
+    config = Path("~", ".ssh", "config").expanduser()
+    try:
+        local = getpass.getuser()
+        paths = [config] if os.access(config, os.R_OK) else []
+        port: Any = spec.port if spec.port != hostkeys.DEFAULT_PORT else ()
+        cfg = SSHClientConfig.load(
+            None, paths, False, False, False, local, spec.user or (), spec.hostname, port
+        )
+        host = str(cfg.get("Hostname", spec.hostname))
+        port_n = spec.port if spec.port != hostkeys.DEFAULT_PORT else int(str(cfg.get("Port", spec.port)))
+        user = spec.user or cfg.get("User") or None
+    except (OSError, KeyError, ValueError, TypeError, asyncssh.ConfigParseError):
+        return spec.hostname, spec.port, spec.user  # asyncssh reports a broken config itself
+    return host, port_n, str(user) if user else None
 
 
 class _NoSFTP(Exception):
@@ -67,15 +91,25 @@ class SSHTransport(ShellTransport):
         self._sftp_missing = not use_sftp  # then file polling runs shell helpers
         self._lock = asyncio.Lock()
         self._bg: set[asyncio.Task[None]] = set()
+        self._address: tuple[str, int, str | None] | None = None
 
     @property
     def known_hosts_path(self) -> str:
         return os.path.expanduser(self.spec.known_hosts or hostkeys.default_known_hosts())
 
     @property
+    def address(self) -> tuple[str, int, str | None]:
+        """(host, port, user) the connection goes to: for an ``ssh = "alias"`` host, the
+        HostName, Port and User that ``~/.ssh/config`` gives the alias (as OpenSSH reads it)."""
+        if self._address is None:
+            self._address = resolve_address(self.spec)
+        return self._address
+
+    @property
     def target(self) -> str:
-        user = f"{self.spec.user}@" if self.spec.user else ""
-        return f"{self.spec.name!r} ({user}{self.spec.hostname} port {self.spec.port})"
+        host, port, user = self.address
+        via = f"{self.spec.hostname} = " if self.spec.use_ssh_config and host != self.spec.hostname else ""
+        return f"{self.spec.name!r} ({via}{user + '@' if user else ''}{host} port {port})"
 
     async def connect(self) -> None:
         await self.ensure_connected()
@@ -106,6 +140,8 @@ class SSHTransport(ShellTransport):
             kw["username"] = spec.user
         if spec.key_files:
             kw["client_keys"] = [os.path.expanduser(k) for k in spec.key_files]
+            if os.environ.get("SSH_AUTH_SOCK"):  # as OpenSSH: a passphrase-protected key is
+                kw["ignore_encrypted"] = True  # not loaded here; the agent holding it signs
         if not spec.use_ssh_config:
             kw["config"] = None
         if spec.port != hostkeys.DEFAULT_PORT or not spec.use_ssh_config:
@@ -126,9 +162,8 @@ class SSHTransport(ShellTransport):
             raise hostkeys.host_key_error(spec.name, known, known_path, *recorder.offered) from None
         except (asyncssh.KeyExchangeFailed, asyncssh.ConnectionLost, ConnectionResetError) as exc:
             # A reset / lost link is how sshd answers when known_hosts pins key types it lacks.
-            pinned = await hostkeys.pinned_key_mismatch(
-                spec.name, known, known_path, spec.hostname, spec.port
-            )
+            host, port, _ = self.address
+            pinned = await hostkeys.pinned_key_mismatch(spec.name, known, known_path, host, port)
             if pinned is not None:
                 raise pinned from None
             if isinstance(exc, asyncssh.KeyExchangeFailed):
@@ -141,9 +176,20 @@ class SSHTransport(ShellTransport):
         except asyncssh.DisconnectError as exc:
             raise TransportError(f"{self.target}: {exc.reason}") from None
         except (asyncssh.KeyImportError, asyncssh.ConfigParseError) as exc:
+            if "passphrase" in str(exc).lower():
+                keys = ", ".join(spec.key_files)
+                raise AuthFailed(
+                    f"{self.target}: {keys} is passphrase-protected and no ssh-agent is running "
+                    f"(SSH_AUTH_SOCK is not set): add the key to an agent with ssh-add"
+                ) from None
             raise TransportError(f"{self.target}: cannot load ssh key/config: {exc}") from None
         except TimeoutError:
             raise HostUnreachable(f"cannot reach {self.target}: timed out") from None
+        except socket.gaierror as exc:
+            host = self.address[0]
+            raise HostUnreachable(
+                f"cannot reach {self.target}: cannot resolve host name {host!r} ({exc.strerror})"
+            ) from None
         except OSError as exc:
             if exc.filename:  # a key or config file, not the network
                 raise TransportError(f"{self.target}: {exc.filename}: {exc.strerror}") from None

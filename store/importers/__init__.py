@@ -1,6 +1,14 @@
 """Importers of raw result files (sysbench output, vmstat, iostat, mytools result trees)."""
 
-from store.importers.mytools import MytoolsImport, import_mytools_tree
-from store.importers.sysbench_files import ImportError_, RunFiles, import_run_files
+from store.importers.mytools import ImportProgress, MytoolsImport, import_mytools_tree
+from store.importers.sysbench_files import ImportedRun, ImportError_, RunFiles, import_run_files
 
-__all__ = ["ImportError_", "MytoolsImport", "RunFiles", "import_mytools_tree", "import_run_files"]
+__all__ = [
+    "ImportError_",
+    "ImportProgress",
+    "ImportedRun",
+    "MytoolsImport",
+    "RunFiles",
+    "import_mytools_tree",
+    "import_run_files",
+]

@@ -94,9 +94,17 @@ def test_repeated_runs_use_the_median_and_mark_noise(store: Store) -> None:
 
 def test_unfinished_runs_are_not_compared(store: Store) -> None:
     add_run(store, "my8028_rel", "insert_range=100", 100.0)
+    add_run(store, "my8028_rel", "delete_range=100", 100.0)
     add_run(store, "my8040_rel", "insert_range=100", 10.0, status="failed")
+    add_run(store, "my8040_rel", "delete_range=100", 90.0)
     c = run_compare(store, "my8028_rel", "my8040_rel")
-    assert c.rqps[0].values == (None,)
+    assert {r.workload: r.values for r in c.rqps} == {
+        "delete_range=100": (pytest.approx(0.9),),
+        "insert_range=100": (None,),
+    }
+    add_run(store, "my8050_rel", "insert_range=100", 10.0, status="failed")
+    with pytest.raises(CompareError, match="build 'my8050_rel' has no finished runs on host 'h1'"):
+        run_compare(store, "my8028_rel", "my8050_rel")
 
 
 def test_group_stats_and_geometric_mean(store: Store) -> None:
@@ -129,7 +137,7 @@ def test_per_op_relative_conventions(store: Store) -> None:
     text = render_text(run_compare(store, "my8028_rel", "my8040_rel"))
     assert "2.00\t0.50\t1\tinf\t1\t0.50\tmy8040_rel" in text
     j = to_json(run_compare(store, "my8028_rel", "my8040_rel"))
-    assert j["hw"][0]["rows"][1]["rel"]["rKB/o"] == "inf"
+    assert j["hw"][0]["rows"][1]["rel"]["rKB/o"] is None, "no strings in numeric fields: inf is null"
     json.dumps(j, allow_nan=False)
 
 

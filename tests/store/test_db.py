@@ -1,5 +1,6 @@
 """The store file: creation, migrations, and a second process meeting a locked store."""
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -10,7 +11,7 @@ import pytest
 from engine.builds import parse_build_name
 from store.db import Store, StoreError, StoreLocked, StoreTooNew
 from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from store.schema import LATEST_VERSION
+from store.schema import LATEST_VERSION, MIGRATIONS
 
 HOLDER = """
 import sys, duckdb
@@ -67,7 +68,7 @@ def test_reopening_keeps_data_and_does_not_remigrate(tmp_path: Path) -> None:
         create_run(cur, NewRun("h1", parse_build_name("my8028_rel"), "scan_range=100", "test"))
     with Store.open(db) as s:
         assert s.scalar("SELECT count(*) FROM runs") == 1
-        assert s.scalar("SELECT count(*) FROM schema_version") == LATEST_VERSION
+        assert s.scalar("SELECT count(*) FROM schema_version") == len(MIGRATIONS)
 
 
 def test_store_from_a_newer_benchdeck_is_refused(tmp_path: Path) -> None:
@@ -81,7 +82,7 @@ def test_store_from_a_newer_benchdeck_is_refused(tmp_path: Path) -> None:
 def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "notes.duckdb"
     bad.write_text("this is not a duckdb file\n" * 100)
-    with pytest.raises(StoreError, match=r"cannot open store .*notes\.duckdb"):
+    with pytest.raises(StoreError, match=r"notes\.duckdb is not a DuckDB database .*--db"):
         Store.open(bad)
 
 
@@ -107,6 +108,7 @@ def test_locked_store_can_still_be_read_from_a_snapshot(
 
 
 def test_locked_store_cli_prints_one_line(holder: tuple[Path, subprocess.Popen[str]], tmp_path: Path) -> None:
+    """With no wait allowed ($BENCHDECK_LOCK_WAIT=0) a held store is one line naming the holder."""
     db, proc = holder
     f = tmp_path / "out.txt"
     f.write_text("queries: 10 (1.00 per sec.)\n")
@@ -129,6 +131,7 @@ def test_locked_store_cli_prints_one_line(holder: tuple[Path, subprocess.Popen[s
         ],
         capture_output=True,
         text=True,
+        env={**os.environ, "BENCHDECK_LOCK_WAIT": "0"},
     )
     assert r.returncode == 1
     assert len(r.stderr.strip().splitlines()) == 1
@@ -156,4 +159,32 @@ def test_a_process_killed_after_creating_the_store_leaves_it_openable(tmp_path: 
     subprocess.run([sys.executable, "-c", code, str(db)], check=True)
     with Store.open(db) as s:
         assert s.schema_version() == LATEST_VERSION
+        assert s.scalar("SELECT count(*) FROM runs") == 1
+
+
+def test_a_writer_waits_for_a_held_store_then_writes(tmp_path: Path) -> None:
+    """A second writer waits its turn (saying so once) and succeeds when the holder lets go."""
+    db = tmp_path / "held.duckdb"
+    Store.open(db).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdin is not None
+    assert holder.stdout is not None
+    assert holder.stdout.readline().strip() == "ready"
+    recorded = Path(__file__).resolve().parent.parent / "data" / "recorded" / "sysbench_oltp_point_select.txt"
+    cmd = [sys.executable, "-c", "from tui.cli import main; main()", "--db", str(db), "import", "sysbench",
+           str(recorded), "--host", "h2", "--build", "my8028_rel", "--workload", "w"]  # fmt: skip
+    writer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert writer.stderr is not None
+    notice = writer.stderr.readline()
+    assert f"in use by process {holder.pid}" in notice
+    assert "waiting" in notice
+    holder.stdin.write("\n")  # the holder lets go
+    holder.stdin.flush()
+    assert holder.wait(timeout=10) == 0
+    out, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err
+    assert out.strip().isdigit(), out
+    with Store.open(db, read_only=True) as s:
         assert s.scalar("SELECT count(*) FROM runs") == 1

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from store.compare import CompareError
-from store.db import Store, StoreError, StoreLocked
+from store.db import Store, StoreError, StoreLocked, StoreNotWritable
 
 if TYPE_CHECKING:
     from tui.app import BenchdeckApp
@@ -44,16 +44,29 @@ class StoreHandle:
         self.db = db
         self._lock = threading.Lock()
         self._store: Store | None = None
+        self._retired: Store | None = None  # the previous snapshot, still read by a late worker
         self._closed = False
+        self._refresh = False
+
+    def refresh(self) -> None:
+        """Reload asked for: a snapshot is read again (or the store itself, once its writer is
+        gone) at the next :meth:`get`, off the UI thread."""
+        with self._lock:
+            self._refresh = True
 
     def get(self) -> Store:
         with self._lock:
             if self._closed:  # the app is quitting: a late worker must not open it again
                 raise StoreError("the store is closed")
+            if self._refresh and self._store is not None and self._store.snapshot_of is not None:
+                if self._retired is not None:
+                    self._retired.close()
+                self._retired, self._store = self._store, None
+            self._refresh = False
             if self._store is None:
                 try:
                     self._store = Store.open(self.db)
-                except StoreLocked:
+                except (StoreLocked, StoreNotWritable):
                     self._store = Store.open_for_reading(self.db)
             return self._store
 
@@ -84,6 +97,8 @@ class StoreHandle:
 
     def writable_cursor(self) -> duckdb.DuckDBPyConnection:
         store = self.get()
+        if store.read_only and store.snapshot_of is None:
+            raise StoreError(f"store {store.path} is read-only here: changes are not possible")
         if store.read_only:
             raise StoreError(
                 f"store {store.snapshot_of or store.path} is in use by another process: "
@@ -105,14 +120,17 @@ class StoreHandle:
         if store is None:
             return ""
         where = show_path(store.snapshot_of or store.path)
-        return f"{where} (read-only snapshot)" if store.snapshot_of else where
+        if store.snapshot_of:
+            return f"{where} (read-only snapshot)"
+        return f"{where} (read-only)" if store.read_only else where
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+            for store in (self._store, self._retired):
+                if store is not None:
+                    store.close()
+            self._store = self._retired = None
 
 
 def show_path(path: Path) -> str:

@@ -365,6 +365,7 @@ class CompareScreen(BenchdeckScreen):
         tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
 
     def action_reload(self) -> None:
+        self.store.refresh()
         self.load(self.bd.selection)
 
     def action_export(self) -> None:

@@ -147,6 +147,14 @@ class LiveScreen(Screen[None]):
             id="live.cancel",
             tooltip="Stop this host's run, keep its samples",
         ),
+        Binding(
+            "X",
+            "cancel_queue",
+            "Cancel queue",
+            id="live.cancel_queue",
+            tooltip="Stop this run's whole queue: its running and waiting runs",
+            show=False,  # the key bar keeps its width; the command palette lists it
+        ),
     ]
 
     def __init__(self) -> None:
@@ -212,6 +220,19 @@ class LiveScreen(Screen[None]):
             return
         self.run_worker(self.hub.cancel(v.run_id), exclusive=True, group="cancel", exit_on_error=False)
         self.notify(f"cancelling run {v.run_id}")
+
+    def action_cancel_queue(self) -> None:
+        host = self.active_host()
+        v = self.hub.model.current(host) if host is not None else None
+        if v is None:
+            self.notify("no queue on this host")
+            return
+
+        async def cancel(run_id: int) -> None:
+            qid = await self.hub.cancel_queue(run_id)
+            self.notify(f"queue {qid} cancelled" if qid is not None else f"run {run_id} is in no queue")
+
+        self.run_worker(cancel(v.run_id), exclusive=True, group="cancel", exit_on_error=False)
 
 
 def _safe(host: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
@@ -14,6 +15,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Function
 from textual.widgets import DataTable, Header, Input, Select, Static
+from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist
 
 from store.queries import (
     HistoryRow,
@@ -79,6 +81,16 @@ class RunsScreen(BenchdeckScreen):
         Binding("d,delete", "delete", "Delete", id="runs.delete", tooltip="Delete the run and its samples"),
         Binding("R", "rerun", "Re-run", id="runs.rerun", tooltip="Queue the same run again"),
         Binding("escape", "unfocus_filter", "Table", id="runs.unfocus", show=False),
+        # not in the key bar (full at 80 columns): the command palette lists them
+        Binding("m", "mark", "Mark", id="runs.mark", tooltip="Mark the run (two: D diffs them)", show=False),
+        Binding(
+            "D",
+            "diff",
+            "Diff marked",
+            id="runs.diff",
+            tooltip="What differs between two marked runs",
+            show=False,
+        ),
     ]
 
     class Loaded(Message, bubble=False):
@@ -107,6 +119,7 @@ class RunsScreen(BenchdeckScreen):
         self.filter = RunFilter()
         self.total = 0
         self._generation = 0
+        self.marked: list[int] = []  # at most two, oldest first
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -152,7 +165,7 @@ class RunsScreen(BenchdeckScreen):
         self.total = msg.total
         cells = [
             [
-                str(r.run_id),
+                f"*{r.run_id}" if r.run_id in self.marked else str(r.run_id),
                 r.host,
                 r.build,
                 r.workload,
@@ -261,7 +274,32 @@ class RunsScreen(BenchdeckScreen):
             return isinstance(self.focused, Input)
         return True
 
+    def action_mark(self) -> None:
+        """Mark or unmark the run (a third mark drops the oldest); the run column shows ``*``."""
+        run = self.selected
+        if run is None:
+            return
+        if run.run_id in self.marked:
+            self.marked.remove(run.run_id)
+        else:
+            self.marked = [*self.marked, run.run_id][-2:]
+        table = self.query_one("#runs-table", DataTable)
+        for rid in self.rows:
+            with contextlib.suppress(RowDoesNotExist, ColumnDoesNotExist):
+                label = f"*{rid}" if rid in self.marked else str(rid)
+                table.update_cell(str(rid), "run", Text(label))
+        self.notify(f"marked: {', '.join(map(str, self.marked)) or 'none'}", timeout=2)
+
+    def action_diff(self) -> None:
+        if len(self.marked) != 2:
+            self.notify("mark two runs with m first", severity="warning")
+            return
+        from tui.screens.run_diff import RunDiffScreen
+
+        self.app.push_screen(RunDiffScreen(*self.marked))
+
     def action_reload(self) -> None:
+        self.store.refresh()
         self.load()
 
     def action_focus_filter(self) -> None:

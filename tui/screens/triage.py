@@ -48,7 +48,7 @@ class TriageItem:
     rqps: float | None
     moved: tuple[Moved, ...]
     noise: bool = False
-    """The difference is within the spread of repeated runs."""
+    """The confidence interval of the ratio contains 1 (store/noise.py)."""
 
     def label(self, multi_dop: bool = False) -> str:
         return row_label(self.workload, self.dop, multi_dop)
@@ -71,7 +71,7 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
         rel: dict[str, float | None] = {}
         block = blocks.get((row.workload, row.dop))
         if block is not None:
-            rel = next((r.rel for r in block.rows if r.build == build), {})
+            rel = next((r.rel for r in block.rows if (r.label or r.build) == build), {})
         moved = [Moved(k, v) for k in METRICS if (v := rel.get(k)) is not None and not math.isnan(v)]
         moved = sorted((m for m in moved if m.score > 0), key=lambda m: -m.score)[:TOP_METRICS]
         items.append(
@@ -99,6 +99,13 @@ class TriageScreen(BenchdeckScreen):
             "s", "series", "Series", id="triage.series", tooltip="Time series of the base and build runs"
         ),
         Binding("w", "next_build", "Next build", id="triage.next_build", tooltip="Triage the next column"),
+        Binding(
+            "c",
+            "changes",
+            "Change points",
+            id="triage.changes",
+            tooltip="Where did it change: change points across versions",
+        ),
         Binding("r", "reload", "Reload", id="triage.reload", show=False),
     ]
 
@@ -214,7 +221,11 @@ class TriageScreen(BenchdeckScreen):
             self.show_items()
 
     def action_reload(self) -> None:
+        self.store.refresh()
         self.load(self.bd.selection)
+
+    def action_changes(self) -> None:
+        self.app.switch_mode("changes")
 
     @on(DataTable.RowSelected)
     def action_series(self) -> None:
@@ -229,9 +240,15 @@ class TriageScreen(BenchdeckScreen):
         try:
             found = [
                 latest_run(
-                    cur, host=cmp.host, build=b, workload=item.workload, dop=item.dop, config=cmp.config
+                    cur,
+                    host=cmp.host,
+                    build=spec.build or label,
+                    workload=item.workload,
+                    dop=item.dop,
+                    config=spec.config if spec.build else cmp.config,
                 )
-                for b in (cmp.base, cmp.columns[column])
+                for label in (cmp.base, cmp.columns[column])
+                for spec in (cmp.spec(label),)
             ]
         finally:
             cur.close()

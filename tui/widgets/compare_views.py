@@ -9,7 +9,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from store.compare import HW_KEYS, Comparison, GroupStat, HwBlock
-from store.report import NOISE_MARK, fmt_hw, fmt_rel
+from store.noise import LEVEL
+from store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel
 from tui.widgets.rqps import RqpsColours
 
 
@@ -112,10 +113,12 @@ def _hw_table(block: HwBlock, colours: RqpsColours) -> Table:
 
 
 def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
-    """Repeats and spread ((max - min) / median) per workload and build."""
+    """Per workload and column: repeats, spread ((max - min) / median), rQPS and the confidence
+    interval of the ratio with what it was drawn from (repeated runs or per-second samples)."""
     multi = len(cmp.dops) > 1
     table.clear(columns=True)
-    for name in ("workload", "build", "runs", "median QPS", "min", "max", "spread", "rQPS"):
+    ci_name = f"{LEVEL:.0%} CI"
+    for name in ("workload", "build", "runs", "median QPS", "min", "max", "spread", "rQPS", ci_name, "from"):
         table.add_column(name, key=name)
     builds = [cmp.base, *cmp.columns]
     for row in cmp.rqps:
@@ -123,6 +126,7 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
             cell = cmp.cells.get((row.workload, row.dop, build))
             if cell is None:
                 continue
+            ci = row.ci[j - 1] if j and row.ci else None
             rq = (
                 colours.cell(row.values[j - 1], row.within_noise[j - 1])
                 if j
@@ -137,4 +141,6 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
                 Text(f"{cell.qps_max:,.1f}", justify="right"),
                 Text(f"{cell.spread * 100:.1f}%" if cell.n > 1 else "-", justify="right"),
                 rq,
+                Text(fmt_ci(ci) if j else "", justify="right"),
+                Text(ci.method if ci else "", style=colours.neutral),
             )

@@ -1,0 +1,121 @@
+"""Benchmark: ``import mytools`` of a result tree, beside baselines measured in the same run.
+
+Figures (targets): parse+store lines/s (>= 300k), runs/s (>= 50), store size / the tree's
+tar.gz size (<= 1.5). Baselines: a plain read of every line of the tree's files (Python
+``for line in file``), and tar + gzip -6 of the tree (its size is the size target's base).
+
+By default it writes a synthetic tree in the author's formats (``--builds`` x 32 runs, each
+sb.o with ~``--rounds`` x 13 lines of the Lua scripts' EXPLAIN output, an sb.met beside it);
+``--tree PATH`` measures a real one instead (e.g. a mytools ``nov25.maria.sb/hetz.2``).
+
+    python bench/bench_import.py [--builds 35] [--rounds 250] [--tree PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from store.db import Store
+from store.importers import import_mytools_tree
+from tests.store import mytools_tree as t
+
+TARGET_LINES_S = 300_000
+TARGET_RUNS_S = 50
+TARGET_SIZE = 1.5
+RANGES = (10, 20, 30, 40, 50, 60, 70, 100)  # 4 steps x 8 = 32 runs per folder
+STEPS = ("update-index", "scan", "point-query", "random-points")
+
+
+def write_tree(root: Path, builds: int, rounds: int) -> Path:
+    for i in range(builds):
+        d = root / f"x.my80{i:02d}_rel_o2nofp.{t.CONFIG}.pk1"
+        d.mkdir(parents=True)
+        for k, step in enumerate(STEPS):
+            value, met = t.MET.get(step, t.MET["point-query"])[t.BUILDS[i % 3]]
+            for rng in RANGES:
+                rest = f"{step}.range{rng}.pk1.dop{t.DOP}"
+                seed = (i * 10 + k) * 1000 + rng  # random rows differ from file to file
+                text = t.sysbench_output(step, value * (1 + i / 100), rounds=rounds, seed=seed)
+                (d / f"sb.o.{rest}").write_text(text)
+                (d / f"sb.met.{rest}").write_text(met.text())
+    return root
+
+
+def files_of(tree: Path) -> list[Path]:
+    return sorted(p for p in tree.rglob("*") if p.is_file())
+
+
+def plain_read(files: list[Path]) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    n = 0
+    for p in files:
+        with p.open(encoding="utf-8", errors="replace") as fh:
+            for _ in fh:
+                n += 1
+    return n, time.perf_counter() - t0
+
+
+def tar_gz(tree: Path) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=6) as tar:
+        tar.add(tree, arcname=tree.name)
+    return buf.tell(), time.perf_counter() - t0
+
+
+def store_bytes(db: Path) -> int:
+    return sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--builds", type=int, default=35)
+    ap.add_argument("--rounds", type=int, default=250)
+    ap.add_argument("--tree", type=Path, help="a real mytools result tree instead of a synthetic one")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = args.tree or write_tree(Path(tmp) / "tree", args.builds, args.rounds)
+        files = files_of(tree)
+        tree_bytes = sum(p.stat().st_size for p in files)
+        plain_read(files)  # warm the page cache: both sides read from memory
+        lines_read, read_s = plain_read(files)
+        gz_bytes, gz_s = tar_gz(tree)
+
+        db = Path(tmp) / "bench.duckdb"
+        c0, t0 = time.process_time(), time.perf_counter()
+        with Store.open(db) as store:
+            res = import_mytools_tree(store, tree, "bench")
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        size = store_bytes(db)
+
+    runs = len(res.run_ids)
+    print(f"tree: {tree if args.tree else 'synthetic'}: {len(files)} files, {tree_bytes / 1e6:.1f} MB, "
+          f"{lines_read:,} lines; {runs} runs imported ({len(res.failed)} files not imported), "
+          f"{res.explain_lines:,} EXPLAIN lines, {res.skipped_lines} skipped lines; "
+          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"{'figure':<28}{'import':>14}{'baseline':>14}  baseline is")
+    print(
+        f"{'lines/s (wall)':<28}{res.lines / wall:>14,.0f}{lines_read / read_s:>14,.0f}  plain read of lines"
+    )
+    print(f"{'lines/s (CPU of import)':<28}{res.lines / cpu:>14,.0f}")
+    print(f"{'runs/s (wall)':<28}{runs / wall:>14,.1f}")
+    print(f"{'seconds':<28}{wall:>14.2f}{gz_s:>14.2f}  tar + gzip -6 of the tree")
+    print(f"{'bytes':<28}{size:>14,}{gz_bytes:>14,}  tar + gzip -6 of the tree")
+    print(f"{'store / tar.gz':<28}{size / gz_bytes:>14.2f}")
+    ok = res.lines / wall >= TARGET_LINES_S and runs / wall >= TARGET_RUNS_S
+    ok = ok and size / gz_bytes <= TARGET_SIZE
+    print(f"targets (>= {TARGET_LINES_S:,} lines/s, >= {TARGET_RUNS_S} runs/s, <= {TARGET_SIZE}x tar.gz): "
+          f"{'met' if ok else 'NOT met'}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

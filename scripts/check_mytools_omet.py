@@ -1,0 +1,137 @@
+"""Check benchdeck's per-op tables against the ``o.met.*`` tables of a mytools result tree.
+
+    python scripts/check_mytools_omet.py STORE.duckdb HOST TREE/o.met.all [TREE/o.met.x ...]
+
+The tree must have been imported (``benchdeck --db STORE import mytools TREE --host HOST``).
+Each ``sb.met.<step>...dop<N>`` block of an o.met file is rebuilt two ways and compared cell by
+cell as printed (``--- absolute`` and ``--- relative to first result``):
+
+* through ``compare`` (base = the block's first row), when all its columns share one config;
+* from the stored per-run metrics of each (build, config) column, for every block.
+
+Prints one line per file and the mismatches; exit 1 if any cell differs.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.catalogue import default_catalogue, parse_mytools_suffix
+from store.compare import HW_KEYS, CompareError, compare
+from store.db import Store
+from store.importers.mytools import split_run_dir
+from store.report import fmt_hw, fmt_rel
+
+
+@dataclass
+class Block:
+    name: str
+    workload: str
+    dop: int
+    columns: list[tuple[str, str]]  # (build, config)
+    absolute: list[list[str]]
+    rel: list[list[str]]
+
+
+def parse_omet(path: Path) -> list[Block]:
+    blocks: list[Block] = []
+    lines = path.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        name = lines[i].strip()
+        if not name.startswith("sb.met.") or i + 2 >= len(lines) or lines[i + 1] != "--- absolute":
+            i += 1
+            continue
+        suffix = parse_mytools_suffix(name.removeprefix("sb.met."))
+        i += 3  # name, "--- absolute", header
+        absolute, rel, cols = [], [], []
+        while i < len(lines) and lines[i] != "--- relative to first result":
+            toks = lines[i].split()
+            parts = split_run_dir(toks[-1])
+            assert parts, lines[i]
+            cols.append(parts)
+            absolute.append(toks[:-1])
+            i += 1
+        i += 1
+        while i < len(lines) and lines[i].strip():
+            rel.append(lines[i].split()[:-1])
+            i += 1
+        if suffix is not None and suffix.dop is not None:
+            blocks.append(Block(name, suffix.workload, suffix.dop, cols, absolute, rel))
+    return blocks
+
+
+def stored(store: Store, host: str, col: tuple[str, str], workload: str, dop: int) -> dict[str, float | None]:
+    row = (
+        store.cursor()
+        .execute(
+            "SELECT median(s.cpu_o), median(s.cs_o), median(s.r_o), median(s.rkb_o), median(s.wkb_o), "
+            "median(coalesce(s.per_op_ops, s.qps)) FROM runs r JOIN run_summary s USING (run_id) "
+            "JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+            "JOIN workloads w USING (workload_id) "
+            "WHERE h.name = ? AND b.name = ? AND r.config = ? AND w.name = ? AND r.threads = ?",
+            [host, col[0], col[1], workload, dop],
+        )
+        .fetchone()
+    )
+    return dict(zip(HW_KEYS, row or (None,) * 6, strict=True))
+
+
+def check_file(store: Store, host: str, path: Path) -> tuple[int, int, int, list[str]]:
+    cells = bad = via_compare = 0
+    notes: list[str] = []
+    cat = default_catalogue()
+    for b in parse_omet(path):
+        vals = [stored(store, host, c, b.workload, b.dop) for c in b.columns]
+        if any(v["o/s"] is None for v in vals):
+            missing = [f"{c[0]}.{c[1]}" for c, v in zip(b.columns, vals, strict=True) if v["o/s"] is None]
+            notes.append(f"{b.name}: not in the store: {', '.join(missing)}")
+            continue
+        mine_abs = [[fmt_hw(k, v[k]) for k in HW_KEYS] for v in vals]
+        mine_rel = [[fmt_rel(k, v, vals[0]) for k in HW_KEYS] for v in vals[1:]]
+        if len({c[1] for c in b.columns}) == 1:  # the same block through compare
+            try:
+                cmp = compare(
+                    store.cursor(), host=host, base=b.columns[0][0],
+                    with_builds=[c[0] for c in b.columns[1:]], group_of=cat.group_of,
+                    sort_key=cat.sort_key, config=b.columns[0][1], dop=b.dop,
+                )  # fmt: skip
+                hw = next(h for h in cmp.hw if h.workload == b.workload)
+                mine_abs = [[fmt_hw(k, r.values[k]) for k in HW_KEYS] for r in hw.rows]
+                base = hw.rows[0].values
+                mine_rel = [[fmt_rel(k, r.values, base) for k in HW_KEYS] for r in hw.rows[1:]]
+                via_compare += 1
+            except (CompareError, StopIteration) as exc:
+                notes.append(f"{b.name}: compare failed: {exc!r}")
+                bad += 1
+                continue
+        for kind, his_rows, my_rows in (("abs", b.absolute, mine_abs), ("rel", b.rel, mine_rel)):
+            for col, his, mine in zip(b.columns[(kind == "rel") :], his_rows, my_rows, strict=True):
+                for k, h, m in zip(HW_KEYS, his, mine, strict=True):
+                    cells += 1
+                    if h != m:
+                        bad += 1
+                        notes.append(f"{b.name} {kind} {col[0]}.{col[1]} {k}: his {h} ours {m}")
+    return cells, bad, via_compare, notes
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    db, host, files = argv[0], argv[1], argv[2:]
+    failed = False
+    with Store.open_for_reading(db) as store:
+        for f in files:
+            cells, bad, via, notes = check_file(store, host, Path(f))
+            print(f"{f}: {cells - bad}/{cells} cells equal ({via} blocks through compare)")
+            for n in notes:
+                print(f"  {n}")
+            failed |= bad > 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

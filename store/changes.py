@@ -1,0 +1,137 @@
+"""Where did it change: QPS series across versions (or over time) and their change points.
+
+A **version series** is, for one host, config, concurrency, DBMS line (dbms + fork + variant,
+so ``my8040adv`` is not mixed into upstream) and workload, the finished runs of each version in
+version order (:func:`engine.builds.version_sort_key`). Repeated runs of a version stay
+observations of one point: their spread is the run-to-run noise the t-test needs. A **time
+series** is the runs of one build in the order they ran, each its own point.
+
+Detection is :func:`engine.changepoints.detect`; for each change the per-op metrics (cpu/o,
+cs/o, rKB/o, wKB/o) are tested at the same split, between the neighbouring change points.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.changepoints import Options, TTest, detect, split_test
+
+Over = Literal["version", "time"]
+OVER: tuple[Over, ...] = ("version", "time")
+METRICS: tuple[tuple[str, str], ...] = (
+    ("cpu/o", "cpu_o"),
+    ("cs/o", "cs_o"),
+    ("rKB/o", "rkb_o"),
+    ("wKB/o", "wkb_o"),
+)
+METRIC_PVALUE = 0.01
+"""A per-op metric moved at a known change when its own split there has p <= this (one test at
+a point already found, not a search) and a magnitude above the detection's minimum."""
+MIN_POINTS = 3
+
+
+class ChangesError(Exception):
+    """A request that cannot be answered, with a one-line reason for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One version (or one run, over time): its label, build, runs and mean values."""
+
+    label: str
+    build: str
+    runs: int
+    qps: float
+    hw: dict[str, float | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """QPS (and per-op metrics) of one workload along versions or time."""
+
+    host: str
+    workload: str
+    group: str
+    dop: int | None
+    config: str
+    line: str
+    """What is held fixed besides the workload: ``mysql rel_o2nofp`` (over versions) or a build."""
+    over: Over
+    labels: tuple[str, ...]
+    """Each point's label: its version, or (over time) when its run started."""
+    builds: tuple[str, ...]
+    runs: tuple[int, ...]
+    qps: tuple[float, ...]
+    """Each point's mean QPS over its runs."""
+    point_hw: dict[str, tuple[float | None, ...]]
+    """Each per-op metric's mean per point (None where no run has it)."""
+    values: tuple[float, ...]
+    """QPS of every run (observation), in point order."""
+    groups: tuple[int, ...]
+    """The point of each observation."""
+    hw: dict[str, tuple[float, ...]]
+    """Each per-op metric per observation (NaN where the run has none)."""
+
+    def point(self, i: int) -> Point:
+        hw = {m: v[i] for m, v in self.point_hw.items()}
+        return Point(self.labels[i], self.builds[i], self.runs[i], self.qps[i], hw)
+
+    @property
+    def points(self) -> tuple[Point, ...]:
+        return tuple(self.point(i) for i in range(len(self.labels)))
+
+
+@dataclass(frozen=True, slots=True)
+class MetricMove:
+    metric: str
+    ratio: float
+    pvalue: float
+    moved: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A change point: between ``before`` and ``after`` (adjacent points) QPS moved."""
+
+    index: int
+    before: Point
+    after: Point
+    test: TTest
+    metrics: tuple[MetricMove, ...]
+
+    @property
+    def moved(self) -> tuple[MetricMove, ...]:
+        return tuple(m for m in self.metrics if m.moved)
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesChanges:
+    series: Series
+    changes: tuple[Change, ...]
+
+
+def analyse(series: Iterable[Series], options: Options | None = None) -> list[SeriesChanges]:
+    """Change points of each series, each with the per-op metrics tested at the same split."""
+    opts = options or Options()
+    out = []
+    for s in series:
+        cps = detect(s.values, s.groups, opts)
+        bounds = [0, *(cp.index for cp in cps), len(s.labels)]
+        changes = []
+        for k, cp in enumerate(cps):
+            lo, hi = bounds[k], bounds[k + 2]
+            moves = []
+            for metric, _col in METRICS:
+                t = split_test(s.hw[metric], s.groups, (lo, cp.index, hi))
+                if t is None or not (t.mean_before or t.mean_after):
+                    continue
+                moved = not math.isnan(t.pvalue) and t.pvalue <= METRIC_PVALUE
+                moves.append(
+                    MetricMove(metric, t.ratio, t.pvalue, moved and t.magnitude > opts.min_magnitude)
+                )
+            changes.append(Change(cp.index, s.point(cp.index - 1), s.point(cp.index), cp.test, tuple(moves)))
+        out.append(SeriesChanges(s, tuple(changes)))
+    return out

@@ -1,0 +1,326 @@
+"""Read one run's files (sysbench output, vmstat, iostat, mytools sb.met) into a :class:`ParsedRun`.
+
+Pure reading and parsing, no store: the result is written by :class:`~store.importers.writer.
+RunWriter`, many runs per transaction. The files themselves travel along zstd-compressed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from engine.builds import Build
+from engine.metrics import PerOp, is_scan, per_op, run_qps
+from engine.parsers.explain import LINE, ZONE_END, ZONE_START, find_explain
+from engine.parsers.mytools_met import MetTable, parse_met, split_met_tail
+from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+from store.db import StoreError
+from store.importers.checked import Checked
+from store.importers.dating import Dated, from_mtime, from_start, parse_stamp
+from store.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
+from store.raw import compress
+from store.runs import NewRun, RunSummary
+
+_NCPU = re.compile(r"(?am)^\s*(\d+) CPUs?\s*$")
+_IOSTAT_NCPU = re.compile(r"\((\d+) CPU\)")
+
+
+class ImportError_(StoreError):
+    """A file that cannot be imported, with the reason; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunFiles:
+    """The files of one run and what the user says about it.
+
+    ``met`` is a mytools ``sb.met.*`` file: the author's own per-op figures, used when there
+    is no vmstat/iostat output. ``table_size`` (rows per table) makes a scan step's QPS
+    (rows/s) when the sysbench command line does not say it. ``dated`` is when the run ran if
+    the caller knows better than the files' modification time.
+    """
+
+    host: str
+    build: Build
+    workload: str
+    sysbench: Path
+    config: str = ""
+    vmstat: Path | None = None
+    iostat: Path | None = None
+    device: str | None = None
+    threads: int | None = None
+    source: str = "import"
+    met: Path | None = None
+    table_size: int | None = None
+    dated: datetime | None = None
+    dated_source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RawBlob:
+    """A raw file, compressed, ready for ``raw_files``."""
+
+    kind: str
+    name: str
+    size: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedRun:
+    """Everything one run's files say, ready to be written."""
+
+    run: NewRun
+    summary: RunSummary
+    finished_at: datetime
+    dated_from: str
+    intervals: tuple[BenchInterval, ...]
+    vmstat: tuple[VmstatSample, ...]
+    iostat: tuple[IostatSample, ...]
+    skipped: tuple[tuple[str, tuple[SkippedLine, ...]], ...]
+    raw: tuple[RawBlob, ...]
+    lines: int
+    explain_lines: int
+    ncpu: int | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def qps(self) -> float:
+        assert self.summary.qps is not None
+        return self.summary.qps
+
+    @property
+    def skipped_count(self) -> int:
+        return sum(len(rows) for _, rows in self.skipped)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ImportError_(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ImportError_(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise ImportError_(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _int(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _ncpu(sb_text: str, io_text: str) -> int | None:
+    if m := _NCPU.search(sb_text, 0, 4000):
+        return int(m.group(1))
+    if m := _IOSTAT_NCPU.search(io_text, 0, 1000):
+        return int(m.group(1))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _SysbenchText:
+    lines: list[str]
+    explain: int
+    gap_after: int  # lines fed before the EXPLAIN block (its own lines are not fed)
+    total: int  # lines of the text, EXPLAIN output included
+
+
+def _sysbench_lines(body: str) -> _SysbenchText:
+    """The lines for the sysbench parser, without the scripts' EXPLAIN output."""
+    span = find_explain(body)
+    if span is not None:
+        lines = body[: span.start].splitlines() + body[span.end :].splitlines()
+        return _SysbenchText(lines, span.count, span.first, len(lines) + span.count)
+    lines = body.splitlines()
+    try:  # something else inside the start-up zone: take the EXPLAIN lines one by one
+        a = lines.index(ZONE_START)
+        b = lines.index(ZONE_END, a)
+    except ValueError:
+        return _SysbenchText(lines, 0, len(lines), len(lines))
+    if not any(line.startswith(("explain: for ", "table ")) for line in lines[a:b]):
+        return _SysbenchText(lines, 0, len(lines), len(lines))
+    n = 0
+    for i in range(a + 1, b):
+        if LINE.fullmatch(lines[i]):
+            lines[i] = ""  # read as a blank line: numbering stays right
+            n += 1
+    return _SysbenchText(lines, n, len(lines), len(lines))
+
+
+def _renumber(rows: tuple[SkippedLine, ...], after: int, by: int) -> tuple[SkippedLine, ...]:
+    if not by:
+        return rows
+    return tuple(replace(r, lineno=r.lineno + by) if r.lineno > after else r for r in rows)
+
+
+def _scan_error(f: RunFiles) -> ImportError_:
+    return ImportError_(
+        f"{f.sysbench}: scan step {f.workload}: its QPS is rows/s (table rows / average latency) "
+        "and the table size is unknown: give --table-size N (rows per table)"
+    )
+
+
+def _dated(
+    f: RunFiles,
+    sb_text: str,
+    vm: tuple[VmstatSample, ...],
+    io: tuple[IostatSample, ...],
+    elapsed: float | None,
+) -> Dated:
+    """When the run ran: the first vmstat/iostat timestamp, a date line in the sysbench output,
+    the date the caller found (a mytools folder's log), else the output file's mtime."""
+    for source, stamp in (
+        ("vmstat", vm[0].timestamp if vm else None),
+        ("iostat", io[0].timestamp if io else None),
+    ):
+        if stamp and (t := parse_stamp(stamp)):
+            return from_start(t, elapsed, source)
+    # a date line in the output itself (outside the EXPLAIN block: its head and tail)
+    if (t := parse_stamp(sb_text[:4000])) or (t := parse_stamp(sb_text[-4000:])):
+        return from_start(t, elapsed, "sysbench")
+    if f.dated is not None:
+        return from_start(f.dated, elapsed, f.dated_source or "folder")
+    return from_mtime(f.sysbench, elapsed)
+
+
+def read_run(f: RunFiles) -> ParsedRun:
+    """Read and parse the files of one run; raises :class:`ImportError_` with a one-line reason."""
+    for path in (f.sysbench, f.vmstat, f.iostat, f.met):
+        if path is not None and (why := path_problem(path.absolute())):
+            raise ImportError_(why)
+    if f.iostat and not f.device:
+        raise ImportError_(f"{f.iostat}: iostat needs --device (the benchmark's storage device)")
+    if why := int_problem("threads", f.threads, INT32_MAX):
+        raise ImportError_(f"{f.sysbench}: {why}")
+    sb_bytes = _read(f.sysbench)
+    vm_bytes = _read(f.vmstat) if f.vmstat else None
+    io_bytes = _read(f.iostat) if f.iostat else None
+    met_bytes = _read(f.met) if f.met else None
+    sb_text = _text(sb_bytes)
+    body, met_tail = split_met_tail(sb_text)
+
+    text = _sysbench_lines(body)
+    sb = Checked.sysbench(text.lines)
+    s = sb.summary or SysbenchSummary()
+    fitted: list[str] = []  # out-of-range values: a warning and NULL (the raw file keeps them)
+    table_size = f.table_size or fit_int(_int(s.options.get("table-size")), "table-size", INT64_MAX, fitted)
+    qps = run_qps(s, f.workload, table_size)
+    if qps is None:
+        if is_scan(f.workload) and s.lat_avg_ms and not table_size:
+            raise _scan_error(f)
+        raise ImportError_(f"{f.sysbench}: no final sysbench summary with a QPS figure (interrupted run?)")
+    skipped: list[tuple[str, tuple[SkippedLine, ...]]] = [
+        ("sysbench", _renumber(tuple(sb.skipped), text.gap_after, text.explain))
+    ]
+    lines = text.total
+
+    met: MetTable | None = None
+    if met_bytes is not None:
+        met_text = _text(met_bytes)
+        met = parse_met(met_text.splitlines())
+        lines += met_text.count("\n")
+        skipped.append(("met", met.skipped))
+    elif met_tail is not None:
+        first = body.count("\n") + 1
+        met = parse_met(met_tail.splitlines(), first_lineno=first)
+        lines += met_tail.count("\n")
+        skipped.append(("met", met.skipped))
+
+    vm = Checked.vmstat(_text(vm_bytes)) if vm_bytes is not None else None
+    io_text = _text(io_bytes) if io_bytes is not None else ""
+    io = Checked.iostat(io_text) if io_bytes is not None else None
+    dev_rows: list[IostatSample] = []
+    if io is not None:
+        dev_rows = [r for r in io.samples if r.device == f.device]
+        if not dev_rows:
+            seen = sorted({r.device for r in io.samples})
+            raise ImportError_(
+                f"{f.iostat}: no rows for device {f.device!r} (devices seen: {', '.join(seen) or 'none'})"
+            )
+        skipped.append(("iostat", tuple(io.skipped)))
+        lines += io_text.count("\n")
+    if vm is not None:
+        skipped.append(("vmstat", tuple(vm.skipped)))
+        lines += vm_bytes.count(b"\n") if vm_bytes else 0
+
+    ncpu = fit_int(_ncpu(sb_text, io_text), "CPU count", INT32_MAX, fitted)
+    threads = f.threads or fit_int(s.threads or _int(s.options.get("threads")), "threads", INT32_MAX, fitted)
+    tables = fit_int(_int(s.options.get("tables")), "tables", INT32_MAX, fitted)
+    metrics: PerOp | None
+    source: str | None
+    ops: float | None = None
+    if vm is not None or io is not None:
+        metrics, source = per_op(qps, tuple(vm.samples) if vm else (), dev_rows, ncpu), "computed"
+    elif met is not None and (metrics := met.per_op(ncpu)) is not None:
+        source, ops = "imported", metrics.ops
+    else:
+        metrics, source = None, None
+
+    dated = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
+    raw = [RawBlob("sysbench", f.sysbench.name, len(sb_bytes), compress(sb_bytes))]
+    for kind, path, data in (("vmstat", f.vmstat, vm_bytes), ("iostat", f.iostat, io_bytes),
+                             ("met", f.met, met_bytes)):  # fmt: skip
+        if path is not None and data is not None:
+            raw.append(RawBlob(kind, path.name, len(data), compress(data)))
+
+    kept = tuple((src, rows) for src, rows in skipped if rows)
+    n_skipped = sum(len(rows) for _, rows in kept)
+    warnings = (
+        *fitted,
+        *((f"{n_skipped} unparsed line(s) kept in the store (skipped_lines)",) if n_skipped else ()),
+    )
+    return ParsedRun(
+        run=NewRun(
+            host=f.host,
+            build=f.build,
+            workload=f.workload,
+            source=f.source,
+            config=f.config,
+            threads=threads,
+            tables=tables,
+            table_size=table_size,
+            device=f.device,
+            source_path=str(f.sysbench.resolve()),
+            command=s.command,
+            params=dict(s.options),
+            status="finished",
+            started_at=dated.started_at,
+        ),
+        summary=RunSummary(
+            qps=qps,
+            tps=s.tps,
+            eps=s.eps,
+            lat_avg_ms=s.lat_avg_ms,
+            lat_pct_ms=s.lat_pct_ms,
+            lat_pct=s.lat_pct,
+            lat_max_ms=s.lat_max_ms,
+            total_events=s.total_events,
+            elapsed_s=s.total_time_s,
+            per_op=metrics,
+            bench_samples=len(sb.intervals),
+            vm_samples=len(vm.samples) if vm else 0,
+            io_samples=len(dev_rows),
+            tool_version=s.sysbench_version,
+            per_op_source=source,
+            per_op_ops=ops,
+        ),
+        finished_at=dated.finished_at,
+        dated_from=dated.source,
+        intervals=tuple(sb.intervals),
+        vmstat=tuple(vm.samples) if vm else (),
+        iostat=tuple(io.samples) if io else (),
+        skipped=kept,
+        raw=tuple(raw),
+        lines=lines,
+        explain_lines=text.explain,
+        ncpu=ncpu,
+        warnings=warnings,
+    )

@@ -1,0 +1,112 @@
+"""The value ranges of the store's columns, checked where parsed records become rows.
+
+A record with a value its column cannot hold (a vmstat counter past 2^63, a CPU percentage past
+2^31, a non-finite rate) is not a DuckDB conversion error: its line is skipped, with the reason,
+like any other line a parser could not use.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+
+INT32_MAX = 2**31 - 1  # INTEGER columns
+INT64_MAX = 2**63 - 1  # BIGINT columns
+
+_VM_BIGINT = ("r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo", "in_", "cs")
+_INT_COLUMNS: dict[type, dict[str, int]] = {
+    BenchInterval: {"threads": INT32_MAX},
+    VmstatSample: {"seq": INT32_MAX, **dict.fromkeys(_VM_BIGINT, INT64_MAX)}
+    | dict.fromkeys(("us", "sy", "id", "wa", "st", "gu"), INT32_MAX),
+    IostatSample: {"seq": INT32_MAX},
+}
+_NAMES = {"in_": "in"}
+
+R = TypeVar("R")
+
+
+def show_int(v: int) -> str:
+    """An integer for a message: a huge one by its size (str() refuses past 4,300 digits)."""
+    return str(v) if v.bit_length() < 200 else f"a {v.bit_length()}-bit number"
+
+
+def int_problem(name: str, value: int | None, top: int, low: int = 0) -> str | None:
+    """Why ``value`` does not fit a column that holds ``low..top`` (None: it fits)."""
+    if value is None or low <= value <= top:
+        return None
+    return f"{name} {show_int(value)} is out of range (the store holds {low}..{top})"
+
+
+def fit_int(value: int | None, name: str, top: int, warnings: list[str]) -> int | None:
+    """``value`` if a column holding ``0..top`` can take it, else None and a warning (a run's
+    setting: the raw file keeps it)."""
+    if why := int_problem(name, value, top):
+        warnings.append(f"{why}; not stored as a column (the raw file keeps it)")
+        return None
+    return value
+
+
+def path_problem(path: os.PathLike[str] | str) -> str | None:
+    """Why a file's name cannot be stored (VARCHAR is UTF-8): a name in another encoding."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(text).decode("utf-8", "backslashreplace")
+        return f"{shown}: name is not valid UTF-8; rename it to import it"
+    return None
+
+
+def record_problem(record: Any) -> str | None:
+    """Why a parsed record cannot become a row (None: it can)."""
+    for name, top in _INT_COLUMNS.get(type(record), {}).items():
+        if why := int_problem(_NAMES.get(name, name), getattr(record, name), top):
+            return why
+    for f in fields(record):
+        v = getattr(record, f.name)
+        if isinstance(v, float) and not math.isfinite(v):
+            return f"{_NAMES.get(f.name, f.name)} is not a finite number"
+    return None
+
+
+def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list[Any], list[SkippedLine]]:
+    """Feed ``lines`` to a parser's ``feed``; the records that fit the store, and the lines of
+    those that do not (numbered from 1, as the parsers number them)."""
+    kept: list[Any] = []
+    out: list[SkippedLine] = []
+    for n, line in enumerate(lines, 1):
+        got = feed(line)
+        if got is None:
+            continue
+        for rec in got if isinstance(got, list | tuple) else (got,):
+            if why := record_problem(rec):
+                out.append(SkippedLine(n, line, why))
+            else:
+                kept.append(rec)
+    return kept, out
+
+
+def fit_records(records: Sequence[R]) -> tuple[list[R], list[SkippedLine]]:
+    """For rows arriving without their lines (a live run): the records that fit, and the
+    others as skipped lines (line number 0, the record as text)."""
+    kept: list[R] = []
+    out: list[SkippedLine] = []
+    for rec in records:
+        if why := record_problem(rec):
+            out.append(SkippedLine(0, _record_text(rec), why))
+        else:
+            kept.append(rec)
+    return kept, out
+
+
+def _record_text(rec: Any) -> str:
+    parts = []
+    for f in fields(rec):
+        v = getattr(rec, f.name)
+        parts.append(f"{f.name}={show_int(v) if isinstance(v, int) else v}")
+    return " ".join(parts)

@@ -1,0 +1,143 @@
+"""Views and comments that make the store readable without benchdeck.
+
+The tables are normalised (a run's host, build and workload are ids); these views answer the
+common questions in one ``SELECT`` and carry the run's identity on every sample. They are
+derived, not data: :func:`apply` replaces them after every migration, so a migration that changes
+a table only has to keep the view's columns meaning the same thing.
+"""
+
+# ruff: noqa: S608 - view names, columns and comments are this module's constants; no user values
+
+from __future__ import annotations
+
+from typing import Final
+
+import duckdb
+
+# Sample timestamps are kept as the tool printed them (vmstat -t, iostat -t in the locale's or
+# ISO format); the views read them as TIMESTAMP, NULL when a tool printed none.
+_TS_FORMATS: Final = (
+    "['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S%z', '%m/%d/%y %H:%M:%S', '%m/%d/%Y %I:%M:%S %p', "
+    "'%m/%d/%Y %H:%M:%S', '%d/%m/%y %H:%M:%S']"
+)
+
+
+def _ts(col: str) -> str:
+    return f"try_strptime({col}, {_TS_FORMATS})::TIMESTAMP"
+
+
+_RUN_IDENTITY: Final = """
+    r.run_id, h.name AS host, b.name AS build, b.dbms, b.version, b.fork, b.variant,
+    r.config, w.name AS workload, w.family, r.threads AS dop"""
+
+_RUN_JOINS: Final = """
+    JOIN runs r USING (run_id)
+    JOIN hosts h ON h.host_id = r.host_id
+    JOIN builds b ON b.build_id = r.build_id
+    JOIN workloads w ON w.workload_id = r.workload_id"""
+
+VIEWS: Final[dict[str, str]] = {
+    "run_results": f"""
+        SELECT {_RUN_IDENTITY},
+            r.status, r.error, r.source, r.tags, r.tables, r.table_size, r.device,
+            r.started_at, r.finished_at, r.created_at,
+            s.qps, s.tps, s.eps, s.lat_avg_ms, s.lat_pct_ms, s.lat_pct, s.lat_max_ms,
+            s.total_events, s.elapsed_s,
+            s.cpu_o, s.cs_o, s.r_o, s.rkb_o, s.wkb_o, s.cpu_us_o, s.per_op_source, s.per_op_ops,
+            s.bench_samples, s.vm_samples, s.io_samples, s.tool_version
+        FROM runs r
+        JOIN hosts h ON h.host_id = r.host_id
+        JOIN builds b ON b.build_id = r.build_id
+        JOIN workloads w ON w.workload_id = r.workload_id
+        LEFT JOIN run_summary s ON s.run_id = r.run_id
+    """,
+    "bench_series": f"""
+        SELECT {_RUN_IDENTITY},
+            x.t, x.threads, x.qps, x.tps, x.reads, x.writes, x.other,
+            x.latency_ms, x.latency_pct, x.errors_s, x.reconnects_s
+        FROM bench_samples x {_RUN_JOINS}
+    """,
+    "vmstat_series": f"""
+        SELECT {_RUN_IDENTITY},
+            x.seq, {_ts("x.ts")} AS ts, x.r, x.b, x.swpd, x.free, x.buff, x.cache, x.si, x.so,
+            x.bi, x.bo, x."in", x.cs, x.us, x.sy, x.id, x.wa, x.st, x.gu
+        FROM vmstat_samples x {_RUN_JOINS}
+    """,
+    "iostat_series": f"""
+        SELECT {_RUN_IDENTITY},
+            x.seq, {_ts("x.ts")} AS ts, x.device, x.r_s, x.w_s, x.rkb_s, x.wkb_s,
+            x.rrqm_s, x.wrqm_s, x.r_await, x.w_await, x.aqu_sz, x.util
+        FROM iostat_samples x {_RUN_JOINS}
+    """,
+}
+
+_VIEW_COMMENTS: Final[dict[str, str]] = {
+    "run_results": "One row per run: host, build (dbms, version, fork, variant), config, workload, "
+    "dop, status, QPS, latency and per-op metrics (cpu/o, cs/o, r/o, rKB/o, wKB/o).",
+    "bench_series": "Per-second benchmark samples (sysbench intervals, pgbench progress ...) with "
+    "their run's identity; t = seconds since the measured step began.",
+    "vmstat_series": "vmstat samples (one a second, the since-boot row dropped) with their run's "
+    "identity; ts is the sample's time when vmstat printed one (-t).",
+    "iostat_series": "iostat device rows (one a second per device) with their run's identity.",
+}
+
+TABLE_COMMENTS: Final[dict[str, str]] = {
+    "hosts": "Machines benchmarks ran on; facts = the last `benchdeck hosts check` (JSON).",
+    "builds": "DBMS builds: name as users write it (my8040_rel_o2nofp), parsed into dbms, version, "
+    "fork and variant; version_key sorts versions.",
+    "workloads": "Benchmark steps (point-query_range=100, readww.byrx, l.i0 ...) and their family.",
+    "runs": "One workload on one host with one build and config: status, source (run/import), "
+    "the command line (passwords masked), tags, timestamps.",
+    "run_summary": "A run's result: QPS as the tool printed it, latency, per-op hardware metrics.",
+    "bench_samples": "Per-second samples of the benchmark tool, by run_id.",
+    "vmstat_samples": "vmstat samples by run_id (seq = sample number).",
+    "iostat_samples": "iostat device rows by run_id (seq = report number).",
+    "skipped_lines": "Output lines no parser could use, with the reason: kept, never dropped.",
+    "raw_files": "The raw output files of a run as read, compressed (codec zstd or none; size = "
+    "uncompressed bytes).",
+    "remote_runs": "Remote processes of runs benchdeck started, for reattaching.",
+    "run_records": "What a run ran on, captured when it ran: host facts, DBMS version and variables, "
+    "config files, server binary version and git commit, command lines (passwords masked).",
+    "queues": "Run matrices (hosts x builds x workloads).",
+    "queue_items": "One queued run of a matrix, with its status and run_id once started.",
+}
+
+COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {
+    ("runs", "threads"): "Concurrency (dop): client threads of the benchmark.",
+    ("runs", "config"): "DBMS config name, e.g. z11a_c32r128 ('' when none).",
+    ("runs", "status"): "queued, running, finished, failed or cancelled.",
+    ("runs", "source"): "How the run got here: 'run' (started by benchdeck) or an importer's name.",
+    ("run_summary", "qps"): "Operations per second: sysbench's final queries per sec., db_bench "
+    "ops/sec, Insert Benchmark rows or queries per second; scans: rows per second.",
+    ("run_summary", "cpu_o"): "cpu/o: vmstat us+sy averaged over the run, divided by QPS.",
+    ("run_summary", "cs_o"): "cs/o: vmstat context switches per second divided by QPS.",
+    ("run_summary", "r_o"): "r/o: iostat reads per second divided by QPS.",
+    ("run_summary", "rkb_o"): "rKB/o: iostat KB read per second divided by QPS.",
+    ("run_summary", "wkb_o"): "wKB/o: iostat KB written per second divided by QPS.",
+    ("run_summary", "cpu_us_o"): "CPU microseconds per operation: cpu/o * ncpu * 10^4.",
+    ("run_summary", "per_op_source"): "Where the per-op metrics came from: 'computed' from the run's "
+    "vmstat/iostat samples, or 'imported' from the source's own per-op table (mytools sb.met).",
+    ("run_summary", "per_op_ops"): "The o/s imported per-op metrics are per, as the source printed it "
+    "(NULL: the QPS).",
+    ("bench_samples", "t"): "Seconds since the measured step began.",
+}
+
+
+def apply(cur: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create the views and comments; called in the migration transaction."""
+    columns = cur.execute("SELECT table_name, column_name FROM information_schema.columns").fetchall()
+    existing = {(t, c) for t, c in columns}
+    for name, sql in VIEWS.items():
+        cur.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")  # our constants, not user values
+        cur.execute(f"COMMENT ON VIEW {name} IS {_literal(_VIEW_COMMENTS[name])}")
+    for table, text in TABLE_COMMENTS.items():
+        if any(t == table for t, _ in existing):
+            cur.execute(f"COMMENT ON TABLE {table} IS {_literal(text)}")
+    for (table, column), text in COLUMN_COMMENTS.items():
+        if (table, column) in existing:
+            cur.execute(f"COMMENT ON COLUMN {table}.{column} IS {_literal(text)}")
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal of one of our constant comments (DDL takes no parameters)."""
+    return "'" + text.replace("'", "''") + "'"

@@ -1,0 +1,118 @@
+"""``benchdeck changes``: its formats, --over time, filters, and bad input as one line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from engine.builds import parse_build_name
+from store.db import Store
+from store.runs import NewRun, RunSummary, create_run, save_summary
+from tests.changes.post_series import HOST, write_store
+from tests.cli_helpers import bd
+
+T0 = datetime(2025, 11, 3, 9, 0)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The beelink version series, plus one build run 10 times over ten days on host ci1: QPS
+    drops 12% from the 7th run on (a kernel update, say)."""
+    path = tmp_path_factory.mktemp("cli") / "changes.duckdb"
+    write_store(path)
+    wobble = [1.0, 0.995, 1.004, 0.998, 1.003, 0.997, 0.88, 0.884, 0.879, 0.882]
+    with Store.open(path) as store, store.transaction() as cur:
+        for day, w in enumerate(wobble):
+            new = NewRun(
+                "ci1",
+                parse_build_name("my8040_rel_o2nofp"),
+                "update-index_range=100",
+                "test",
+                config="z11a_c8r32",
+                threads=8,
+                status="finished",
+                started_at=T0 + timedelta(days=day),
+            )
+            save_summary(cur, create_run(cur, new), RunSummary(qps=5000.0 * w))
+    return path
+
+
+def run(db: Path, *args: str) -> tuple[int, str, str]:
+    done = bd({**os.environ, "BENCHDECK_DB": str(db)}, "changes", *args)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_text_lists_per_group_the_changes_between_versions(db: Path) -> None:
+    code, out, err = run(db, "--host", HOST)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"Change points on {HOST} over version")
+    assert "p <= 0.001, magnitude > 5%" in lines[0]
+    assert "config z11a_bee, dop 1, mysql rel_o2nofp: 8.0.28 8.0.30 8.0.33 8.0.39 8.0.40" in out
+    assert "  point-2" in lines
+    (rp,) = [ln for ln in lines if ln.strip().startswith("random-points_range=1000")]
+    assert "8.0.30 -> 8.0.33" in rp
+    assert "+135.4%" in rp
+    assert lines[-1] == "4 of 42 series have change points"
+
+
+def test_csv_md_and_json_carry_the_same_changes(db: Path) -> None:
+    _, out_csv, _ = run(db, "--host", HOST, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out_csv)))
+    assert len(rows) == 4
+    rp = next(r for r in rows if r["workload"] == "random-points_range=1000")
+    assert (rp["before"], rp["after"], rp["before_build"]) == ("8.0.30", "8.0.33", "my8030_rel_o2nofp")
+    assert float(rp["change"]) == pytest.approx(1.354, abs=0.001)
+    assert float(rp["pvalue"]) < 0.001
+    _, out_md, _ = run(db, "--host", HOST, "--format", "md")
+    assert "| point-2 | random-points_range=1000 | 8.0.30 -> 8.0.33 | +135.4% |" in out_md
+    _, out_json, _ = run(db, "--host", HOST, "--format", "json", "--workload", "random-points_range=1000")
+    data = json.loads(out_json)
+    (s,) = data["series"]
+    assert [p["label"] for p in s["points"]] == ["8.0.28", "8.0.30", "8.0.33", "8.0.39", "8.0.40"]
+    assert s["changes"][0]["index"] == 2
+
+
+def test_over_time_finds_the_run_where_one_build_slowed(db: Path) -> None:
+    code, out, err = run(db, "--host", "ci1", "--over", "time", "--format", "json")
+    assert code == 0, err
+    (s,) = json.loads(out)["series"]
+    assert s["line"] == "my8040_rel_o2nofp"
+    assert len(s["points"]) == 10
+    (c,) = s["changes"]
+    assert (c["before"], c["after"]) == ("2025-11-08 09:00", "2025-11-09 09:00")
+    assert c["change"] == pytest.approx(-0.12, abs=0.01)
+    # over versions the same runs are one point: nothing to find
+    _, out_v, _ = run(db, "--host", "ci1")
+    assert "no series with 3 or more points" in out_v
+
+
+def test_filters_narrow_the_series(db: Path) -> None:
+    _, out, _ = run(db, "--host", HOST, "--format", "json", "--dbms", "postgres")
+    assert json.loads(out)["series"] == []
+    _, out, _ = run(db, "--host", HOST, "--format", "json", "--config", "z11a_bee", "--dop", "1")
+    assert len(json.loads(out)["series"]) == 42
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--host", "nowhere"], 1, "benchdeck: no host 'nowhere' in the store"),
+        (["--host", HOST, "--over", "build"], 2, "benchdeck: Invalid value for '--over'"),
+        (["--host", HOST, "--max-pvalue", "0"], 2, "benchdeck: Invalid value for '--max-pvalue'"),
+        (["--host", HOST, "--min-magnitude", "-1"], 2, "benchdeck: Invalid value for '--min-magnitude'"),
+        ([], 2, "benchdeck: Missing option '--host'"),
+    ],
+)
+def test_bad_input_is_one_line(db: Path, args: list[str], code: int, message: str) -> None:
+    got, out, err = run(db, *args)
+    assert got == code
+    assert out == ""
+    assert err.startswith(message)
+    assert len(err.strip().splitlines()) == 1
