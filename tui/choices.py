@@ -9,11 +9,13 @@ workers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
 
 from engine.catalogue import default_catalogue
+from store.columns import Column, ColumnChoice, column_choices
 from store.compare import Comparison, compare
 from store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
 from themes.settings import SavedComparison, UiSettings
@@ -32,6 +34,9 @@ class Choices:
     dops: tuple[int | None, ...]
     """Dops with finished runs on the host in the chosen config, the busiest first."""
     sel: Selection
+    columns: tuple[ColumnChoice, ...] = ()
+    """The (build, config) pairs with finished runs on the host at the chosen dop: what a
+    column can be (a build under another config is written ``build:config``)."""
 
 
 def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettings) -> Choices:
@@ -51,6 +56,7 @@ def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettin
         sel = Selection()
     if host is None:
         return Choices(hosts, (), (), (), Selection())
+    pairs = {(c.build, c.config) for c in column_choices(cur, host)}
     configs = tuple(list_configs(cur, host))
     fresh = sel.base is None
     config = sel.config
@@ -64,17 +70,40 @@ def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettin
     builds = tuple(list_builds(cur, host, config))
     dops = tuple(dop_counts(cur, host, config))
     if fresh:
-        sel = _fresh(host, config, builds, dops, saved.comparison(host, config))
+        sel = _fresh(host, config, builds, dops, saved.comparison(host, config), pairs)
     else:
         base = sel.base if sel.base in builds else (builds[0] if builds else None)
-        with_builds = tuple(b for b in sel.with_builds if b in builds and b != base)
+        with_builds = valid_columns(sel.with_builds, base, config, pairs)
         if not with_builds and not sel.with_builds:  # a base alone (set in Runs): add a column
             kept = saved.comparison(host, config)
-            with_builds = tuple(b for b in (kept.columns if kept else ()) if b in builds and b != base)
+            with_builds = valid_columns(kept.columns if kept else (), base, config, pairs)
             with_builds = with_builds or tuple(b for b in builds if b != base)[:1]
         dop = sel.dop if sel.dop is None or sel.dop in dops else _busiest(dops)  # None: all dops
         sel = Selection(host, base, with_builds, config, dop)
-    return Choices(hosts, configs, builds, dops, sel)
+    return Choices(hosts, configs, builds, dops, sel, tuple(column_choices(cur, host, sel.dop)))
+
+
+def valid_columns(
+    columns: Sequence[str], base: str | None, config: str | None, pairs: set[tuple[str, str]]
+) -> tuple[str, ...]:
+    """The columns (``build`` or ``build:config``) that have runs on the host, the base's
+    pair left out."""
+    kept = []
+    for text in columns:
+        col = Column.parse(text)
+        cfg = col.config if col.config is not None else config
+        found = (col.build, cfg) in pairs if cfg is not None else any(b == col.build for b, _ in pairs)
+        if found and not (col.build == base and cfg == config) and text not in kept:
+            kept.append(text)
+    return tuple(kept)
+
+
+def column_value(choice: ColumnChoice, config: str | None, configs: int) -> str:
+    """How a selection names a column: its build under the selection's config (or when the host
+    has one config), else ``build:config``."""
+    return (
+        choice.build if choice.config == config or (config is None and configs <= 1) else str(choice.column)
+    )
 
 
 def _fresh(
@@ -83,10 +112,11 @@ def _fresh(
     builds: tuple[str, ...],
     dops: tuple[int | None, ...],
     remembered: SavedComparison | None,
+    pairs: set[tuple[str, str]],
 ) -> Selection:
     if remembered is not None and remembered.base in builds:
         base = remembered.base
-        with_builds = tuple(b for b in remembered.columns if b in builds and b != base)
+        with_builds = valid_columns(remembered.columns, base, config, pairs)
         dop = remembered.dop if remembered.dop in dops else _busiest(dops)
         return Selection(host, base, with_builds, config, dop)
     first = builds[0] if builds else None

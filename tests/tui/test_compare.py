@@ -245,9 +245,24 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         assert screen.query_one("#compare-dop").display
         # the busiest config and dop (a tie: the lower dop); rows of other dops are not shown
         assert (chosen(app).config, chosen(app).dop) == ("cfgA", 1)
-        await pilot.press("a")  # the columns offered: builds with runs in cfgA only
-        assert [v for _, v in on_screen(app, MultiPickDialog).choices] == [NEW]
-        await pilot.press("escape")
+        await pilot.press("a")  # the columns: (build, config) pairs with runs at dop 1, the base's left out
+        dialog = on_screen(app, MultiPickDialog)
+        assert [v for _, v in dialog.choices] == [f"{BASE}:cfgB", f"{LTO}:cfgB", NEW, f"{NEW}:cfgB"]
+        await pilot.press("ctrl+a", "ctrl+b")  # every build of cfgA: NEW only
+        assert dialog.ticked == [NEW]
+        await pilot.press("down", "down", "down", "space")  # and NEW under cfgB too
+        assert dialog.ticked == [NEW, f"{NEW}:cfgB"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert chosen(app).with_builds == (NEW, f"{NEW}:cfgB")
+        assert column_texts(rqps(app), 0) == ["0.90"]
+        assert column_texts(rqps(app), 1) == ["0.60"], "NEW under cfgB (60) against the base under cfgA (100)"
+        assert f"{NEW}.cfgB" in static_text(
+            on_screen(app, CompareScreen).query_one("#compare-legend", Static)
+        )
+        await pilot.press("a", "ctrl+b", "enter")  # back to the one column
+        await settle(pilot)
+        assert chosen(app).with_builds == (NEW,)
         assert column_texts(rqps(app), 1) == ["insert_range=100"]
         assert column_texts(rqps(app), 0) == ["0.90"]
 

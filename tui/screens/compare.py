@@ -13,9 +13,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
 
+from store.columns import ColumnChoice, series_columns
 from store.compare import CompareError, Comparison
 from store.report import render
-from tui.choices import Choices, load_choices
+from tui.choices import Choices, column_value, load_choices
 from tui.choices import run_comparison as run_comparison  # where it was, for its importers
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
@@ -94,6 +95,9 @@ class CompareScreen(BenchdeckScreen):
         self.chart_column = 0
         self.group_stat = GROUP_STATS[0]
         self.builds: list[str] = []
+        self.columns: tuple[ColumnChoice, ...] = ()
+        """The (build, config) pairs with runs on the host at the dop: what the columns dialog offers."""
+        self.configs: tuple[str, ...] = ()
         self.choices: dict[str, list[str]] = {}
         """What each picker offers (host, base, add, config, dop), for the pick dialogs."""
         self._loaded_for: Selection | None = None
@@ -169,6 +173,8 @@ class CompareScreen(BenchdeckScreen):
         choices = msg.choices
         sel = choices.sel
         self.builds = list(choices.builds)
+        self.columns = choices.columns
+        self.configs = choices.configs
         configs = sorted(choices.configs)
         dops = sorted(d for d in choices.dops if d is not None)
         with self.prevent(Select.Changed):
@@ -214,8 +220,9 @@ class CompareScreen(BenchdeckScreen):
                 sel = replace(sel, with_builds=(*sel.with_builds, value))
             with self.prevent(Select.Changed):
                 event.select.clear()
-        elif event.select.id == "compare-dop":
-            sel = replace(sel, dop=value if isinstance(value, int) else None)
+        elif event.select.id == "compare-dop":  # the columns offered depend on the dop: read again
+            self.load(replace(sel, dop=value if isinstance(value, int) else None))
+            return
         if sel != self.bd.selection:
             self.select(sel)
 
@@ -307,24 +314,46 @@ class CompareScreen(BenchdeckScreen):
         self.app.push_screen(PickDialog(prompts[which], choices, current), done)
 
     def action_pick_columns(self) -> None:
-        """Tick the columns in one dialog: every build with finished runs on the host (in the
-        config), but the base, oldest version first; the result replaces the columns."""
+        """Tick the columns in one dialog: every (build, config) pair with finished runs on the
+        host at the dop, but the base, oldest version first (ctrl+b: every build of the config,
+        ctrl+v: every version of the base's series); the result replaces the columns."""
         sel = self.bd.selection
         if self.loading_choices:
             self.notify(self._nothing_to_pick("add"), severity="warning")
             return
-        offered = [b for b in self.builds if b != sel.base]
+        config = (
+            sel.config if sel.config is not None else (self.configs[0] if len(self.configs) == 1 else None)
+        )
+        many = len({c.config for c in self.columns}) > 1
+        offered = [c for c in self.columns if not (c.build == sel.base and c.config == config)]
         if not offered:
             self.notify(self._nothing_to_pick("base"), severity="warning")
             return
-        where = f" on {sel.host}" + (f", config {sel.config}" if sel.config else "")
+        value = {c: column_value(c, sel.config, len(self.configs)) for c in offered}
+        choices = [
+            (f"{c.build}" + (f"  config {c.config}" if many else "") + f"  ({c.runs} runs)", value[c])
+            for c in offered
+        ]
+        presets: list[tuple[str, list[str]]] = []
+        if config is not None:
+            presets.append((f"every build of {config}", [value[c] for c in offered if c.config == config]))
+        base = next((c for c in self.columns if c.build == sel.base and c.config == config), None)
+        if base is not None:
+            series = {str(col) for col in series_columns(self.columns, base)}
+            presets.append(
+                (
+                    f"every version of {base.dbms} {base.variant}".rstrip(),
+                    [value[c] for c in offered if str(c.column) in series],
+                )
+            )
+        where = f" on {sel.host}" + (f" at dop {sel.dop}" if sel.dop is not None else "")
 
         def done(ticked: list[str] | None) -> None:
             if ticked is not None and tuple(ticked) != sel.with_builds:
                 self.select(replace(self.bd.selection, with_builds=tuple(ticked)))
 
-        prompt = f"Columns: builds with finished runs{where} (base {sel.base})"
-        self.app.push_screen(MultiPickDialog(prompt, [(b, b) for b in offered], list(sel.with_builds)), done)
+        prompt = f"Columns: builds and configs with finished runs{where} (base {sel.base})"
+        self.app.push_screen(MultiPickDialog(prompt, choices, list(sel.with_builds), presets), done)
 
     def _nothing_to_pick(self, which: str) -> str:
         if self.loading_choices:

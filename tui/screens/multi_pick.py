@@ -22,13 +22,24 @@ class MultiPickDialog(ModalScreen[list[str] | None]):
         Binding("enter", "apply", "Apply", id="dialog.apply", priority=True),
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
         Binding("ctrl+a", "all", "All", id="dialog.all"),
+        Binding("ctrl+b", "preset(0)", "Preset 1", id="dialog.preset1"),
+        Binding("ctrl+v", "preset(1)", "Preset 2", id="dialog.preset2"),
     ]
+    PRESET_KEYS = ("ctrl+b", "ctrl+v")
 
-    def __init__(self, prompt: str, choices: list[tuple[str, str]], selected: list[str]) -> None:
+    def __init__(
+        self,
+        prompt: str,
+        choices: list[tuple[str, str]],
+        selected: list[str],
+        presets: list[tuple[str, list[str]]] | None = None,
+    ) -> None:
+        """``presets``: (what, values) sets ticked at once by ctrl+b and ctrl+v (at most two)."""
         super().__init__()
         self.prompt = prompt
         self.choices = choices
         self.selected = set(selected)
+        self.presets = (presets or [])[: len(self.PRESET_KEYS)]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -52,7 +63,10 @@ class MultiPickDialog(ModalScreen[list[str] | None]):
 
     def _hint(self, ticked: int) -> str:
         keys = "space ticks, ctrl+a all/none, enter applies, esc cancels"
-        return f"{ticked} of {len(self.choices)} ticked: {keys}"
+        quick = "".join(
+            f"\n{k}: {what}" for k, (what, _) in zip(self.PRESET_KEYS, self.presets, strict=False)
+        )
+        return f"{ticked} of {len(self.choices)} ticked: {keys}{quick}"
 
     @on(SelectionList.SelectedChanged)
     def _count(self) -> None:
@@ -68,6 +82,18 @@ class MultiPickDialog(ModalScreen[list[str] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "preset":
+            return isinstance(parameters[0], int) and parameters[0] < len(self.presets)
+        return True
+
+    def action_preset(self, index: int) -> None:
+        """Tick exactly the preset's values."""
+        options: SelectionList[str] = self.query_one("#multi-list", SelectionList)
+        options.deselect_all()
+        for value in self.presets[index][1]:
+            options.select(value)
 
     def action_all(self) -> None:
         options: SelectionList[str] = self.query_one("#multi-list", SelectionList)
