@@ -198,7 +198,9 @@ def test_launch_live_compare_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> N
     tmux.keys("x")  # drop the column it picked, then add sqlite-sync
     tmux.wait(lambda s: "Pick a base (b) and the builds to compare with it (a)" in s, "no column left", 10)
     tmux.keys("a")  # the columns dialog: sqlite-sync is the one build offered (not the base)
-    tmux.wait(lambda s: "Columns: builds and configs with finished runs on local" in s, "the columns dialog", 10)
+    tmux.wait(
+        lambda s: "Columns: builds and configs with finished runs on local" in s, "the columns dialog", 10
+    )
     tmux.keys("Space")
     tmux.wait(lambda s: "1 of 1 ticked" in s, "sqlite-sync ticked", 10)
     tmux.keys("Enter")

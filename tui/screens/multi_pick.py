@@ -53,8 +53,8 @@ class MultiPickDialog(ModalScreen[list[str] | None]):
                 classes="dialog-hint",
             )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Apply", variant="primary", id="multi-apply")
-                yield Button("Cancel", id="multi-cancel")
+                yield Button("Apply", variant="primary", id="multi-apply", compact=True)
+                yield Button("Cancel", id="multi-cancel", compact=True)
 
     def on_mount(self) -> None:
         options = self.query_one("#multi-list", SelectionList)
@@ -62,11 +62,11 @@ class MultiPickDialog(ModalScreen[list[str] | None]):
         options.focus()
 
     def _hint(self, ticked: int) -> str:
-        keys = "space ticks, ctrl+a all/none, enter applies, esc cancels"
+        keys = "space ticks, ctrl+a all/none"
         quick = "".join(
             f"\n{k}: {what}" for k, (what, _) in zip(self.PRESET_KEYS, self.presets, strict=False)
         )
-        return f"{ticked} of {len(self.choices)} ticked: {keys}{quick}"
+        return f"{ticked} of {len(self.choices)} ticked ({keys}){quick}"
 
     @on(SelectionList.SelectedChanged)
     def _count(self) -> None:
