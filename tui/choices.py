@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from engine.catalogue import default_catalogue
 from store.columns import Column, ColumnChoice, column_choices
-from store.compare import Comparison, compare
 from store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
 from themes.settings import SavedComparison, UiSettings
 from tui.screens.base import Selection
+
+if TYPE_CHECKING:  # store.compare brings numpy and scipy: loaded when a comparison is made
+    from store.compare import Comparison
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,9 @@ def is_warmup(workload: str, group: str) -> bool:
 def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison:
     """``compare`` for a complete selection, with the default workload catalogue; warm-up
     steps are left out."""
+    from engine.catalogue import default_catalogue
+    from store.compare import compare
+
     cat = default_catalogue()
     assert sel.host is not None
     assert sel.base is not None

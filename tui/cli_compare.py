@@ -10,7 +10,6 @@ import click
 
 from engine.catalogue import SUITES, default_catalogue, load_group_overrides
 from store.columns import Column
-from store.compare import compare
 from store.report import CSV_TABLES, FORMATS, render
 from tui.suites import SUITE_HELP, suite_steps
 
@@ -87,6 +86,8 @@ def compare_cmd(
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
     if table is not None and fmt != "csv":
         raise click.UsageError("--table goes with --format csv")
+    from store.compare import compare  # numpy and scipy: only for this command
+
     overrides = load_group_overrides(obj.groups) if obj.groups else None
     steps = suite_steps(suite) if suite else None
     cat = default_catalogue(overrides, suite if suite in SUITES else None)

@@ -18,12 +18,11 @@ import click
 
 from store.db import Store
 from store.queries import BuildRow, HistoryRow, RunFilter, build_rows, count_runs, run_history
-from store.report import FORMATS
 
 if TYPE_CHECKING:
     from tui.cli import Ctx
 
-OUTPUT_FORMATS = ("rich", *FORMATS)
+OUTPUT_FORMATS = ("rich", "text", "md", "csv", "json")  # compare's (store.report: numpy, not needed)
 STATUSES = ("queued", "running", "finished", "failed", "cancelled")
 
 Cell = str | int | float | None

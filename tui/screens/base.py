@@ -7,6 +7,7 @@ group=...)``) that end in ``post_message``; a failed worker becomes one error no
 
 from __future__ import annotations
 
+import sys
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -19,7 +20,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from store.compare import CompareError
 from store.db import Store, StoreError, StoreLocked, StoreNotWritable
 
 if TYPE_CHECKING:
@@ -159,9 +159,17 @@ class Selection:
         return bool(self.host and self.base and self.with_builds)
 
 
+def _is_compare_error(error: BaseException) -> bool:
+    """A :class:`store.compare.CompareError` (one exists only once its module is loaded: the
+    module, which brings numpy and scipy, is not imported for the first frame)."""
+    module = sys.modules.get("store.compare")
+    kind = getattr(module, "CompareError", None)
+    return isinstance(kind, type) and isinstance(error, kind)
+
+
 def user_message(error: BaseException) -> str:
     """One line for the user: our errors as they are, others with their type."""
-    if isinstance(error, StoreError | CompareError | KeyError):
+    if isinstance(error, StoreError | KeyError) or _is_compare_error(error):
         text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
     elif isinstance(error, duckdb.Error):
         text = f"store: {error}"
