@@ -14,13 +14,16 @@ def list_hosts(cur: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in cur.execute("SELECT name FROM hosts ORDER BY name").fetchall()]
 
 
-def list_builds(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list[str]:
-    """Builds with finished runs (on ``host`` if given), oldest version first."""
+def list_builds(
+    cur: duckdb.DuckDBPyConnection, host: str | None = None, config: str | None = None
+) -> list[str]:
+    """Builds with finished runs (on ``host``, with ``config`` if given), oldest version first."""
     rows = cur.execute(
         "SELECT DISTINCT b.name, b.version_key FROM builds b JOIN runs r ON r.build_id = b.build_id "
         "JOIN hosts h ON h.host_id = r.host_id WHERE r.status = 'finished' "
-        "AND ($host IS NULL OR h.name = $host) ORDER BY b.version_key, b.name",
-        {"host": host},
+        "AND ($host IS NULL OR h.name = $host) AND ($config IS NULL OR r.config = $config) "
+        "ORDER BY b.version_key, b.name",
+        {"host": host, "config": config},
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -51,6 +54,8 @@ class RunFilter:
     until: date | None = None
     tag: str | None = None
     limit: int = 1000
+    config: str | None = None
+    status: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,30 +70,55 @@ class HistoryRow:
     qps: float | None
     created_at: datetime
     tags: tuple[str, ...]
+    error: str | None = None
+    """Why the run failed (or was cancelled), as the engine said."""
+
+
+_HISTORY_WHERE = (
+    "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "
+    "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) "
+    "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
+    "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
+    "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "
+    "AND ($config IS NULL OR r.config = $config) AND ($status IS NULL OR r.status = $status) "
+)
+
+
+def _history_params(f: RunFilter) -> dict[str, Any]:
+    return {
+        "host": f.host,
+        "build": f.build,
+        "wl": f.workload or None,
+        "since": f.since,
+        "until": f.until,
+        "tag": f.tag or None,
+        "config": f.config,
+        "status": f.status,
+    }
+
+
+def count_runs(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> int:
+    """How many runs match ``f`` (its ``limit`` aside)."""
+    row = cur.execute(
+        "SELECT count(*) FROM runs r JOIN hosts h ON h.host_id = r.host_id "  # noqa: S608 (constants)
+        "JOIN builds b ON b.build_id = r.build_id JOIN workloads w ON w.workload_id = r.workload_id "
+        + _HISTORY_WHERE,
+        _history_params(f or RunFilter()),
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def run_history(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> list[HistoryRow]:
     """Runs matching ``f``, newest first (``until`` is inclusive)."""
     f = f or RunFilter()
     rows = cur.execute(
-        "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, r.created_at, "
-        "r.tags FROM runs r JOIN hosts h ON h.host_id = r.host_id JOIN builds b ON b.build_id = r.build_id "
+        "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, "  # noqa: S608
+        "r.created_at, r.tags, r.error FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "JOIN builds b ON b.build_id = r.build_id "
         "JOIN workloads w ON w.workload_id = r.workload_id LEFT JOIN run_summary s ON s.run_id = r.run_id "
-        "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "
-        "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) "
-        "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
-        "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
-        "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "
-        "ORDER BY r.run_id DESC LIMIT $limit",
-        {
-            "host": f.host,
-            "build": f.build,
-            "wl": f.workload or None,
-            "since": f.since,
-            "until": f.until,
-            "tag": f.tag or None,
-            "limit": f.limit,
-        },
+        + _HISTORY_WHERE
+        + "ORDER BY r.run_id DESC LIMIT $limit",
+        _history_params(f) | {"limit": f.limit},
     ).fetchall()
     return [_history_row(r) for r in rows]
 
@@ -105,6 +135,7 @@ def _history_row(r: tuple[Any, ...]) -> HistoryRow:
         qps=r[7],
         created_at=r[8],
         tags=tuple(r[9] or ()),
+        error=r[10],
     )
 
 
@@ -151,23 +182,30 @@ def busiest_host(cur: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def list_configs(cur: duckdb.DuckDBPyConnection, host: str) -> list[str]:
-    """Configs with finished runs on ``host``."""
+    """Configs with finished runs on ``host``, the one with most runs first."""
     rows = cur.execute(
-        "SELECT DISTINCT r.config FROM runs r JOIN hosts h ON h.host_id = r.host_id "
-        "WHERE h.name = ? AND r.status = 'finished' ORDER BY 1",
+        "SELECT r.config FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "WHERE h.name = ? AND r.status = 'finished' GROUP BY 1 ORDER BY count(*) DESC, 1",
         [host],
     ).fetchall()
     return [r[0] for r in rows]
 
 
-def list_dops(cur: duckdb.DuckDBPyConnection, host: str) -> list[int | None]:
-    """Concurrency levels (threads) with finished runs on ``host``, ``None`` (unknown) first."""
+def list_dops(cur: duckdb.DuckDBPyConnection, host: str, config: str | None = None) -> list[int | None]:
+    """Concurrency levels (threads) with finished runs on ``host`` (with ``config`` if given),
+    ``None`` (unknown) first."""
+    return sorted(dop_counts(cur, host, config), key=lambda d: -1 if d is None else d)
+
+
+def dop_counts(cur: duckdb.DuckDBPyConnection, host: str, config: str | None = None) -> dict[int | None, int]:
+    """Finished runs per concurrency level on ``host`` (with ``config`` if given), most first."""
     rows = cur.execute(
-        "SELECT DISTINCT r.threads FROM runs r JOIN hosts h ON h.host_id = r.host_id "
-        "WHERE h.name = ? AND r.status = 'finished' ORDER BY 1 NULLS FIRST",
-        [host],
+        "SELECT r.threads, count(*) FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "WHERE h.name = $host AND r.status = 'finished' AND ($config IS NULL OR r.config = $config) "
+        "GROUP BY 1 ORDER BY 2 DESC, 1 NULLS FIRST",
+        {"host": host, "config": config},
     ).fetchall()
-    return [r[0] for r in rows]
+    return {r[0]: int(r[1]) for r in rows}
 
 
 def latest_run(
@@ -213,7 +251,7 @@ def run_series(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunSeries:
     """The time series of one run; iostat rows are the run's device (else its busiest one)."""
     found = cur.execute(
         "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, r.created_at, "
-        "r.tags, r.device FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+        "r.tags, r.error, r.device FROM runs r JOIN hosts h ON h.host_id = r.host_id "
         "JOIN builds b ON b.build_id = r.build_id JOIN workloads w ON w.workload_id = r.workload_id "
         "LEFT JOIN run_summary s ON s.run_id = r.run_id WHERE r.run_id = ?",
         [run_id],
@@ -225,7 +263,7 @@ def run_series(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunSeries:
     vm = cur.execute(
         "SELECT seq, us, sy, id, wa, cs FROM vmstat_samples WHERE run_id = ? ORDER BY seq", [run_id]
     ).fetchall()
-    device = found[10] or _busiest_device(cur, run_id)
+    device = found[11] or _busiest_device(cur, run_id)
     io = cur.execute(
         "SELECT seq, r_s, w_s, rkb_s, wkb_s FROM iostat_samples WHERE run_id = ? AND device = ? ORDER BY seq",
         [run_id, device],
@@ -249,3 +287,35 @@ def _busiest_device(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
         [run_id],
     ).fetchone()
     return str(row[0]) if row else None
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRow:
+    """A build in the store, with where and how often it ran."""
+
+    name: str
+    dbms: str
+    version: str
+    fork: str
+    variant: str
+    hosts: tuple[str, ...]
+    runs: int
+    finished: int
+    last_run: datetime | None
+
+
+def build_rows(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list[BuildRow]:
+    """Every build (with runs on ``host`` if given), oldest version first."""
+    rows = cur.execute(
+        "SELECT b.name, b.dbms, b.version, b.fork, b.variant, list(DISTINCT h.name ORDER BY h.name), "
+        "count(r.run_id), count(r.run_id) FILTER (WHERE r.status = 'finished'), max(r.created_at) "
+        "FROM builds b LEFT JOIN runs r ON r.build_id = b.build_id "
+        "LEFT JOIN hosts h ON h.host_id = r.host_id "
+        "GROUP BY ALL HAVING $host IS NULL OR list_contains(list(h.name), $host) "
+        "ORDER BY min(b.version_key), b.name",
+        {"host": host},
+    ).fetchall()
+    return [
+        BuildRow(r[0], r[1], r[2], r[3], r[4], tuple(h for h in r[5] if h), int(r[6]), int(r[7]), r[8])
+        for r in rows
+    ]

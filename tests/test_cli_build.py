@@ -120,7 +120,7 @@ def test_build_o2nofp_is_recorded_and_runs_its_own_library(env: dict[str, str]) 
     assert int(str(size)) > 500_000
     ((probe,),) = db_rows(env, "SELECT probe FROM build_records WHERE name = ?", [name])
     assert str(probe).startswith(f"{env['SQLITE_VERSION_UNDER_TEST']} {libdir}/libsqlite3.so.0 COMPILER=gcc-")
-    listed = bd(env, "builds", "--host", HOST)
+    listed = bd(env, "compiled", "--host", HOST)
     assert name in listed.stdout
     assert "-O2 -fno-omit-frame-pointer" in listed.stdout
     # the registered build runs the built-in workload over SSH, with ITS library loaded
@@ -210,7 +210,7 @@ def test_failing_compile_is_one_line_and_registers_nothing(env: dict[str, str]) 
     ((_, status, *_rest, error),) = build_rows(env, "broken1_rel_o2nofp")
     assert status == "failed"
     assert "exit 1" in str(error)
-    assert "broken1" not in bd(env, "builds").stdout
+    assert "broken1" not in bd(env, "compiled").stdout
     run = bd(
         env, "run", "--host", HOST, "--build", "broken1_rel_o2nofp", "--workload", "point-query_range=100"
     )
@@ -273,15 +273,15 @@ def test_killed_build_is_reattached_or_restarted(env: dict[str, str], host_survi
         assert "was interrupted: starting over" in out
         assert [r[1] for r in rows[-2:]] == ["interrupted", "finished"]
     assert [r[1] for r in rows].count("finished") == 1  # one registered build of that name
-    assert "gated1_rel_o2nofp" in bd(env, "builds").stdout
+    assert "gated1_rel_o2nofp" in bd(env, "compiled").stdout
 
 
 def test_pgo_refuses_a_workload_its_builds_cannot_run_before_compiling(env: dict[str, str]) -> None:
-    before = bd(env, "builds", "--all").stdout
+    before = bd(env, "compiled", "--all").stdout
     res = bd(
         env, "pgo", "--host", HOST, "--recipe", "sqlite", "--train", "oltp_nosuch", "--measure", "builtin"
     )
     assert res.returncode == 2
     assert res.stderr.startswith("benchdeck: oltp_nosuch: ")
     assert "built-in workloads" in res.stderr
-    assert bd(env, "builds", "--all").stdout == before
+    assert bd(env, "compiled", "--all").stdout == before

@@ -1,4 +1,6 @@
-"""The UI settings file (``ui.toml`` in benchdeck's config dir): the theme chosen in the app.
+"""The UI settings file (``ui.toml`` in benchdeck's config dir): the theme chosen in the app and
+the comparison last looked at per host and config (base, columns, dop), so a restart opens
+where the user left off.
 
 ``$BENCHDECK_CONFIG_DIR`` points at another directory (tests use it). User theme files live in
 its ``themes/`` subdirectory.
@@ -9,13 +11,15 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
 CONFIG_DIR_ENV = "BENCHDECK_CONFIG_DIR"
 SETTINGS_NAME = "ui.toml"
+MAX_REMEMBERED = 50  # host/config pairs whose comparison is remembered
 
 
 class SettingsError(ValueError):
@@ -23,8 +27,33 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class SavedComparison:
+    """What Compare showed for one host and config: the base, the columns, the dop."""
+
+    host: str
+    config: str | None = None
+    base: str | None = None
+    columns: tuple[str, ...] = ()
+    dop: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class UiSettings:
     theme: str | None = None
+    comparisons: tuple[SavedComparison, ...] = ()
+    """Most recent first: the first is the one the app opens on."""
+
+    def comparison(self, host: str, config: str | None) -> SavedComparison | None:
+        return next((c for c in self.comparisons if c.host == host and c.config == config), None)
+
+    def latest(self, host: str | None = None) -> SavedComparison | None:
+        """The comparison saved last (on ``host`` if given)."""
+        return next((c for c in self.comparisons if host is None or c.host == host), None)
+
+    def remember(self, saved: SavedComparison) -> UiSettings:
+        """These settings with ``saved`` first (replacing the one for its host and config)."""
+        rest = tuple(c for c in self.comparisons if (c.host, c.config) != (saved.host, saved.config))
+        return replace(self, comparisons=(saved, *rest)[:MAX_REMEMBERED])
 
 
 def config_dir() -> Path:
@@ -57,7 +86,28 @@ def load_ui_settings(path: Path | None = None) -> UiSettings:
     theme = data.get("theme")
     if theme is not None and not isinstance(theme, str):
         raise SettingsError(f"{p}: key 'theme' must be a string")
-    return UiSettings(theme=theme)
+    entries = data.get("compare", [])
+    if not isinstance(entries, list):
+        raise SettingsError(f"{p}: key 'compare' must be an array of tables ([[compare]])")
+    return UiSettings(theme=theme, comparisons=tuple(_comparison(p, i, e) for i, e in enumerate(entries)))
+
+
+def _comparison(p: Path, i: int, entry: Any) -> SavedComparison:
+    where = f"{p}: compare[{i}]"
+    if not isinstance(entry, dict):
+        raise SettingsError(f"{where} must be a table")
+    host, config, base = entry.get("host"), entry.get("config"), entry.get("base")
+    columns, dop = entry.get("columns", []), entry.get("dop")
+    if not isinstance(host, str):
+        raise SettingsError(f"{where}: key 'host' must be a string")
+    for key, value in (("config", config), ("base", base)):
+        if value is not None and not isinstance(value, str):
+            raise SettingsError(f"{where}: key {key!r} must be a string")
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise SettingsError(f"{where}: key 'columns' must be a list of build names")
+    if dop is not None and (not isinstance(dop, int) or isinstance(dop, bool)):
+        raise SettingsError(f"{where}: key 'dop' must be an integer")
+    return SavedComparison(host, config, base, tuple(columns), dop)
 
 
 def save_ui_settings(settings: UiSettings, path: Path | None = None) -> Path:
@@ -67,6 +117,14 @@ def save_ui_settings(settings: UiSettings, path: Path | None = None) -> Path:
     lines = ["# benchdeck UI settings, written by the app"]
     if settings.theme is not None:
         lines.append(f"theme = {json.dumps(settings.theme)}")  # a JSON string is a TOML basic string
+    for c in settings.comparisons:  # a JSON string (list) is a TOML basic string (array)
+        lines += ["", "[[compare]]", f"host = {json.dumps(c.host)}"]
+        lines += [
+            f"{k} = {json.dumps(v)}" for k, v in (("config", c.config), ("base", c.base)) if v is not None
+        ]
+        lines.append(f"columns = {json.dumps(list(c.columns))}")
+        if c.dop is not None:
+            lines.append(f"dop = {c.dop}")
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     tmp.replace(p)

@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields, replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import platformdirs
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.signal import Signal
@@ -26,11 +28,13 @@ from engine.plan import RunOptions
 from store.db import Store
 from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir
+from tui.choices import remembered
 from tui.commands import BenchdeckCommands
 from tui.screens.base import Selection, StoreHandle, report_worker_error, tcss
 from tui.screens.runs import RerunRequested, RunsScreen
 
 if TYPE_CHECKING:
+    from store.rerun import RunAgain
     from tui.live_hub import LiveHub
 
 
@@ -120,6 +124,14 @@ class BenchdeckApp(App[None]):
             for n in NAV
         ),
         Binding("ctrl+t", "next_theme", "Theme", id="app.next_theme", tooltip="Next benchdeck theme"),
+        Binding(
+            "question_mark,f1",
+            "toggle_keys",
+            "Keys",
+            id="app.keys",
+            tooltip="Show or hide every key of this screen",
+        ),
+        Binding("escape", "hide_keys", "Hide keys", id="app.hide_keys", show=False),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit benchdeck"),
     ]
 
@@ -128,8 +140,7 @@ class BenchdeckApp(App[None]):
         self.db = db
         self.store = StoreHandle(db)
         self._opened = self.store.open_soon()
-        self.selection = Selection()
-        """The comparison being looked at (host, base, with builds ...), shared by the screens."""
+        self._selection = Selection()
         self._hub: LiveHub | None = None
         self.runs_changed_signal: Signal[None] = Signal(self, "runs-changed")
         """Published when a run started from the app has ended and is stored."""
@@ -152,6 +163,23 @@ class BenchdeckApp(App[None]):
                 f"theme {wanted!r} (from the settings) is not known: using {DEFAULT_THEME}"
             )
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        last = self.saved.latest()
+        if last is not None:  # where the user left off (Compare checks it against the store)
+            self._selection = Selection(last.host, last.base, last.columns, last.config, last.dop)
+
+    @property
+    def selection(self) -> Selection:
+        """The comparison being looked at (host, base, with builds ...), shared by the screens;
+        remembered per host and config in the UI settings file."""
+        return self._selection
+
+    @selection.setter
+    def selection(self, sel: Selection) -> None:
+        self._selection = sel
+        saved = remembered(sel)
+        if saved is not None and self.saved.comparisons[:1] != (saved,):
+            self.saved = self.saved.remember(saved)
+            self.save_settings(self.saved)
 
     @property
     def hub(self) -> LiveHub:
@@ -242,6 +270,60 @@ class BenchdeckApp(App[None]):
         self.store.close()
         gc.unfreeze()  # the collector sees everything again: nothing outlives the app unfreed
 
+    # --- keys, palette, screenshot ---
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "hide_keys":  # Esc closes the keys panel; otherwise it is the screen's
+            return bool(self.screen.query("HelpPanel"))
+        return True
+
+    def action_toggle_keys(self) -> None:
+        """The keys panel (every binding of the focused screen and widget), shown or hidden."""
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_hide_keys(self) -> None:
+        self.action_hide_help_panel()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's commands, less its theme picker (the palette's "Theme" is ours: the
+        benchdeck themes, with rQPS colours) and with a screenshot that says where it went."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Theme":
+                continue
+            if command.title == "Screenshot":
+                command = SystemCommand(
+                    "Screenshot", "Save an SVG screenshot (to ~/Downloads, else here)", self.action_screenshot
+                )
+            yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Save the screen as SVG in ``path``, else the downloads directory (the working
+        directory if there is none), and say where, or where it tried and why it failed."""
+        svg = self.export_screenshot()
+        name = filename or f"benchdeck-{datetime.now():%Y-%m-%dT%H-%M-%S}.svg"
+        self.write_screenshot(svg, name, Path(path) if path else None)
+
+    @work(thread=True, exclusive=False, exit_on_error=False, group="screenshot")
+    def write_screenshot(self, svg: str, name: str, folder: Path | None = None) -> None:
+        downloads = folder or Path(platformdirs.user_downloads_dir())
+        folder = downloads if downloads.is_dir() else Path.cwd()
+        path = folder / name
+        try:
+            path.write_text(svg, encoding="utf-8")
+        except OSError as exc:
+            self.call_from_thread(
+                self.notify,
+                f"could not save {path}: {exc.strerror or exc}",
+                title="Screenshot",
+                severity="error",
+            )
+            return
+        where = "" if folder == downloads else f" ({downloads} does not exist)"
+        self.call_from_thread(self.notify, f"saved {path}{where}", title="Screenshot")
+
     # --- themes ---
 
     @property
@@ -258,7 +340,7 @@ class BenchdeckApp(App[None]):
 
     def watch_theme(self, name: str) -> None:
         if self._remember_theme and name != self.saved.theme:
-            self.saved = UiSettings(theme=name)
+            self.saved = replace(self.saved, theme=name)
             self.save_settings(self.saved)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="settings")
@@ -269,26 +351,25 @@ class BenchdeckApp(App[None]):
 
     @work(exclusive=False, group="rerun", exit_on_error=False)
     async def on_rerun_requested(self, msg: RerunRequested) -> None:
-        """Queue the same host, build and workload again, with the same concurrency."""
+        """Queue the same host, build and workload again, with the same concurrency, duration
+        and queue options (tables, warm-up ...)."""
+        from store.rerun import run_again
 
-        def lookup(store: Store) -> tuple[str, str, str, int | None, str] | None:
-            row = (
-                store.cursor()
-                .execute(
-                    "SELECT h.name, b.name, w.name, r.threads, r.config FROM runs r "
-                    "JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
-                    "JOIN workloads w USING (workload_id) WHERE r.run_id = ?",
-                    [msg.run_id],
-                )
-                .fetchone()
-            )
-            return (str(row[0]), str(row[1]), str(row[2]), row[3], str(row[4] or "")) if row else None
+        def lookup(store: Store) -> RunAgain | None:
+            cur = store.cursor()
+            try:
+                return run_again(cur, msg.run_id)
+            finally:
+                cur.close()
 
         found = await self.hub.query(lookup)
         if found is None:
             self.notify(f"run {msg.run_id} is gone", severity="error")
             return
-        host, build, workload, threads, config = found
+        host, build, workload, config = found.host, found.build, found.workload, found.config
+        names = {f.name for f in fields(RunOptions)}
+        kept = {k: v for k, v in found.options.items() if k in names}
+        options = replace(RunOptions(**kept), threads=found.threads, duration_s=found.duration_s)
         inv = await self.hub.inventory()
         if host not in inv.hosts:
             self.notify(
@@ -300,7 +381,7 @@ class BenchdeckApp(App[None]):
         if not any(inv.config_matrix([host], [build], configs).values()):
             self.notify(f"build {build} on {host} has no config {config!r}: cannot re-run", severity="error")
             return
-        qid = await self.hub.start_queue([host], [build], [workload], RunOptions(threads=threads), configs)
+        qid = await self.hub.start_queue([host], [build], [workload], options, configs)
         self.notify(f"run {msg.run_id} queued again (queue {qid})", title="Re-run")
         self.switch_mode("live")
 

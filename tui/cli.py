@@ -14,8 +14,9 @@ from typing import Any, NoReturn
 
 import click
 
-from store.compare import CompareError
 from store.db import Store, StoreError, StoreLocked
+
+ROOT_OPTIONS = ("--db", "--groups", "--inventory")
 
 
 class Ctx:
@@ -83,6 +84,12 @@ _LAZY = {
     "changes": ("tui.cli_changes", "changes_cmd"),
     "diff": ("tui.cli_diff", "diff_cmd"),
     "export": ("tui.cli_export", "export_cmd"),
+    "server": ("tui.cli_server", "server_group"),
+    "build": ("tui.cli_build", "build_cmd"),
+    "pgo": ("tui.cli_build", "pgo_cmd"),
+    "compiled": ("tui.cli_build", "builds_cmd"),
+    "runs": ("tui.cli_store", "runs_cmd"),
+    "builds": ("tui.cli_store", "builds_cmd"),
 }
 
 
@@ -120,17 +127,26 @@ class _LazyGroup(click.Group):
     help="TOML file with a [groups] table (workload = group) overriding the default groups.",
 )
 @click.option(
-    "--config",
-    "config",
+    "--inventory",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Inventory TOML file (hosts, builds, suites); env BENCHDECK_CONFIG.",
 )
 @click.version_option(package_name="benchdeck")
 @click.pass_context
-def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path | None) -> None:
-    """Run, watch and compare database benchmarks. Without a command, opens the app."""
-    if config is not None:
-        os.environ["BENCHDECK_CONFIG"] = str(config)
+def cli(ctx: click.Context, db: Path | None, groups: Path | None, inventory: Path | None) -> None:
+    """Run, watch and compare database benchmarks. Without a command, opens the app.
+
+    \b
+    Examples:
+      benchdeck                                  # the app (the built-in SQLite workload: s on Launch)
+      benchdeck --db results.duckdb import mytools ~/results/oct24.dell32 --host dell32
+      benchdeck runs --host dell32 --status failed
+      benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
+
+    Options of benchdeck itself (--db, --groups, --inventory) go before the command.
+    """
+    if inventory is not None:
+        os.environ["BENCHDECK_CONFIG"] = str(inventory)
     ctx.obj = Ctx(db, groups)
     if ctx.invoked_subcommand is None:
         from tui.app import run_app  # imported late: Textual is not needed by other commands
@@ -139,7 +155,8 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, config: Path |
 
 
 def _register() -> None:
-    from tui.cli_build import build_cmd, builds_cmd, pgo_cmd
+    from tui.cli_build import build_cmd, pgo_cmd
+    from tui.cli_build import builds_cmd as compiled_cmd  # 'compiled': builds is the store's list
     from tui.cli_changes import changes_cmd
     from tui.cli_compare import compare_cmd
     from tui.cli_diff import diff_cmd
@@ -148,6 +165,7 @@ def _register() -> None:
     from tui.cli_import import import_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
     from tui.cli_server import server_group
+    from tui.cli_store import builds_cmd, runs_cmd
 
     for command in (
         hosts_group,
@@ -163,6 +181,8 @@ def _register() -> None:
         server_group,
         build_cmd,
         pgo_cmd,
+        compiled_cmd,
+        runs_cmd,
         builds_cmd,
     ):
         if command.name not in cli.commands:
@@ -177,18 +197,50 @@ def main(argv: Sequence[str] | None = None) -> None:
             prog_name="benchdeck",
             standalone_mode=False,
         )
+    except click.NoSuchOption as exc:
+        hint = ""
+        if exc.option_name in ROOT_OPTIONS:
+            hint = f" ({exc.option_name} is an option of benchdeck itself: put it first, e.g. "
+            hint += f"benchdeck {exc.option_name} VALUE {' '.join(_command_words(argv))} ...)"
+        fail(_one_line(exc.format_message()) + hint, 2)
     except click.UsageError as exc:
         fail(_one_line(exc.format_message()), 2)
     except click.ClickException as exc:
         fail(_one_line(exc.format_message()), exc.exit_code or 1)
     except click.Abort:
         fail("aborted", 1)
-    except (StoreError, CompareError) as exc:
+    except StoreError as exc:
         fail(_one_line(str(exc)), 1)
     except (ValueError, OSError) as exc:
         if os.environ.get("BENCHDECK_DEBUG"):
             raise
         fail(_one_line(str(exc)), 1)
+    except Exception as exc:
+        if not _is_compare_error(exc):
+            raise
+        fail(_one_line(str(exc)), 1)
+
+
+def _is_compare_error(error: BaseException) -> bool:
+    """A ``store.compare.CompareError``. Not imported up front: store.compare brings numpy and
+    scipy, ~0.7 s the app's first frame does not need; one raised means its module is loaded."""
+    kind = getattr(sys.modules.get("store.compare"), "CompareError", None)
+    return isinstance(kind, type) and isinstance(error, kind)
+
+
+def _command_words(argv: Sequence[str] | None) -> list[str]:
+    """The command and subcommand names the user typed (``import mytools``)."""
+    args = list(argv) if argv is not None else sys.argv[1:]
+    words: list[str] = []
+    group: click.Command | None = cli
+    for a in args:
+        found = group.get_command(click.Context(group), a) if isinstance(group, click.Group) else None
+        if found is not None:
+            words.append(a)
+            group = found
+        elif not a.startswith("-") and words:
+            break
+    return words
 
 
 def _one_line(msg: Any) -> str:

@@ -245,7 +245,7 @@ def pgo_cmd(
         raise click.ClickException(str(exc)) from None
 
 
-@click.command("builds")
+@click.command("compiled")
 @click.option("--host", help="Only this host's builds.")
 @click.option("--all", "show_all", is_flag=True, help="Every attempt, not only the registered builds.")
 @click.pass_obj

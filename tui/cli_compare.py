@@ -10,8 +10,8 @@ import click
 
 from engine.catalogue import SUITES, default_catalogue, load_group_overrides
 from store.columns import Column
-from store.compare import compare
 from store.report import CSV_TABLES, FORMATS, render
+from tui.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:
     from tui.cli import Ctx
@@ -51,9 +51,7 @@ class ColumnParam(click.ParamType):  # type: ignore[type-arg]
 )
 @click.option("--config", "config", help="Config of a build given without one (default: its only config).")
 @click.option("--dop", type=int, help="Only runs at this concurrency.")
-@click.option(
-    "--suite", type=click.Choice(sorted(SUITES)), help="Only the steps of this suite, in its order."
-)
+@click.option("--suite", help=f"Only the steps of this suite, in its order: {SUITE_HELP}.")
 @click.option(
     "--format",
     "fmt",
@@ -77,12 +75,22 @@ def compare_cmd(
     fmt: str | None,
     table: str | None,
 ) -> None:
-    """rQPS per workload with its confidence interval, group summary and per-op metrics."""
+    """rQPS per workload with its confidence interval, group summary and per-op metrics.
+
+    \b
+    Examples:
+      benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
+      benchdeck compare --host dell32 --base pg174_o2nofp:x10a_c32r128 \\
+          --with pg181_o2nofp:x10b_c32r128 --suite classic --format md > report.md
+    """
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
     if table is not None and fmt != "csv":
         raise click.UsageError("--table goes with --format csv")
+    from store.compare import compare  # numpy and scipy: only for this command
+
     overrides = load_group_overrides(obj.groups) if obj.groups else None
-    cat = default_catalogue(overrides, suite)
+    steps = suite_steps(suite) if suite else None
+    cat = default_catalogue(overrides, suite if suite in SUITES else None)
     with obj.open_store_for_reading() as store:
         result = compare(
             store.cursor(),
@@ -93,7 +101,7 @@ def compare_cmd(
             sort_key=cat.sort_key,
             config=config,
             dop=dop,
-            only={name for name, _ in SUITES[suite]} if suite else None,
+            only=set(steps) if steps is not None else None,
         )
     if fmt == "rich":
         from tui.render_rich import print_comparison

@@ -24,7 +24,14 @@ PLAIN_EVERY_S = 2.0  # a plain progress line at most this often (and at the end)
 
 @click.group("import")
 def import_group() -> None:
-    """Import raw results (sysbench output, vmstat, iostat, mytools result trees)."""
+    """Import raw results (sysbench output, vmstat, iostat, mytools result trees).
+
+    \b
+    Examples:
+      benchdeck import mytools ~/results/oct24.dell32 --host dell32 --device nvme0n1
+      benchdeck --db other.duckdb import sysbench sb.o.point-query.range100.pk1.dop24 \\
+          --host dell32 --build my8028_rel_o2nofp --workload point-query_range=100
+    """
 
 
 @import_group.command("sysbench")

@@ -35,6 +35,7 @@ from engine.session import Session
 from store import queue as q
 from store.db import Store
 from store.following import is_followed
+from tui.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
     from rich.live import Live
@@ -245,14 +246,20 @@ def _check(
 
 
 @click.command("run")
-@click.option("--host", required=True, help="Host from the inventory (local by default).")
+@click.option("--host", required=True, help="Host from the inventory; 'local' is this machine.")
 @click.option("--build", required=True, help="Build configured on that host, or 'sqlite' (built-in).")
 @click.option("--workload", required=True, help="Workload, e.g. point-query_range=100.")
 @click.option("--config", help="One of the build's server configs (inventory); default: its own.")
 @_run_options
 @click.pass_obj
 def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | None, **run_opts: Any) -> None:
-    """Run one workload on one host and build; ends with the run id and QPS."""
+    """Run one workload on one host and build; ends with the run id and QPS.
+
+    \b
+    Examples:
+      benchdeck run --host local --build sqlite --workload point-query_range=100 --time 10
+      benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
+    """
     _check(load_inventory(None), [host], [build], [config], [workload])
     opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts, config)
@@ -267,7 +274,7 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | Non
 @click.option("--host", "hosts", multiple=True, required=True, help="Host (repeat): hosts run in parallel.")
 @click.option("--build", "builds", multiple=True, required=True, help="Build (repeat), run in this order.")
 @click.option("--workload", "workloads", multiple=True, help="Workload (repeat).")
-@click.option("--suite", help="A suite: classic, modern, or one from the inventory's [suites].")
+@click.option("--suite", help=f"A suite: {SUITE_HELP}.")
 @click.option(
     "--config",
     "configs",
@@ -286,22 +293,24 @@ def queue_cmd(
     configs: Sequence[str],
     **run_opts: Any,
 ) -> None:
-    """Queue a matrix (hosts x builds x configs x workloads) and run it; ``resume`` continues it."""
-    from engine.catalogue import SUITES
+    """Queue a matrix (hosts x builds x configs x workloads) and run it; `benchdeck resume`
+    continues it if it is interrupted.
 
+    \b
+    Examples:
+      benchdeck queue --host local --build sqlite --build sqlite-sync --suite builtin --time 5
+      benchdeck queue --host dell32 --host ax162-s --build my8028_rel_o2nofp \\
+          --build my8040_rel_o2nofp --suite classic
+    """
     names = list(workloads)
     settings: dict[str, int] = {}
     inv = load_inventory(None)
     if suite:
-        inv_suites = inv.suites
-        if suite in inv_suites:
-            names += list(inv_suites[suite])
+        if suite in inv.suites:  # the inventory's own suite of that name comes first
+            names += list(inv.suites[suite])
             settings = inv.suite_settings.get(suite, {})
-        elif suite in SUITES:
-            names += [n for n, _ in SUITES[suite]]
         else:
-            known = ", ".join(sorted({*SUITES, *inv_suites}))
-            raise click.UsageError(f"unknown suite {suite!r} (known: {known})")
+            names += suite_steps(suite)
     if not names:
         raise click.UsageError("give --workload or --suite")
     _check(inv, hosts, builds, configs, names)

@@ -138,11 +138,16 @@ class QueueProgress:
     planned_s: float = 0.0
     started: float = field(default_factory=time.monotonic)
 
-    def eta_s(self) -> float | None:
+    def eta_s(self, running: RunView | None = None) -> float | None:
+        """Planned seconds left: the runs not done, less what ``running`` (the run being
+        watched) has measured already, so the ETA moves while a run runs."""
         if not self.total or self.done >= self.total:
             return None
         per_run = self.planned_s / self.total
-        return per_run * (self.total - self.done)
+        left = per_run * (self.total - self.done)
+        if running is not None and not running.done and running.t:
+            left -= min(running.t[-1], running.duration_s or per_run)
+        return max(0.0, left)
 
 
 class LiveModel:

@@ -40,8 +40,10 @@ def test_a_run_builds_its_series_and_headline() -> None:
         "run 1  my8040_rel  point-query_range=100",
         "measuring 3/300 s  QPS 3,000.0  rQPS 1.20  suite 0/4 ETA 20m00s",
     ]
+    assert m.progress.eta_s(v) == 4 * 300 - 3, "the ETA moves while the run measures"
     m.apply(RunFinished(1, SysbenchSummary(qps=2900.0), 2900.0, PerOp(ops=2900.0), NOW))
     assert m.progress.done == 1
+    assert m.progress.eta_s(v) == 3 * 300
     assert v.rqps == 2900.0 / 2500.0, "the final figure replaces the last interval"
     assert m.active() == []
 

@@ -26,9 +26,11 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Demo:
 
 
 @pytest.fixture
-def demo(demo_template: Demo, tmp_path: Path) -> Demo:
-    """A private copy of the demo store (named demo.duckdb: the name shows in the header)."""
+def demo(demo_template: Demo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Demo:
+    """A private copy of the demo store, in the working directory (the header shows where the
+    store is, relative to it: ``demo.duckdb``, the same in every run)."""
     d = tmp_path / "store"
     d.mkdir()
     shutil.copy2(demo_template.path, d / "demo.duckdb")
+    monkeypatch.chdir(d)
     return replace(demo_template, path=d / "demo.duckdb")

@@ -69,8 +69,12 @@ async def wait_for_launch(pilot: Pilot[Any], within: float = 10.0) -> None:
 
 
 def fix_launch(pilot: Pilot[Any]) -> None:
-    """Launch as it is, with this machine's facts replaced by :data:`FACTS`."""
+    """Launch as it is, with this machine's facts replaced by :data:`FACTS` and the run
+    directories by the default's (the test's are in its tmp dir)."""
+    from tui.screens.launch import where_runs_go
+
     pilot.app.screen.query_one("#launch-facts", Static).update(FACTS)
+    pilot.app.screen.query_one("#launch-where", Static).update(where_runs_go(HOST, "~/benchdeck-runs"))
 
 
 def live_events() -> list[RunEvent]:
@@ -190,6 +194,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BENCHDECK_CONFIG_DIR"] = str(Path(tmp) / "config")  # the default theme, always
         os.environ["BENCHDECK_CONFIG"] = str(write_inventory(Path(tmp)))  # only the local host
+        os.chdir(tmp)  # the header shows the store relative to the working directory
         for path in asyncio.run(_shots(Path(tmp) / DB_NAME)):
             print(path)
 

@@ -40,6 +40,7 @@ def main() -> None:
         os.environ["BENCHDECK_CONFIG_DIR"] = str(Path(tmp) / "config")  # the default theme, always
         db = Path(tmp) / "demo.duckdb"
         build_demo(db)
+        os.chdir(tmp)  # the header shows the store relative to the working directory
         for path in asyncio.run(_shots(db)):
             print(path)
 

@@ -70,6 +70,7 @@ def _run(
     status: str = "finished",
     ratio: float = 1.0,
     device: str | None = "nvme0n1",
+    error: str | None = None,
 ) -> int:
     with store.transaction() as cur:
         rid = create_run(
@@ -81,7 +82,7 @@ def _run(
         )
         if qps is not None:
             save_summary(cur, rid, RunSummary(qps=qps, per_op=_per_op(workload, build, ratio)))
-        set_status(cur, rid, status)
+        set_status(cur, rid, status, error=error)
     return rid
 
 
@@ -142,7 +143,9 @@ def build_demo(path: Path) -> Demo:
         for q in (45000.0, 55000.0):  # repeats: the base's point-query spread is 20%
             _run(store, BASE, "point-query_range=100", q)
         _run(store, NEW, "point-query_range=100", 49000.0, ratio=0.98)
-        failed = _run(store, NEW, "delete_range=100", None, status="failed")
+        failed = _run(
+            store, NEW, "delete_range=100", None, status="failed", error="sysbench exited with status 1"
+        )
         for workload in ("point-query_range=100", "insert_range=100"):
             qps = WORKLOADS[workload][0] / 4
             _run(store, BASE, workload, qps, host=OTHER_HOST, device=None)
@@ -157,3 +160,14 @@ def build_demo(path: Path) -> Demo:
     finally:
         store.close()
     return Demo(path, base_ui, new_ui, failed)
+
+
+def add_many_runs(path: Path, n: int) -> None:
+    """``n`` more finished runs of the base build on the demo host (one bulk insert)."""
+    with Store.open(path) as store:
+        store.con.execute(
+            "INSERT INTO runs (host_id, build_id, workload_id, config, threads, status, source) "
+            "SELECT host_id, build_id, workload_id, config, threads, status, source FROM runs, range(?) "
+            "WHERE run_id = (SELECT min(run_id) FROM runs)",
+            [n],
+        )

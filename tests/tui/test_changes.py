@@ -31,10 +31,12 @@ def post_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def post(post_template: Path, tmp_path: Path) -> Path:
+def post(post_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the store in the working directory (the header shows it relative to it)."""
     d = tmp_path / "post"
     d.mkdir()
     shutil.copy2(post_template, d / "post.duckdb")
+    monkeypatch.chdir(d)
     return d / "post.duckdb"
 
 

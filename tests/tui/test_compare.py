@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
@@ -18,7 +19,8 @@ from tui.app import BenchdeckApp
 from tui.screens.base import Selection
 from tui.screens.compare import CompareScreen, run_comparison
 from tui.screens.dialogs import ExportDialog
-from tui.widgets.charts import RqpsBars
+from tui.screens.multi_pick import MultiPickDialog
+from tui.widgets.rqps_bars import RqpsBars
 
 SIZE = (100, 30)
 THEMES = Path(__file__).resolve().parents[2] / "themes"
@@ -57,12 +59,15 @@ async def test_change_base_and_columns_rerenders_rqps(demo: Demo) -> None:
         ]  # fmt: skip
         assert column_texts(rqps(app), 1) == [r.workload for r in want.rqps]
 
-        await pilot.press("a")  # add a column: a dialog lists the builds not shown yet
-        await pilot.press("enter")
+        await pilot.press("a")  # columns: one dialog lists every build but the base, NEW ticked
+        dialog = app.screen
+        assert isinstance(dialog, MultiPickDialog)
+        assert [v for _, v in dialog.choices] == [LTO, NEW], "builds with runs, oldest version first"
+        await pilot.press("space", "enter")  # tick LTO too (the first), apply
         await settle(pilot)
-        assert chosen(app).with_builds == (NEW, LTO)
+        assert chosen(app).with_builds == (LTO, NEW)
         assert [str(c.label) for c in rqps(app).columns.values()][:2] == ["col-1", "col-2"]
-        assert column_texts(rqps(app), 1)[:3] == ["1.10", "1.02~", "0.97"]
+        assert column_texts(rqps(app), 0)[:3] == ["1.10", "1.02~", "0.97"]
 
         await pilot.press("b", "down", "enter")  # the base moves to the next build (LTO)
         await settle(pilot)
@@ -106,8 +111,15 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         await pilot.press("right_square_bracket")
         assert tabs.active == "tab-groups"
         groups = app.screen.query_one("#compare-groups", DataTable)
-        assert groups.row_count == len(want.groups)
-        assert column_texts(groups, 1)[:5] == ["point-1", "point-2", "range-1", "range-2", "writes"]
+        # the posts' compact table: a row per group, a column per build, the median by default
+        assert column_texts(groups, 0) == ["point-1", "point-2", "range-1", "range-2", "writes"]
+        assert [str(c.label) for c in groups.columns.values()] == ["median", "n", "col-1", "col-2"]
+        writes = {(g.column, g.group): g for g in want.groups}
+        assert column_texts(groups, 2)[4] == f"{writes[(NEW, 'writes')].median:.2f}"
+        assert column_texts(groups, 3)[4] == f"{writes[(LTO, 'writes')].median:.2f}"
+        await pilot.press("m")  # the next statistic: avg
+        assert str(next(iter(groups.columns.values())).label) == "avg"
+        assert column_texts(groups, 2)[4] == f"{writes[(NEW, 'writes')].avg:.2f}"
 
         await pilot.press("right_square_bracket")
         hw = static_text(app.screen.query_one("#compare-hw", Static))
@@ -117,6 +129,17 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         await pilot.press("right_square_bracket")
         chart = app.screen.query_one("#compare-chart", RqpsBars)
         assert (chart.cmp, chart.column) == (on_screen(app, CompareScreen).cmp, 0)
+        drawn = chart.render()
+        assert isinstance(drawn, Text)
+        lines = drawn.plain.splitlines()
+        assert "▼ 1.0 = base" in lines[1] or "base = 1.0 ▼" in lines[1], "a labelled 1.0 line"
+        rows = lines[2 : 2 + len(want.rqps)]
+        starts = {min(r.index(c) for c in "█▏▎▍▌▋▊▉" if c in r) for r in rows}
+        assert len(starts) == 1, "every bar starts at the same column, those below 1.0 too"
+        assert [r.split()[-1] for r in rows] == [
+            f"{v.values[0]:.2f}" + ("~" if v.within_noise[0] else "") for v in want.rqps
+        ]
+        assert lines[-1].split()[:3] == ["0", "0.2", "0.4"], "ticks at round numbers"
         await pilot.press("n")
         assert chart.column == 1
 
@@ -132,6 +155,40 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         assert column_texts(noise, 8)[pq + 1] == f"[{ci.low:.2f}, {ci.high:.2f}]"
         assert column_texts(noise, 9)[pq + 1] == "repeats"
         assert (ci.low <= 1.0 <= ci.high) == row.within_noise[0]
+
+
+async def test_tab_is_kept_after_a_dialog_or_the_palette(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        tabs = app.screen.query_one("#compare-tabs", TabbedContent)
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert tabs.active == "tab-hw"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert tabs.active == "tab-hw", "the palette closing must not switch tabs"
+        await pilot.press("b", "down", "enter")  # a new base: the comparison reloads
+        await settle(pilot)
+        assert chosen(app).base == LTO
+        assert on_screen(app, CompareScreen).query_one("#compare-tabs", TabbedContent).active == "tab-hw"
+        await pilot.press("a", "escape", "1", "2")  # a dialog cancelled, another screen and back
+        await settle(pilot)
+        assert app.screen.query_one("#compare-tabs", TabbedContent).active == "tab-hw"
+
+
+async def test_rqps_column_widths_fit_the_data_after_a_redraw(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        app.theme = "benchdeck-light"  # re-renders the tables
+        await settle(pilot)
+        widths = {str(c.label): c.width for c in rqps(app).columns.values()}
+        assert widths["workload"] == max(len(w) for w in column_texts(rqps(app), 1))
+        assert widths["col-1"] == len("0.98~")
 
 
 @pytest.mark.parametrize("fmt", ["md", "csv", "text"])
@@ -170,6 +227,7 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
             ("cfgA", 8, NEW, 770.0),
             ("cfgB", 1, BASE, 50.0),
             ("cfgB", 1, NEW, 60.0),
+            ("cfgB", 1, LTO, 55.0),  # LTO ran in cfgB only
         ]:
             with store.transaction() as cur:
                 run = NewRun(
@@ -185,7 +243,32 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         screen = on_screen(app, CompareScreen)
         assert screen.query_one("#compare-config").display
         assert screen.query_one("#compare-dop").display
-        assert (chosen(app).config, chosen(app).dop) == ("cfgA", None)
+        # the busiest config and dop (a tie: the lower dop); rows of other dops are not shown
+        assert (chosen(app).config, chosen(app).dop) == ("cfgA", 1)
+        await pilot.press("a")  # the columns: (build, config) pairs with runs at dop 1, the base's left out
+        dialog = on_screen(app, MultiPickDialog)
+        assert [v for _, v in dialog.choices] == [f"{BASE}:cfgB", f"{LTO}:cfgB", NEW, f"{NEW}:cfgB"]
+        await pilot.press("ctrl+a", "ctrl+b")  # every build of cfgA: NEW only
+        assert dialog.ticked == [NEW]
+        await pilot.press("down", "down", "down", "space")  # and NEW under cfgB too
+        assert dialog.ticked == [NEW, f"{NEW}:cfgB"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert chosen(app).with_builds == (NEW, f"{NEW}:cfgB")
+        assert column_texts(rqps(app), 0) == ["0.90"]
+        assert column_texts(rqps(app), 1) == ["0.60"], "NEW under cfgB (60) against the base under cfgA (100)"
+        assert f"{NEW}.cfgB" in static_text(
+            on_screen(app, CompareScreen).query_one("#compare-legend", Static)
+        )
+        await pilot.press("a", "ctrl+b", "enter")  # back to the one column
+        await settle(pilot)
+        assert chosen(app).with_builds == (NEW,)
+        assert column_texts(rqps(app), 1) == ["insert_range=100"]
+        assert column_texts(rqps(app), 0) == ["0.90"]
+
+        await pilot.press("o", "up", "enter")  # [all dops], dop 1
+        await settle(pilot)
+        assert chosen(app).dop is None
         assert column_texts(rqps(app), 1) == ["insert_range=100@dop1", "insert_range=100@dop8"]
         assert column_texts(rqps(app), 0) == ["0.90", "1.10"]
 
@@ -194,10 +277,32 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
         assert chosen(app).dop == 8
         assert column_texts(rqps(app), 0) == ["1.10"]
 
-        await pilot.press("c", "down", "enter")  # cfgA, [cfgB]
+        await pilot.press("c", "down", "enter")  # cfgA, [cfgB]: its own comparison, as it was left
         await settle(pilot)
-        assert chosen(app).config == "cfgB"
-        assert rqps(app).row_count == 0, "cfgB has no dop 8 runs"
-        await pilot.press("o", "up", "up", "enter")  # the cursor starts on dop 8: up to [all dops]
+        assert (chosen(app).config, chosen(app).dop) == ("cfgB", 1)
+        assert column_texts(rqps(app), 0) == ["1.10"], "cfgB's own default column: LTO (55 / 50)"
+        assert not on_screen(app, CompareScreen).query_one("#compare-dop").display, "cfgB has one dop"
+
+        await pilot.press("c", "up", "enter")  # back to cfgA: dop 8 as it was left
         await settle(pilot)
-        assert column_texts(rqps(app), 0) == ["1.20"]
+        assert (chosen(app).config, chosen(app).dop) == ("cfgA", 8)
+
+
+def test_warm_up_steps_are_not_rows(tmp_path: Path) -> None:
+    """The author's trees hold ``point-query.warm`` at dop 8 beside the dop 40 steps: even with
+    all dops it is not a row; ``scan.warm`` (a measured step of the modern suite) is."""
+    from engine.builds import parse_build_name
+    from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+
+    db = tmp_path / "s.duckdb"
+    with Store.open(db) as store:
+        for workload, dop in (("point-query.warm_range=100", 8), ("scan.warm_range=100", 40)):
+            for build in (BASE, NEW):
+                with store.transaction() as cur:
+                    rid = create_run(
+                        cur, NewRun(HOST, parse_build_name(build), workload, "test", threads=dop)
+                    )
+                    save_summary(cur, rid, RunSummary(qps=100.0))
+                    set_status(cur, rid, "finished")
+        cmp = run_comparison(store.cursor(), Selection(HOST, BASE, (NEW,)))
+    assert [(r.workload, r.dop) for r in cmp.rqps] == [("scan.warm_range=100", 40)]

@@ -26,8 +26,10 @@ async def test_keys_follow_the_screen_and_a_click_presses_one(demo: Demo) -> Non
         await pilot.click(KeyBar, offset=(compare.start + 1, 0))
         await settle(pilot)
         assert app.current_mode == "compare"
-        keys = [i.description for i in app.screen.query_one(KeyBar).items]
-        assert keys[:2] == ["Base", "Add column"], "the new screen's keys"
+        keys = [(i.display, i.description) for i in app.screen.query_one(KeyBar).items]
+        assert keys[:2] == [("b", "Base"), ("a", "Columns")], "the new screen's keys"
+        assert ("h", "Host") in keys
+        assert ("[ ]", "Tab") in keys, "the tab keys are in the key bar"
 
 
 async def test_keys_that_do_not_fit_are_left_out_whole(demo: Demo) -> None:

@@ -137,6 +137,9 @@ async def test_start_runs_the_matrix_and_live_shows_it_finished(tmp_path: Path) 
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:
         await start_one_run(pilot, seconds=2)
+        assert (app.selection.host, app.selection.base) == ("local", "sqlite"), (
+            "a first base: Live's base line"
+        )
         out = await outcome(pilot, app, within=25)
         assert (out.host, out.build, out.workload, out.status) == ("local", "sqlite", WORKLOAD, "finished")
 
@@ -187,3 +190,44 @@ async def test_a_store_slower_to_open_than_the_wait_still_opens_on_launch(
         await open_launch(pilot)
         assert app.current_mode == "launch"
         assert app._opened.result() == 0
+
+
+async def test_rerun_keeps_the_original_duration(tmp_path: Path) -> None:
+    from store.rerun import run_again
+
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        await start_one_run(pilot, seconds=2)
+        first = await outcome(pilot, app, within=25)
+        await pilot.press("1")  # Runs: the run just made is the newest, under the cursor
+        await wait_for(pilot, lambda: app.screen.query_one("#runs-table").row_count == 1, "the run in Runs")
+        await pilot.press("R")
+        await wait_for(pilot, lambda: len(app.hub.outcomes) == 2, "the re-run's outcome", 25)
+        again = app.hub.outcomes[1]
+        assert (again.build, again.workload, again.status) == ("sqlite", WORKLOAD, "finished")
+        assert again.run_id != first.run_id
+        how = await app.hub.query(lambda store: run_again(store.cursor(), again.run_id))
+        assert how is not None
+        assert how.duration_s == 2, "a 2 s run re-runs for 2 s, not the default"
+
+
+async def test_launch_refuses_the_classic_suite_on_sqlite_builds_and_start_shows_at_80x24(
+    tmp_path: Path,
+) -> None:
+    from textual.widgets import Button, Select
+
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=(80, 24)) as pilot:
+        launch = await open_launch(pilot)
+        start = launch.query_one("#launch-start", Button)
+        assert start.region.bottom <= 23, "Start is above the key bar, not below the fold"
+        assert launch.query_one("#launch-matrix").region.bottom <= 23
+        assert matrix(app).endswith("about 36 s"), "6 runs x (5 s + ~1 s start-up)"
+        launch.query_one("#launch-suite", Select).value = "classic"
+        await wait_for(pilot, lambda: "cannot run" in matrix(app), "the matrix to refuse")
+        assert "sqlite, sqlite-sync run(s) only the builtin suite's workloads" in matrix(app)
+        assert start.disabled
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, LaunchScreen), "nothing was queued"
+        assert not app.hub.outcomes

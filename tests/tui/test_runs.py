@@ -70,7 +70,7 @@ async def test_tag_persists_in_the_store(demo: Demo) -> None:
         await settle(pilot)
         assert isinstance(app.screen, RunsScreen)
         row = runs_table(app).get_row(str(demo.base_update_index))
-        assert str(row[-1]) == "baseline, noisy"
+        assert str(row[-2]) == "baseline, noisy"
     with Store.open(demo.path) as store:
         (hist,) = [r for r in run_history(store.cursor()) if r.run_id == demo.base_update_index]
         assert hist.tags == ("baseline", "noisy")
@@ -79,7 +79,7 @@ async def test_tag_persists_in_the_store(demo: Demo) -> None:
     app = BenchdeckApp(demo.path)  # and it is there after a restart
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert str(runs_table(app).get_row(str(demo.base_update_index))[-1]) == "baseline, noisy"
+        assert str(runs_table(app).get_row(str(demo.base_update_index))[-2]) == "baseline, noisy"
 
 
 async def test_delete_asks_first_and_removes_everything(demo: Demo) -> None:
@@ -199,3 +199,70 @@ async def test_a_long_history_arrives_whole_and_keeps_the_cursor(tmp_path: Path)
         assert set(column_texts(runs_table(app), 1)) == {"host2"}
         assert [int(x) for x in column_texts(runs_table(app), 0)] == [r.run_id for r in host2]
         assert len(host2) == n // 4
+
+
+async def test_the_count_is_true_beyond_the_rows_shown(demo: Demo, monkeypatch: object) -> None:
+    from dataclasses import replace
+
+    from tests.tui.storedata import add_many_runs
+    from tui.screens import runs as runs_module
+
+    add_many_runs(demo.path, 1_300)  # 1,335 runs in all
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = on_screen(app, RunsScreen)
+        assert len(screen.rows) == RunFilter().limit
+        status = str(screen.query_one("#runs-status").render())
+        assert status.startswith("1,335 runs, the newest 1,000 shown"), status
+        screen.filter = replace(screen.filter, limit=2_000)  # a limit above the count: all shown
+        screen.load()
+        await settle(pilot)
+        assert str(screen.query_one("#runs-status").render()).startswith("1,335 runs   ")
+    assert runs_module.COLUMNS[-1] == "reason"
+
+
+async def test_enter_and_escape_leave_the_filter_box(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"update")
+        box = app.screen.query_one("#runs-workload", Input)
+        assert app.focused is box
+        await pilot.press("enter")
+        assert app.focused is runs_table(app), "enter keeps the filter and goes back to the table"
+        await settle(pilot)
+        assert set(column_texts(runs_table(app), 3)) == {"update-index_range=100"}
+        await pilot.press("slash", "escape")
+        assert app.focused is runs_table(app)
+        await pilot.press("t")  # the table has focus: t tags, it is not typed into the box
+        assert isinstance(app.screen, TextDialog)
+        assert box.value == "update"
+
+
+async def test_a_failed_run_shows_its_reason(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        move_to_run(app, demo.failed)
+        await pilot.pause()
+        row = runs_table(app).get_row_index(str(demo.failed))
+        assert column_texts(runs_table(app), 10)[row] == "sysbench exited with status 1"
+        status = str(app.screen.query_one("#runs-status").render())
+        assert f"run {demo.failed} failed: sysbench exited with status 1" in status
+
+
+async def test_series_of_a_failed_run_says_why(demo: Demo) -> None:
+    from textual.widgets import Static
+
+    from tests.tui.helpers import static_text
+
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        move_to_run(app, demo.failed)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, SeriesScreen)
+        title = static_text(app.screen.query_one("#series-title", Static))
+        assert "failed: sysbench exited with status 1" in title

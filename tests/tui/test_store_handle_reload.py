@@ -84,7 +84,7 @@ def test_a_store_in_a_read_only_directory_is_shown_read_only(tmp_path: Path) -> 
             handle = StoreHandle(db)
             try:
                 assert runs(handle) == 0
-                assert handle.label == "s.duckdb (read-only)"
+                assert handle.label == f"{db} (read-only)", "where the store is, and that it is read-only"
                 with pytest.raises(StoreError, match="read-only here"):
                     handle.writable_cursor()
             finally:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from store.compare import Comparison, HwBlock, HwRow, RqpsRow
-from tests.tui.helpers import column_texts, settle
+from tests.tui.helpers import column_texts, settle, static_text
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
 from tui.app import BenchdeckApp
 from tui.screens.base import Selection
@@ -53,14 +54,48 @@ async def test_lowest_rqps_first_with_top_movers(demo: Demo) -> None:
         assert [len(s.qps) for s in app.screen.series] == [30, 30]
 
 
-async def test_without_a_selection_it_says_what_to_do(demo: Demo) -> None:
+async def test_triage_works_from_a_cold_start(demo: Demo) -> None:
     app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")  # Compare never visited: the busiest host, its two oldest builds
+        await settle(pilot)
+        assert isinstance(app.screen, TriageScreen)
+        assert app.selection == Selection(HOST, BASE, (LTO,), None, 24)
+        assert app.screen.items[0].line().startswith("update-index_range=100 0.60")
+
+
+async def test_the_comparison_is_remembered_across_a_restart(demo: Demo) -> None:
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("b", "down", "enter")  # base LTO (the next build)
+        await settle(pilot)
+        await pilot.press("a", "down", "space", "enter")  # and a column: NEW (after the old base)
+        await settle(pilot)
+        assert app.selection == Selection(HOST, LTO, (NEW,), None, 24)
+        await app.workers.wait_for_complete()
+    again = BenchdeckApp(demo.path)
+    assert again.selection == Selection(HOST, LTO, (NEW,), None, 24)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert isinstance(again.screen, TriageScreen)
+        assert again.screen.items[0].line().startswith(f"update-index_range=100 {0.56 / 0.60:.2f}")
+
+
+async def test_an_empty_store_says_what_triage_needs(tmp_path: Path) -> None:
+    app = BenchdeckApp(tmp_path / "empty.duckdb")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("3")
         await settle(pilot)
         assert isinstance(app.screen, TriageScreen)
         assert app.screen.items == []
+        assert "two builds" in static_text(app.screen.query_one("#triage-head", Static))
         await pilot.press("s")  # disabled without rows: nothing happens
         assert isinstance(app.screen, TriageScreen)
 

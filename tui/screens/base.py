@@ -7,6 +7,7 @@ group=...)``) that end in ``post_message``; a failed worker becomes one error no
 
 from __future__ import annotations
 
+import sys
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -19,7 +20,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from store.compare import CompareError
 from store.db import Store, StoreError, StoreLocked, StoreNotWritable
 
 if TYPE_CHECKING:
@@ -107,15 +107,22 @@ class StoreHandle:
         return store.cursor()
 
     @property
+    def read_only(self) -> bool:
+        """The store is a read-only snapshot (another process holds it): no tags, deletes, runs."""
+        store = self._store
+        return store is not None and store.read_only
+
+    @property
     def label(self) -> str:
-        """The store's file name, and whether this is a read-only snapshot."""
+        """Where the store is (relative to the working directory or ``~`` when under them), and
+        whether this is a read-only snapshot."""
         store = self._store
         if store is None:
             return ""
-        name = (store.snapshot_of or store.path).name
+        where = show_path(store.snapshot_of or store.path)
         if store.snapshot_of:
-            return f"{name} (read-only snapshot)"
-        return f"{name} (read-only)" if store.read_only else name
+            return f"{where} (read-only snapshot)"
+        return f"{where} (read-only)" if store.read_only else where
 
     def close(self) -> None:
         with self._lock:
@@ -124,6 +131,17 @@ class StoreHandle:
                 if store is not None:
                     store.close()
             self._store = self._retired = None
+
+
+def show_path(path: Path) -> str:
+    """``path`` as a user reads it: relative to the working directory, else to ``~``."""
+    path = path.resolve()
+    for root, prefix in ((Path.cwd(), ""), (Path.home(), "~/")):
+        try:
+            return prefix + str(path.relative_to(root.resolve()))
+        except ValueError:
+            continue
+    return str(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +159,17 @@ class Selection:
         return bool(self.host and self.base and self.with_builds)
 
 
+def _is_compare_error(error: BaseException) -> bool:
+    """A :class:`store.compare.CompareError` (one exists only once its module is loaded: the
+    module, which brings numpy and scipy, is not imported for the first frame)."""
+    module = sys.modules.get("store.compare")
+    kind = getattr(module, "CompareError", None)
+    return isinstance(kind, type) and isinstance(error, kind)
+
+
 def user_message(error: BaseException) -> str:
     """One line for the user: our errors as they are, others with their type."""
-    if isinstance(error, StoreError | CompareError | KeyError):
+    if isinstance(error, StoreError | KeyError) or _is_compare_error(error):
         text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
     elif isinstance(error, duckdb.Error):
         text = f"store: {error}"

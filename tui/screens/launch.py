@@ -17,7 +17,7 @@ from engine.catalogue import SUITES
 from engine.inventory import ConfigError, Inventory
 from engine.plan import RunOptions
 from store.db import Store
-from tui.screens.base import tcss
+from tui.screens.base import Selection, tcss
 from tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
@@ -29,7 +29,8 @@ BUILTIN_SUITE = "builtin"
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 UNNAMED = "(unnamed)"  # the config of a build that names none
-OVERHEAD_S = 5  # preflight, prepare check, start-up per run
+OVERHEAD_S = 5  # preflight, prepare check, start-up per run on a DBMS host
+BUILTIN_OVERHEAD_S = 1  # the same for a built-in SQLite run on this machine (measured ~0.9 s)
 
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
@@ -46,11 +47,47 @@ def highlight_first(options: SelectionList[str]) -> None:
         options.highlighted = 0
 
 
-def estimate_s(hosts: int, builds: int, workloads: int, duration_s: int, warmup_s: int) -> float:
+def estimate_s(
+    hosts: int, builds: int, workloads: int, duration_s: int, warmup_s: int, overhead_s: int = OVERHEAD_S
+) -> float:
     """Hosts run in parallel, each host serially: the longest host's share."""
     if not hosts:
         return 0.0
-    return builds * workloads * (duration_s + warmup_s + OVERHEAD_S)
+    return builds * workloads * (duration_s + warmup_s + overhead_s)
+
+
+def fmt_duration(secs: float) -> str:
+    """``35 s``, ``4 min 05 s``, ``2 h 10 min``."""
+    whole = round(secs)
+    if whole < 60:
+        return f"{whole} s"
+    m, s = divmod(whole, 60)
+    if m < 60:
+        return f"{m} min {s:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
+
+def where_runs_go(host: str, workdir: str) -> str:
+    """Where a host's run directories are, and that they may be deleted."""
+    return (
+        f"Run directories: {workdir}/runs/run<id>-* on {host} (raw output, kept after the run is "
+        "stored: delete old ones freely)"
+    )
+
+
+def impossible(builds: list[str], workloads: list[str]) -> str | None:
+    """Why the matrix cannot run, or None: a built-in SQLite build runs only the built-in
+    workloads (the classic suite on ``sqlite`` would fail every step)."""
+    sqlite = [b for b in builds if b in BUILTIN_BUILDS]
+    foreign = [w for w in workloads if w not in BUILTIN_WORKLOADS]
+    if sqlite and foreign:
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        return (
+            f"{', '.join(sqlite)} run(s) only the {BUILTIN_SUITE} suite's workloads, "
+            f"not {foreign[0]}{more}: pick the {BUILTIN_SUITE} suite or other builds"
+        )
+    return None
 
 
 class OptionsColumn(VerticalScroll, can_focus=False):
@@ -101,8 +138,10 @@ class LaunchScreen(Screen[None]):
                 yield Label("Warm-up seconds")
                 yield Input("0", id="launch-warmup", type="integer")
                 yield Static("", id="launch-facts")
-                yield Static("", id="launch-matrix")
-                yield Button("Start", id="launch-start", variant="primary")
+                yield Static("", id="launch-where")
+        with Horizontal(id="launch-bottom"):  # always in view, even at 80x24
+            yield Static("", id="launch-matrix")
+            yield Button("Start", id="launch-start", variant="primary", compact=True)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -144,6 +183,9 @@ class LaunchScreen(Screen[None]):
         highlight_first(builds)
         if chosen:
             self.load_facts(chosen[0])
+            self.query_one("#launch-where", Static).update(
+                where_runs_go(chosen[0], self.inv.hosts[chosen[0]].workdir)
+            )
         self._refresh_configs()
 
     def _refresh_configs(self) -> None:
@@ -209,17 +251,29 @@ class LaunchScreen(Screen[None]):
 
     def _update_matrix(self) -> None:
         hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
-        h, b, w = len(hosts), len(builds), len(self._selected("#launch-workloads"))
+        workloads = self._selected("#launch-workloads")
+        h, b, w = len(hosts), len(builds), len(workloads)
         configs = self.chosen_configs()
         cells = self.inv.config_matrix(hosts, builds, configs) if self.inv is not None else {}
         per_host = max((sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts), default=0)
-        secs = estimate_s(h, per_host, w, self._int("#launch-time", 10) or 1, self._int("#launch-warmup", 0))
-        m, s = divmod(int(secs), 60)
+        only_builtin = bool(builds) and all(b_ in BUILTIN_BUILDS for b_ in builds)
+        secs = estimate_s(
+            h,
+            per_host,
+            w,
+            self._int("#launch-time", 10) or 1,
+            self._int("#launch-warmup", 0),
+            BUILTIN_OVERHEAD_S if only_builtin else OVERHEAD_S,
+        )
         runs = sum(map(len, cells.values())) * w
         size = f"{h} host(s) x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
+        why_not = impossible(builds, workloads)
+        line = f"{runs} runs = {size} x {w} workload(s); about {fmt_duration(secs)}"
         self.query_one("#launch-matrix", Static).update(
-            f"{runs} runs = {size} x {w} workload(s); about {m} min {s:02d} s"
+            line + (f"\ncannot run: {why_not}" if why_not else "")
         )
+        self.query_one("#launch-matrix").set_class(why_not is not None, "-impossible")
+        self.query_one("#launch-start", Button).disabled = why_not is not None or not runs
 
     @work(exclusive=True, group="facts", exit_on_error=False)
     async def load_facts(self, host: str) -> None:
@@ -257,6 +311,10 @@ class LaunchScreen(Screen[None]):
         if not (hosts and builds and workloads):
             self.notify("pick at least one host, build and workload", severity="warning")
             return
+        why_not = impossible(builds, workloads)
+        if why_not:
+            self.notify(f"cannot run: {why_not}", severity="error")
+            return
         opts = RunOptions(
             threads=self._int("#launch-threads", 1) or None,
             duration_s=self._int("#launch-time", 10) or None,
@@ -273,6 +331,11 @@ class LaunchScreen(Screen[None]):
     async def _start(
         self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions, configs: list[str]
     ) -> None:
+        sel = self.app.selection  # type: ignore[attr-defined]
+        if sel.base is None or sel.host != hosts[0]:
+            # nothing compared on this host yet: the first build is the base (Live draws its QPS
+            # and rQPS for the others; Compare opens on them when the runs are in)
+            self.app.selection = Selection(hosts[0], builds[0], tuple(builds[1:]))  # type: ignore[attr-defined]
         qid = await self.hub.start_queue(hosts, builds, workloads, opts, configs)
         n = sum(map(len, (await self.hub.inventory()).config_matrix(hosts, builds, configs).values()))
         self.notify(f"queue {qid}: {n * len(workloads)} runs started")

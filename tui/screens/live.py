@@ -196,7 +196,7 @@ class LiveScreen(Screen[None]):
         v = model.current(host) if host is not None else None
         if v is not None:
             p = model.progress
-            self.query_one(HostPane).show(v, headline(v, p.eta_s(), p.done, p.total))
+            self.query_one(HostPane).show(v, headline(v, p.eta_s(v), p.done, p.total))
 
     def _add_tabs(self, hosts: list[str]) -> None:
         tabs = self.query_one("#live-tabs", Tabs)

@@ -17,7 +17,16 @@ from textual.validation import Function
 from textual.widgets import DataTable, Header, Input, Select, Static
 from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist
 
-from store.queries import HistoryRow, RunFilter, delete_run, list_builds, list_hosts, run_history, set_tags
+from store.queries import (
+    HistoryRow,
+    RunFilter,
+    count_runs,
+    delete_run,
+    list_builds,
+    list_hosts,
+    run_history,
+    set_tags,
+)
 from tui.screens.base import BenchdeckScreen, Selection, tcss
 from tui.screens.dialogs import ConfirmDialog, TextDialog
 from tui.widgets.keybar import KeyBar
@@ -47,7 +56,16 @@ class RerunRequested(Message):
 FIRST_ROWS = 50  # rows added before the first frame (at least a screenful)
 LATER_ROWS = 250  # then per frame
 
-COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags")
+COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags", "reason")
+REASON_WIDTH = 60  # the reason column's first line, cut; the status line shows it whole
+
+
+def reason(run: HistoryRow) -> str:
+    """Why a run failed or was cancelled: the first line of its error, cut to the column."""
+    if not run.error:
+        return ""
+    first = run.error.strip().splitlines()[0] if run.error.strip() else ""
+    return first if len(first) <= REASON_WIDTH else first[: REASON_WIDTH - 1] + "…"
 
 
 class RunsScreen(BenchdeckScreen):
@@ -62,6 +80,7 @@ class RunsScreen(BenchdeckScreen):
         Binding("t", "tag", "Tag", id="runs.tag", tooltip="Edit the run's tags"),
         Binding("d,delete", "delete", "Delete", id="runs.delete", tooltip="Delete the run and its samples"),
         Binding("R", "rerun", "Re-run", id="runs.rerun", tooltip="Queue the same run again"),
+        Binding("escape", "unfocus_filter", "Table", id="runs.unfocus", show=False),
         # not in the key bar (full at 80 columns): the command palette lists them
         Binding("m", "mark", "Mark", id="runs.mark", tooltip="Mark the run (two: D diffs them)", show=False),
         Binding(
@@ -75,11 +94,15 @@ class RunsScreen(BenchdeckScreen):
     ]
 
     class Loaded(Message, bubble=False):
-        def __init__(self, runs: list[HistoryRow], hosts: list[str], builds: list[str]) -> None:
+        def __init__(
+            self, runs: list[HistoryRow], hosts: list[str], builds: list[str], total: int | None = None
+        ) -> None:
             super().__init__()
             self.runs = runs
             self.hosts = hosts
             self.builds = builds
+            self.total = len(runs) if total is None else total
+            """Runs matching the filter, beyond the rows shown (RunFilter.limit)."""
 
     class Changed(Message):
         """A run was tagged or deleted (``deleted`` says which)."""
@@ -94,6 +117,7 @@ class RunsScreen(BenchdeckScreen):
         super().__init__()
         self.rows: dict[int, HistoryRow] = {}
         self.filter = RunFilter()
+        self.total = 0
         self._generation = 0
         self.marked: list[int] = []  # at most two, oldest first
 
@@ -124,7 +148,8 @@ class RunsScreen(BenchdeckScreen):
         cur = self.store.cursor()
         try:
             runs = run_history(cur, self.filter)
-            self.post_if_current(self.Loaded(runs, list_hosts(cur), list_builds(cur)))
+            total = count_runs(cur, self.filter) if len(runs) >= self.filter.limit else len(runs)
+            self.post_if_current(self.Loaded(runs, list_hosts(cur), list_builds(cur), total))
         finally:
             cur.close()
 
@@ -137,6 +162,7 @@ class RunsScreen(BenchdeckScreen):
         self._generation += 1
         table.clear(columns=True)
         self.rows = {r.run_id: r for r in msg.runs}
+        self.total = msg.total
         cells = [
             [
                 f"*{r.run_id}" if r.run_id in self.marked else str(r.run_id),
@@ -149,6 +175,7 @@ class RunsScreen(BenchdeckScreen):
                 r.config,
                 r.created_at.strftime("%Y-%m-%d %H:%M"),
                 ", ".join(r.tags),
+                reason(r),
             ]
             for r in msg.runs
         ]
@@ -195,7 +222,20 @@ class RunsScreen(BenchdeckScreen):
     def _show_status(self) -> None:
         sel = self.bd.selection
         base = f"   base: {sel.base} on {sel.host}" if sel.base else "   no base yet (b sets one)"
-        self.query_one("#runs-status", Static).update(f"{len(self.rows)} runs{base}")
+        shown = len(self.rows)
+        count = (
+            f"{shown:,} runs"
+            if shown >= self.total
+            else f"{self.total:,} runs, the newest {shown:,} shown (filter to narrow)"
+        )
+        run = self.selected
+        if run is not None and run.error:
+            base = f"   run {run.run_id} {run.status}: {run.error.strip().splitlines()[0]}"
+        self.query_one("#runs-status", Static).update(count + base)
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._show_status()
 
     @on(Select.Changed)
     @on(Input.Changed)
@@ -226,8 +266,12 @@ class RunsScreen(BenchdeckScreen):
         return self.rows.get(int(key)) if key is not None else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in {"tag", "delete", "rerun"} and self.store.read_only:
+            return False  # a read-only snapshot: not offered at all
         if action in {"series", "set_base", "tag", "delete", "rerun"} and not self.rows:
             return None  # shown, but disabled
+        if action == "unfocus_filter":
+            return isinstance(self.focused, Input)
         return True
 
     def action_mark(self) -> None:
@@ -261,6 +305,11 @@ class RunsScreen(BenchdeckScreen):
     def action_focus_filter(self) -> None:
         self.query_one("#runs-workload", Input).focus()
 
+    @on(Input.Submitted)
+    def action_unfocus_filter(self) -> None:
+        """Enter or Esc in a filter box: back to the table (the filter stays)."""
+        self.query_one("#runs-table", DataTable).focus()
+
     @on(DataTable.RowSelected)
     def action_series(self) -> None:
         run = self.selected
@@ -280,7 +329,7 @@ class RunsScreen(BenchdeckScreen):
             base=run.build,
             with_builds=tuple(b for b in sel.with_builds if b != run.build) if same_host else (),
             config=run.config,
-            dop=sel.dop if same_host else None,
+            dop=run.threads,
         )
         self._show_status()
         self.notify(f"base for Compare: {run.build} on {run.host} (config {run.config or '-'})")

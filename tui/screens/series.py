@@ -17,13 +17,15 @@ from tui.screens.base import BenchdeckScreen, tcss
 from tui.widgets.charts import Line, LineChart
 from tui.widgets.keybar import KeyBar
 
-# chart id, title, x label, (series key, label) pairs; "qps" is the benchmark's own series
+# chart id, title, x label, (series key, label) pairs; "qps" is the benchmark's own series.
+# Every chart's x is seconds into the run (vmstat and iostat sample once a second: sample n is
+# second n + 1), on one shared axis. CPU leaves out idle (100 less the rest).
 CHARTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
     ("qps", "QPS", "s", (("qps", "qps"),)),
-    ("cpu", "CPU % (vmstat)", "sample", (("us", "us"), ("sy", "sy"), ("id", "id"), ("wa", "wa"))),
-    ("cs", "context switches/s (vmstat)", "sample", (("cs", "cs"),)),
-    ("iops", "IO requests/s (iostat)", "sample", (("r_s", "r/s"), ("w_s", "w/s"))),
-    ("iokb", "IO KB/s (iostat)", "sample", (("rkb_s", "rKB/s"), ("wkb_s", "wKB/s"))),
+    ("cpu", "CPU % (vmstat)", "s", (("us", "us"), ("sy", "sy"), ("wa", "wa"))),
+    ("cs", "context switches/s (vmstat)", "s", (("cs", "cs"),)),
+    ("iops", "IO requests/s (iostat)", "s", (("r_s", "r/s"), ("w_s", "w/s"))),
+    ("iokb", "IO KB/s (iostat)", "s", (("rkb_s", "rKB/s"), ("wkb_s", "wKB/s"))),
 )
 
 
@@ -32,15 +34,22 @@ def chart_lines(chart: str, series: Sequence[RunSeries]) -> list[Line]:
     spec = next(c for c in CHARTS if c[0] == chart)
     lines: list[Line] = []
     for s in series:
-        suffix = f" #{s.run.run_id}" if len(series) > 1 else ""
+        suffix = f"#{s.run.run_id}" if len(series) > 1 else ""
         for key, label in spec[3]:
             if key == "qps":
                 lines.append(Line(label + suffix, s.t, s.qps))
             elif key in s.vm:
-                lines.append(Line(label + suffix, [float(x) for x in s.vm_seq], s.vm[key]))
+                lines.append(Line(label + suffix, [float(x) + 1 for x in s.vm_seq], s.vm[key]))
             else:
-                lines.append(Line(label + suffix, [float(x) for x in s.io_seq], s.io[key]))
+                lines.append(Line(label + suffix, [float(x) + 1 for x in s.io_seq], s.io[key]))
     return lines
+
+
+def last_second(series: Sequence[RunSeries]) -> float | None:
+    """Where every chart's x axis ends: the last second any of the runs has a sample for."""
+    ends = [s.t[-1] for s in series if s.t] + [float(s.vm_seq[-1] + 1) for s in series if s.vm_seq]
+    ends += [float(s.io_seq[-1] + 1) for s in series if s.io_seq]
+    return max(ends, default=None)
 
 
 def describe(series: Sequence[RunSeries]) -> str:
@@ -52,6 +61,8 @@ def describe(series: Sequence[RunSeries]) -> str:
         parts.append(
             f"#{r.run_id} {r.workload} {r.build} on {r.host} (dop {r.threads or '-'}, QPS {qps}{dev})"
         )
+        if r.status != "finished":
+            parts.append(f"    {r.status}" + (f": {r.error.strip()}" if r.error and r.error.strip() else ""))
     return "\n".join(parts)
 
 
@@ -98,8 +109,9 @@ class SeriesScreen(BenchdeckScreen):
     def on_series_screen_loaded(self, msg: Loaded) -> None:
         self.series = msg.series
         self.query_one("#series-title", Static).update(describe(msg.series))
+        end = last_second(msg.series)
         for chart_id, *_ in CHARTS:
-            self.query_one(f"#series-{chart_id}", LineChart).set_lines(chart_lines(chart_id, msg.series))
+            self.query_one(f"#series-{chart_id}", LineChart).set_lines(chart_lines(chart_id, msg.series), end)
 
     def action_close(self) -> None:
         self.dismiss()

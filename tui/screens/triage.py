@@ -16,8 +16,8 @@ from textual.widgets import DataTable, Header, Select, Static
 from store.compare import HW_KEYS, Comparison
 from store.queries import latest_run
 from store.report import NOISE_MARK, fmt_ratio
+from tui.choices import load_choices, run_comparison
 from tui.screens.base import BenchdeckScreen, Selection, tcss
-from tui.screens.compare import run_comparison
 from tui.widgets.compare_views import row_label
 from tui.widgets.keybar import KeyBar
 from tui.widgets.rqps import rqps_colours
@@ -145,17 +145,19 @@ class TriageScreen(BenchdeckScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="triage.load")
     def load(self, sel: Selection) -> None:
-        if not sel.complete:
-            self.post_if_current(self.Ranked(None, sel))
-            return
+        """Rank ``sel``, first resolved against the store as Compare would: a cold start takes
+        what was remembered for the host, else the defaults; builds gone since are dropped."""
         cur = self.store.cursor()
         try:
-            cmp = run_comparison(cur, sel)
+            sel = load_choices(cur, sel, self.bd.saved).sel
+            cmp = run_comparison(cur, sel) if sel.complete else None
         finally:
             cur.close()
         self.post_if_current(self.Ranked(cmp, sel))
 
     def on_triage_screen_ranked(self, msg: Ranked) -> None:
+        if msg.sel != self.bd.selection and msg.sel.complete:
+            self.bd.selection = msg.sel  # what Compare shows next too
         self._loaded_for = msg.sel
         self.cmp = msg.cmp
         self.column = min(self.column, max(0, len(msg.sel.with_builds) - 1))
@@ -176,7 +178,8 @@ class TriageScreen(BenchdeckScreen):
         if cmp is None or not cmp.columns:
             self.items = []
             head.update(
-                "Nothing to triage: pick a base and a build in Compare (2), or set a base in Runs (1)."
+                "Nothing to triage: the store needs finished runs of two builds on one host "
+                "(pick them in Compare, 2, or set a base in Runs, 1)."
             )
             return
         colours = rqps_colours(self.app)

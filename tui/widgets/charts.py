@@ -1,4 +1,4 @@
-"""textual-plotext charts that follow the app theme: line charts of a run's samples, rQPS bars.
+"""textual-plotext charts that follow the app theme: line charts of a run's samples.
 
 Each chart owns its own plotext ``Plot`` (never the global module) and redraws its data with
 the theme's colours whenever the theme changes. Charts are drawn through Textual's Line API
@@ -25,19 +25,48 @@ from textual.strip import Strip
 from textual.style import Style
 from textual_plotext import PlotextPlot
 
-from store.compare import Comparison
-from tui.widgets.rqps import rqps_colours
-
 RGB = tuple[int, int, int]
 CellKey = tuple[Hashable, Hashable, Hashable]
 """plotext's colours of a cell: (foreground, style, background)."""
 
 
 def theme_palette(plot: PlotextPlot) -> list[RGB]:
-    """Line colours from the active theme: primary, accent, success, warning, error, secondary."""
+    """Line colours from the active theme: primary, accent, success, warning, error, secondary,
+    then the same darkened and lightened (so eight lines, two runs' CPU, never share a colour)."""
     theme = plot.app.current_theme
     names = (theme.primary, theme.accent, theme.success, theme.warning, theme.error, theme.secondary)
-    return list(dict.fromkeys(Color.parse(c).rgb for c in names if c))  # distinct, in order
+    base = [Color.parse(c) for c in names if c]
+    more = [c.darken(0.25) for c in base] + [c.lighten(0.25) for c in base]
+    return list(dict.fromkeys(c.rgb for c in base + more))  # distinct, in order
+
+
+STEPS = (1.0, 2.0, 2.5, 5.0)
+
+
+def nice_step(span: float, most: int) -> float:
+    """The smallest of 1, 2, 2.5, 5 x 10^k that cuts ``span`` into at most ``most`` steps."""
+    if span <= 0 or most < 1:
+        return 1.0
+    scale = 10.0 ** math.floor(math.log10(span / most))
+    for mult in (*STEPS, 10.0):
+        if span / (mult * scale) <= most:
+            return mult * scale
+    return 10.0 * scale
+
+
+def fmt_tick(v: float) -> str:
+    """``0``, ``2.5``, ``40``, ``12k``, ``1.5M``: short tick labels."""
+    for div, unit in ((1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:g}{unit}"
+    return f"{v:g}"
+
+
+def round_ticks(lo: float, hi: float, most: int) -> list[float]:
+    """Ticks at round numbers from ``lo`` to ``hi`` (both on a tick), at most ``most + 1``."""
+    step = nice_step(hi - lo, most)
+    first = math.floor(lo / step)
+    return [round(i * step, 10) for i in range(first, math.ceil(hi / step - 1e-9) + 1)]
 
 
 def theme_foreground(plot: PlotextPlot) -> RGB:
@@ -200,7 +229,8 @@ class ThemedPlot(PlotextPlot):
 
 
 class LineChart(ThemedPlot):
-    """Lines over time (seconds or sample number)."""
+    """Lines over time (seconds), y from 0; ticks at round numbers; the legend on the last line,
+    below the plot (never over it)."""
 
     def __init__(
         self, title: str, xlabel: str = "s", *, ymax: float | None = None, id: str | None = None
@@ -209,34 +239,64 @@ class LineChart(ThemedPlot):
         self.chart_title = title
         self.xlabel = xlabel
         self.ymax = ymax
-        """A fixed top of the y axis (100 for CPU %); else the data's maximum plus 10%."""
+        """A fixed top of the y axis (100 for CPU %); else the data's maximum, rounded up."""
+        self.xmax: float | None = None
+        """A fixed end of the x axis (charts side by side share it); else the data's last x."""
         self.lines: list[Line] = []
+        self._legend: list[tuple[str, RGB]] = []
 
-    def set_lines(self, lines: Sequence[Line]) -> None:
+    def set_lines(self, lines: Sequence[Line], xmax: float | None = None) -> None:
         """Show ``lines`` (copied: the caller may go on appending); no redraw if they did not change."""
         fresh = [Line(line.label, tuple(line.xs), tuple(line.ys)) for line in lines]
-        if fresh != self.lines:
+        if fresh != self.lines or xmax != self.xmax:
             self.lines = fresh
+            self.xmax = xmax
             self.redraw()
 
     def draw(self) -> None:
         plt = self.plt
         palette = theme_palette(self)
-        drawn = 0
-        highest = 0.0
+        legend: list[tuple[str, RGB]] = []
+        highest, last = 0.0, 0.0
         for i, line in enumerate(self.lines):
             xs, ys = finite_points(line.xs, line.ys)
             if not ys:
                 continue
-            highest = max(highest, *ys)
+            highest, last = max(highest, *ys), max(last, xs[-1])
             xs, ys = thin(xs, ys, self.size.width)
-            plt.plot(xs, ys, label=line.label, color=palette[i % len(palette)], marker="hd")
-            drawn += 1
-        # from 0, with headroom: plotext draws a flat line badly on its own degenerate range
-        top = self.ymax if self.ymax is not None else max(highest, 0.0) * 1.1
-        plt.ylim(0, top if top > 0 else 1.0)
-        plt.title(self.chart_title if drawn else f"{self.chart_title}: no samples")
+            colour = palette[i % len(palette)]
+            plt.plot(xs, ys, color=colour, marker="hd")
+            legend.append((line.label, colour))
+        self._legend = legend
+        rows = max(2, (self.size.height - 6) // 2)
+        top = self.ymax if self.ymax is not None else highest
+        yticks = round_ticks(0.0, top if top > 0 else 1.0, min(5, rows))
+        plt.ylim(0, yticks[-1])
+        plt.yticks(yticks, [fmt_tick(v) for v in yticks])
+        end = self.xmax if self.xmax is not None else last
+        xticks = round_ticks(0.0, end if end > 0 else 1.0, max(2, self.size.width // 12))
+        plt.xlim(0, xticks[-1])
+        plt.xticks(xticks, [fmt_tick(v) for v in xticks])
+        plt.title(self.chart_title if legend else f"{self.chart_title}: no samples")
         plt.xlabel(self.xlabel)
+
+    def _set_up(self) -> None:
+        super()._set_up()
+        if self.lines:  # the last line is the legend's
+            width, height = self.size
+            self.plt.plotsize(width, max(1, height - 1))
+            self.plt._set_size(width, max(1, height - 1))
+
+    def _build_strips(self) -> list[Strip]:
+        strips = super()._build_strips()
+        if not self.lines:
+            return strips
+        base = self.visual_style.rich_style
+        segments = [Segment(" ", base)]
+        for label, (r, g, b) in self._legend:
+            segments.append(Segment("━", base + RichStyle(color=f"rgb({r},{g},{b})")))
+            segments.append(Segment(f"{label}  ", base))
+        return [*strips, Strip(segments).adjust_cell_length(self.size.width, base)]
 
 
 def finite_points(xs: Sequence[float], ys: Sequence[float | None]) -> tuple[list[float], list[float]]:
@@ -270,47 +330,3 @@ def thin(xs: list[float], ys: list[float], buckets: int) -> tuple[list[float], l
             start = end
     kept = sorted(keep)
     return [xs[i] for i in kept], [ys[i] for i in kept]
-
-
-class RqpsBars(ThemedPlot):
-    """Horizontal bars of one comparison column's rQPS per workload, a line at 1.0 (the base)."""
-
-    CLEAR_FIGURE = True  # its y ticks are the workloads
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.cmp: Comparison | None = None
-        self.column = 0
-
-    def set_comparison(self, cmp: Comparison | None, column: int) -> None:
-        self.cmp = cmp
-        self.column = column
-        n = len(cmp.rqps) if cmp else 0
-        self.styles.height = max(10, 2 * n + 5)
-        self.redraw()
-
-    def draw(self) -> None:
-        plt = self.plt
-        cmp = self.cmp
-        if cmp is None or not cmp.columns or not cmp.rqps:
-            plt.title("rQPS: nothing to compare")
-            return
-        colours = rqps_colours(self.app)
-        col = min(self.column, len(cmp.columns) - 1)
-        multi = len(cmp.dops) > 1
-        n = len(cmp.rqps)
-        labels = [f"{r.workload}@dop{r.dop}" if multi else r.workload for r in cmp.rqps]
-        values = [r.values[col] for r in cmp.rqps]
-        pos = [float(n - i) for i in range(n)]  # first workload on top
-        for style in (colours.bad, colours.neutral, colours.good):
-            # every series spans all positions (0 elsewhere): plotext sizes bars by their spacing
-            ys = [
-                v if v is not None and math.isfinite(v) and colours.style(v) == style else 0.0 for v in values
-            ]
-            if any(ys):
-                rgb = Color.parse(style).rgb
-                plt.bar(pos, ys, orientation="horizontal", color=rgb, width=0.6, reset_ticks=False)
-        plt.yticks(pos, labels)
-        plt.vline(1.0, theme_foreground(self))
-        plt.xlim(0, max([1.1, *(v * 1.05 for v in values if v is not None and math.isfinite(v))]))
-        plt.title(f"rQPS col-{col + 1}: {cmp.columns[col]} / {cmp.base}")

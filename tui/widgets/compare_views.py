@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from rich.columns import Columns
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
 
-from store.compare import HW_KEYS, Comparison, HwBlock
+from store.compare import HW_KEYS, Comparison, GroupStat, HwBlock
 from store.noise import LEVEL
 from store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel
 from tui.widgets.rqps import RqpsColours
@@ -17,49 +18,74 @@ def row_label(workload: str, dop: int | None, multi: bool) -> str:
     return f"{workload}@dop{dop}" if multi else workload
 
 
-def legend(cmp: Comparison, colours: RqpsColours) -> Text:
-    """``base: X on host   col-1: Y ...`` and what the colours and ``~`` mean."""
-    text = Text.assemble(("base ", "bold"), cmp.base, " on ", cmp.host)
+def legend(cmp: Comparison, colours: RqpsColours) -> Group:
+    """``base X on host`` and what the colours and ``~`` mean, then ``col-1: Y`` ... laid out in
+    columns: an entry is never split across lines."""
+    text = Text.assemble(("base ", "bold"), cmp.base, " on ", cmp.host, no_wrap=True, overflow="ellipsis")
     if cmp.config:
         text.append(f"  config {cmp.config}")
-    for i, col in enumerate(cmp.columns, 1):
-        text.append(f"   col-{i}: ", style="bold")
-        text.append(col)
+    if len(cmp.dops) == 1 and cmp.dops[0] is not None:
+        text.append(f"  dop {cmp.dops[0]}")
     text.append("   ")
     text.append("<=0.95", style=colours.bad)
     text.append(" ")
     text.append(">=1.05", style=colours.good)
     text.append(f" {NOISE_MARK} noise", style=colours.neutral)
-    return text
+    entries = [
+        Text.assemble((f"col-{i}: ", "bold"), col, no_wrap=True, overflow="ellipsis")
+        for i, col in enumerate(cmp.columns, 1)
+    ]
+    return Group(text, Columns(entries, padding=(0, 3), column_first=True))
+
+
+def _width(header: str, cells: list[str]) -> int:
+    return max([len(header), *(len(c) for c in cells)])
 
 
 def fill_rqps(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
+    """One row per workload, one column per build; widths from the data, given explicitly (a
+    table left to measure itself could show cells cut to the header width after a redraw)."""
     multi = len(cmp.dops) > 1
     table.clear(columns=True)
+    rows = [
+        ([colours.cell(v, row.within_noise[i]) for i, v in enumerate(row.values)], row) for row in cmp.rqps
+    ]
     for i in range(len(cmp.columns)):
-        table.add_column(f"col-{i + 1}", key=f"col-{i + 1}")
-    table.add_column("workload", key="workload")
-    table.add_column("group", key="group")
-    for row in cmp.rqps:
-        cells = [colours.cell(v, row.within_noise[i]) for i, v in enumerate(row.values)]
-        label = row_label(row.workload, row.dop, multi)
+        name = f"col-{i + 1}"
+        table.add_column(name, key=name, width=_width(name, [cells[i].plain for cells, _ in rows]))
+    labels = [row_label(row.workload, row.dop, multi) for row in cmp.rqps]
+    table.add_column("workload", key="workload", width=_width("workload", labels))
+    table.add_column("group", key="group", width=_width("group", [r.group for r in cmp.rqps]))
+    for (cells, row), label in zip(rows, labels, strict=True):
         table.add_row(*cells, label, Text(row.group, style=colours.neutral), key=label)
 
 
-def fill_groups(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
+GROUP_STATS = ("median", "avg", "min", "max", "gmean")
+"""The statistic the Groups tab shows, in the order ``m`` cycles through (the posts read the median)."""
+
+
+def fill_groups(
+    table: DataTable[object], cmp: Comparison, colours: RqpsColours, stat: str = "median"
+) -> None:
+    """The posts' compact table: one row per group, one column per build, the cells one
+    statistic of the group's rQPS (``n`` = workloads in the group)."""
     multi = len(cmp.dops) > 1
     table.clear(columns=True)
-    for name in ("col", "group", "n", "min", "max", "avg", "median", "gmean"):
-        table.add_column(name, key=name)
+    by_key: dict[tuple[str, int | None], dict[str, GroupStat]] = {}
     for g in cmp.groups:
-        col = f"col-{cmp.columns.index(g.column) + 1}"
-        stats = (g.min, g.max, g.avg, g.median, g.gmean)
-        table.add_row(
-            col,
-            row_label(g.group, g.dop, multi),
-            Text(str(g.n), justify="right"),
-            *(colours.cell(v) for v in stats),
-        )
+        by_key.setdefault((g.group, g.dop), {})[g.column] = g
+    labels = [row_label(group, dop, multi) for group, dop in by_key]
+    table.add_column(stat, key="group", width=_width(stat, labels))
+    table.add_column(
+        "n", key="n", width=_width("n", [str(max(g.n for g in v.values())) for v in by_key.values()])
+    )
+    for i in range(len(cmp.columns)):
+        name = f"col-{i + 1}"
+        table.add_column(name, key=name, width=max(len(name), 5))
+    for label, stats in zip(labels, by_key.values(), strict=True):
+        n = max(g.n for g in stats.values())
+        cells = [colours.cell(getattr(stats[c], stat)) if c in stats else Text("") for c in cmp.columns]
+        table.add_row(label, Text(str(n), justify="right"), *cells, key=label)
 
 
 def hw_tables(cmp: Comparison, colours: RqpsColours) -> Group:
