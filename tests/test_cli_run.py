@@ -168,7 +168,7 @@ def test_typos_are_usage_errors_and_store_nothing(env: dict[str, str]) -> None:
         (["queue", "--host", "sshd", "--build", BUILD, "--suite", "mine"],
          "unknown workload 'updat-index_range=100' (sysbench tests: delete, hot-points,"),
         (["queue", "--host", "sshd", "--build", BUILD, "--suite", "clasic"],
-         "unknown suite 'clasic' (known: classic, dbbench,"),
+         "unknown suite 'clasic' (one of classic, dbbench,"),
         (["run", "--host", "sshd", "--build", BUILD, "--workload", "pgbench.select-only"],
          f"pgbench needs a PostgreSQL build; {BUILD} is mariadb"),
     ]  # fmt: skip

@@ -229,6 +229,17 @@ def _run_options(f: F) -> F:
     return f
 
 
+def _with_registered(inv: Inventory, db: Path | None) -> Inventory:
+    """The inventory plus the builds `benchdeck build` registered in the store (if there is one)."""
+    from store.build_records import registered
+    from store.db import default_db_path
+
+    if not (db or default_db_path()).exists():
+        return inv
+    with Store.open_for_reading(db) as store, store.reading() as cur:
+        return inv.with_builds(registered(cur))
+
+
 def _check(
     inv: Inventory,
     hosts: Sequence[str],
@@ -260,7 +271,7 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | Non
       benchdeck run --host local --build sqlite --workload point-query_range=100 --time 10
       benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
     """
-    _check(load_inventory(None), [host], [build], [config], [workload])
+    _check(_with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
     opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts, config)
 
@@ -304,7 +315,7 @@ def queue_cmd(
     """
     names = list(workloads)
     settings: dict[str, int] = {}
-    inv = load_inventory(None)
+    inv = _with_registered(load_inventory(None), obj.db)
     if suite:
         if suite in inv.suites:  # the inventory's own suite of that name comes first
             names += list(inv.suites[suite])

@@ -60,8 +60,10 @@ async def open_launch(pilot: Pilot[Any]) -> LaunchScreen:
 
     def ready() -> bool:
         screen = pilot.app.screen
-        return isinstance(screen, LaunchScreen) and any(
-            map(static_text, screen.query("#launch-matrix").results(Static))
+        return (
+            isinstance(screen, LaunchScreen)
+            and screen.inv is not None  # the inventory (and the store's registered builds) read
+            and any(map(static_text, screen.query("#launch-matrix").results(Static)))
         )
 
     await wait_for(pilot, ready, "the Launch screen", 10)

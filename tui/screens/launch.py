@@ -250,6 +250,9 @@ class LaunchScreen(Screen[None]):
             return default
 
     def _update_matrix(self) -> None:
+        if self.inv is None:  # the inventory is still being read: no "0 runs" meanwhile
+            self.query_one("#launch-matrix", Static).update("reading the inventory …")
+            return
         hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
         workloads = self._selected("#launch-workloads")
         h, b, w = len(hosts), len(builds), len(workloads)
