@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from tests.cli_helpers import ROOT, bd
+from tests.cli_helpers import bd, ssh_env
 from tests.runlife.conftest import MARIADB, WORKLOAD
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
@@ -20,32 +20,9 @@ def block_devices() -> list[str]:
 def test_missing_device_warns_at_preflight_and_in_hosts_check(
     tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer
 ) -> None:
-    cfg = tmp_path / "benchdeck.toml"
-    cfg.write_text(
-        f"""
-[hosts.sshd]
-hostname = "127.0.0.1"
-port = {sshd_server.port}
-user = "{sshd_server.user}"
-key = "{sshd_server.client_key}"
-known_hosts = "{sshd_server.known_hosts}"
-workdir = "{tmp_path / "remote"}"
-device = "nosuch9n1"
-threads = 1
-tables = 1
-table_size = 1000
-
-[[hosts.sshd.builds]]
-name = "{MARIADB}"
-host = "{mariadb_server.host}"
-port = {mariadb_server.port}
-user = "{mariadb_server.user}"
-password = "{mariadb_server.password}"
-database = "{mariadb_server.database}"
-"""
-    )
-    env = dict(
-        os.environ, BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT)
+    host_keys = 'device = "nosuch9n1"\nthreads = 1\ntables = 1\ntable_size = 1000'
+    env = ssh_env(
+        tmp_path, sshd_server, mariadb_server, MARIADB, database=mariadb_server.database, host_keys=host_keys
     )
     devices = ", ".join(block_devices())
     r = bd(env, "run", "--host", "sshd", "--build", MARIADB, "--workload", WORKLOAD, "--time", "2")
