@@ -16,7 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import CLI, ROOT, bd, db_rows, remote_output
+from tests.cli_helpers import (
+    CLI,
+    ROOT,
+    bd,
+    db_rows,
+    inventory_env,
+    local_host,
+    mariadb_build,
+    postgres_build,
+    remote_output,
+)
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import SECURE_DB, SECURE_PASSWORD, SECURE_USER, PostgresServer
 
@@ -27,38 +37,11 @@ ROCKSDB = "9.7.2"
 
 @pytest.fixture
 def env(tmp_path: Path, mariadb_server: MariaDBServer, postgres_server: PostgresServer) -> dict[str, str]:
-    cfg = tmp_path / "benchdeck.toml"
-    cfg.write_text(
-        f"""
-[hosts.here]
-transport = "local"
-workdir = "{tmp_path / "remote"}"
-threads = 1
-tables = 1
-table_size = 10000
-
-[[hosts.here.builds]]
-name = "{MARIADB}"
-host = "{mariadb_server.host}"
-port = {mariadb_server.port}
-user = "{mariadb_server.user}"
-password = "{mariadb_server.password}"
-database = "{mariadb_server.database}"
-
-[[hosts.here.builds]]
-name = "{POSTGRES}"
-host = "{postgres_server.host}"
-port = {postgres_server.port}
-user = "{postgres_server.bench_user}"
-database = "{postgres_server.database}"
-
-[[hosts.here.builds]]
-name = "{ROCKSDB}"
-"""
+    host = local_host("here", tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 10000")
+    builds = mariadb_build("here", MARIADB, mariadb_server) + postgres_build(
+        "here", POSTGRES, postgres_server
     )
-    e = dict(os.environ)
-    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
-    return e
+    return inventory_env(tmp_path, host + builds + f'\n[[hosts.here.builds]]\nname = "{ROCKSDB}"\n')
 
 
 def finished_run(r: subprocess.CompletedProcess[str]) -> tuple[int, float]:
