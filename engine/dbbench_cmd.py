@@ -17,6 +17,7 @@ writing benchmark, so it is only passed to the ``*ww`` steps.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 
@@ -190,14 +191,47 @@ def reader_threads(step: str, cfg: DbBenchConfig) -> int:
     return 1 if step_name(step) == "fillseq" else cfg.threads
 
 
-# Prints 1 when "$1" holds a RocksDB database; a constant script, the directory passed as data.
-_DB_EXISTS = 'test -f "$1/CURRENT" && echo 1 || echo 0'
+# A load that ran to its end leaves this file in the database directory, holding its key count.
+# CURRENT alone is not enough: a fillseq killed half way leaves CURRENT and half the keys.
+LOADED_MARK = "benchdeck-loaded"
+# Prints 1 when "$1" holds a RocksDB database that a complete load of "$3" keys made ("$2" is the
+# mark); constant scripts, values passed as data.
+_DB_EXISTS = 'test -f "$1/CURRENT" && test "$(cat -- "$2" 2>/dev/null)" = "$3" && echo 1 || echo 0'
+# The mark goes before a load starts (an interrupted load must not count as one)...
+_UNMARK = 'mkdir -p -- "$1" && rm -f -- "$2"'
+# ...and comes back once the load exited 0.
+_MARK = 'printf "%s\\n" "$2" > "$1"'
+_LOAD_THEN_MARK = (
+    'mkdir -p -- "$1" && rm -f -- "$2" && m=$2 && n=$3 && shift 3 && "$@" && printf "%s\\n" "$n" > "$m"'
+)
+
+
+def loaded_mark(cfg: DbBenchConfig) -> str:
+    """The file a complete load leaves in the database directory."""
+    return posixpath.join(cfg.db_dir, LOADED_MARK)
 
 
 def db_exists_argv(cfg: DbBenchConfig) -> list[str]:
-    """A check printing 1 if the database exists (fits ``RunPlan.tables_exist_argv``).
+    """A check printing 1 if a complete load of ``cfg.num_keys`` keys made the database (fits
+    ``RunPlan.tables_exist_argv``); 0 for a missing, half-loaded or differently sized one.
 
     Needed because db_bench 7.8 with ``--use_existing_db=true`` on a missing directory quietly
-    creates an empty database and reports a run anyway.
+    creates an empty database and reports a run anyway, and a killed fillseq leaves CURRENT.
     """
-    return ["sh", "-c", _DB_EXISTS, "-", cfg.db_dir]
+    return ["sh", "-c", _DB_EXISTS, "-", cfg.db_dir, loaded_mark(cfg), str(cfg.num_keys)]
+
+
+def unmark_argv(cfg: DbBenchConfig) -> list[str]:
+    """Before a measured fillseq: make the database's parent and forget that it was loaded."""
+    return ["sh", "-c", _UNMARK, "-", posixpath.dirname(cfg.db_dir), loaded_mark(cfg)]
+
+
+def mark_argv(cfg: DbBenchConfig) -> list[str]:
+    """After a fillseq that exited 0: the database holds ``cfg.num_keys`` keys."""
+    return ["sh", "-c", _MARK, "-", loaded_mark(cfg), str(cfg.num_keys)]
+
+
+def load_argv(cfg: DbBenchConfig) -> list[str]:
+    """fillseq as another step's prepare: unmark, load, mark only when fillseq exited 0."""
+    head = ["sh", "-c", _LOAD_THEN_MARK, "-", posixpath.dirname(cfg.db_dir), loaded_mark(cfg)]
+    return [*head, str(cfg.num_keys), *step_argv("fillseq", cfg)]

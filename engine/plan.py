@@ -43,6 +43,7 @@ class RunPlan:
     expected_tables: tuple[str, ...] = ()
     cleanup_argv: tuple[str, ...] | None = None
     secondary_index: bool = True  # each table needs its index k_N (sysbench's create_secondary)
+    done_argv: tuple[str, ...] | None = None  # run once the bench exited 0 (marks a load complete)
 
     def redacted(self) -> RunPlan:
         """The plan with passwords (argv flags, environment) masked, for storing: reattaching
@@ -64,6 +65,7 @@ class RunPlan:
             warmup_argv=argv(self.warmup_argv),
             table_rows_argv=argv(self.table_rows_argv),
             cleanup_argv=argv(self.cleanup_argv),
+            done_argv=argv(self.done_argv),
             env=tuple((k, REDACTED if SECRET_ENV.search(k) else v) for k, v in self.env),
         )
 
@@ -84,6 +86,7 @@ class RunPlan:
             warmup_argv=argv(self.warmup_argv),
             table_rows_argv=argv(self.table_rows_argv),
             cleanup_argv=argv(self.cleanup_argv),
+            done_argv=argv(self.done_argv),
             env=tuple((k, secret if v == REDACTED else v) for k, v in self.env),
         )
 

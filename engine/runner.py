@@ -363,7 +363,26 @@ class Runner:
             for r in readers:
                 r.cancel()
             await asyncio.gather(*readers, return_exceptions=True)
+        if rc == 0 and not cancelled and not self._cancel.is_set():
+            await self._done()
         self._finish(rc, cancelled)
+
+    async def _done(self) -> None:
+        """The plan's after-success command (a load's completion mark); failing, it is said."""
+        p = self.plan
+        if not p.done_argv:
+            return
+        why = ""
+        try:
+            res = await self.t.run(list(p.done_argv), timeout=60, env=dict(p.env))
+            if not res.ok:
+                lines = (res.stderr or res.stdout).strip().splitlines()
+                why = lines[-1] if lines else f"exit {res.exit_status}"
+        except TransportError as exc:
+            why = str(exc)
+        if why:
+            msg = f"warning: could not mark the load complete ({why}): the next run loads again"
+            self._emit(LogLine(p.run_id, "benchdeck", msg))
 
     async def _cancel_marked(self) -> bool:
         """True when another benchdeck cancelled this run (``benchdeck cancel``)."""

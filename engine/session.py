@@ -82,7 +82,6 @@ IB_OPTIONS = frozenset({
 _IB_FLAGS = {"delete-per-insert"}
 _IB_FLOATS = {"seconds", "rate"}
 # Creates directory "$1", then runs the rest; a constant script, values passed as data.
-_MKDIR_THEN = 'mkdir -p -- "$1" && shift && exec "$@"'
 _TRUE, _FALSE = frozenset({"", "1", "true", "on", "yes"}), frozenset({"0", "false", "off", "no"})
 # pgbench options that belong to the initialisation (pgbench -i), not to a run
 PGBENCH_INIT_OPTIONS = frozenset({
@@ -604,12 +603,12 @@ def _dbbench_plan(
         extra=tuple(o.extra.items()),
     )
     loads = step == "fillseq"  # writes --num keys, whatever --duration says
-    # db_bench creates the database directory but not its parent (WORKDIR/rocksdb).
-    mkdir = ("mkdir", "-p", "--", posixpath.dirname(cfg.db_dir))
+    # db_bench creates the database directory but not its parent (WORKDIR/rocksdb); a load
+    # counts once it exited 0 (dbbench_cmd.LOADED_MARK), never from CURRENT alone.
     if loads:
-        prepare: tuple[str, ...] | None = mkdir
+        prepare: tuple[str, ...] | None = tuple(dbbench_cmd.unmark_argv(cfg))
     elif o.prepare:
-        prepare = ("sh", "-c", _MKDIR_THEN, "-", mkdir[-1], *dbbench_cmd.step_argv("fillseq", cfg))
+        prepare = tuple(dbbench_cmd.load_argv(cfg))
     else:
         prepare = None
     warmup = None
@@ -630,6 +629,7 @@ def _dbbench_plan(
         build=req.build,
         family="dbbench",
         open_ended=loads,
+        done_argv=tuple(dbbench_cmd.mark_argv(cfg)) if loads else None,
     )
 
 

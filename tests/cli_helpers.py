@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from tests.servers.mariadb import MariaDBServer
+from tests.servers.postgres import PostgresServer
 from tests.servers.sshd import SshdServer
 
 CLI = [sys.executable, "-c", "from tui.cli import main; main()"]
@@ -37,36 +38,71 @@ def remote_output(env: dict[str, str], run_id: int) -> str:
     return Path(str(remote_dir), "bench.out").read_text()
 
 
+def sshd_host(name: str, sshd: SshdServer, workdir: Path, keys: str = "") -> str:
+    """Inventory TOML of host ``name`` reached over the test sshd; ``keys`` adds TOML lines."""
+    return f"""
+[hosts.{name}]
+hostname = "127.0.0.1"
+port = {sshd.port}
+user = "{sshd.user}"
+key = "{sshd.client_key}"
+known_hosts = "{sshd.known_hosts}"
+workdir = "{workdir}"
+{keys}
+"""
+
+
+def local_host(name: str, workdir: Path, keys: str = "") -> str:
+    """Inventory TOML of host ``name`` on this machine (no SSH)."""
+    return f'\n[hosts.{name}]\ntransport = "local"\nworkdir = "{workdir}"\n{keys}\n'
+
+
+def mariadb_build(
+    host: str, name: str, db: MariaDBServer, *, database: str | None = None, keys: str = ""
+) -> str:
+    """Inventory TOML of an external MariaDB build ``name`` of ``host`` (the test server)."""
+    return f"""
+[[hosts.{host}.builds]]
+name = "{name}"
+host = "{db.host}"
+port = {db.port}
+user = "{db.user}"
+password = "{db.password}"
+database = "{database or db.database}"
+{keys}
+"""
+
+
+def postgres_build(host: str, name: str, pg: PostgresServer) -> str:
+    """Inventory TOML of an external PostgreSQL build ``name`` of ``host`` (the test server)."""
+    return f"""
+[[hosts.{host}.builds]]
+name = "{name}"
+host = "{pg.host}"
+port = {pg.port}
+user = "{pg.bench_user}"
+database = "{pg.database}"
+"""
+
+
+def inventory_env(tmp_path: Path, toml: str, *, store: str = "bd.duckdb") -> dict[str, str]:
+    """The environment for ``bd``: the inventory ``toml`` in tmp_path/benchdeck.toml, the store
+    tmp_path/``store``."""
+    cfg = tmp_path / "benchdeck.toml"
+    cfg.write_text(toml)
+    e = dict(os.environ)
+    e.update(BENCHDECK_DB=str(tmp_path / store), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
+    return e
+
+
 def ssh_env(
     tmp_path: Path, sshd: SshdServer, db: MariaDBServer, build: str, *, database: str, host_keys: str = ""
 ) -> dict[str, str]:
     """The environment for ``bd`` with one host ``sshd`` (the test sshd, workdir under
     ``tmp_path``) and one external MariaDB build ``build`` using ``database``; ``host_keys``
     adds TOML lines to the host (threads, table_size ...)."""
-    cfg = tmp_path / "benchdeck.toml"
-    cfg.write_text(
-        f"""
-[hosts.sshd]
-hostname = "127.0.0.1"
-port = {sshd.port}
-user = "{sshd.user}"
-key = "{sshd.client_key}"
-known_hosts = "{sshd.known_hosts}"
-workdir = "{tmp_path / "remote"}"
-{host_keys}
-
-[[hosts.sshd.builds]]
-name = "{build}"
-host = "{db.host}"
-port = {db.port}
-user = "{db.user}"
-password = "{db.password}"
-database = "{database}"
-"""
-    )
-    e = dict(os.environ)
-    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
-    return e
+    toml = sshd_host("sshd", sshd, tmp_path / "remote", host_keys)
+    return inventory_env(tmp_path, toml + mariadb_build("sshd", build, db, database=database))
 
 
 def sql(db: MariaDBServer, statement: str) -> str:

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ROOT, bd, db_rows, remote_output
+from tests.cli_helpers import (
+    CLI,
+    ROOT,
+    bd,
+    db_rows,
+    inventory_env,
+    local_host,
+    mariadb_build,
+    postgres_build,
+    remote_output,
+)
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import SECURE_DB, SECURE_PASSWORD, SECURE_USER, PostgresServer
 
@@ -25,38 +37,11 @@ ROCKSDB = "9.7.2"
 
 @pytest.fixture
 def env(tmp_path: Path, mariadb_server: MariaDBServer, postgres_server: PostgresServer) -> dict[str, str]:
-    cfg = tmp_path / "benchdeck.toml"
-    cfg.write_text(
-        f"""
-[hosts.here]
-transport = "local"
-workdir = "{tmp_path / "remote"}"
-threads = 1
-tables = 1
-table_size = 10000
-
-[[hosts.here.builds]]
-name = "{MARIADB}"
-host = "{mariadb_server.host}"
-port = {mariadb_server.port}
-user = "{mariadb_server.user}"
-password = "{mariadb_server.password}"
-database = "{mariadb_server.database}"
-
-[[hosts.here.builds]]
-name = "{POSTGRES}"
-host = "{postgres_server.host}"
-port = {postgres_server.port}
-user = "{postgres_server.bench_user}"
-database = "{postgres_server.database}"
-
-[[hosts.here.builds]]
-name = "{ROCKSDB}"
-"""
+    host = local_host("here", tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 10000")
+    builds = mariadb_build("here", MARIADB, mariadb_server) + postgres_build(
+        "here", POSTGRES, postgres_server
     )
-    e = dict(os.environ)
-    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
-    return e
+    return inventory_env(tmp_path, host + builds + f'\n[[hosts.here.builds]]\nname = "{ROCKSDB}"\n')
 
 
 def finished_run(r: subprocess.CompletedProcess[str]) -> tuple[int, float]:
@@ -155,6 +140,61 @@ def test_db_bench_run_loads_then_stores_the_ops_per_sec_db_bench_printed(env: di
     )
     run_id, qps = finished_run(r)  # the load itself measured: no --time, it writes --num keys
     assert qps == printed(r"^fillseq\s+:\s+[\d.]+ micros/op (\d+) ops/sec", remote_output(env, run_id))
+
+
+def test_a_db_bench_load_killed_half_way_is_loaded_again(env: dict[str, str]) -> None:
+    """A fillseq killed half way leaves CURRENT and part of the keys; the next run must load
+    again, not measure the half-loaded database (before: "tables exist: skipped")."""
+    db_dir = Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "rocksdb" / f"{ROCKSDB}.byrx"
+    mark = db_dir / "benchdeck-loaded"
+    run = ["run", "--host", "here", "--build", ROCKSDB, "--workload", "readww.byrx", "--time", "1"]
+    slow = [*run, "--table-size", "400000", "--param", f"benchmark_write_rate_limit={2 << 20}"]
+    proc = subprocess.Popen(  # ~20 s of load at 2 MiB/s: killed well before its end
+        [*CLI, *slow], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+    )
+    assert proc.stdout is not None
+    run_id = None
+    for line in proc.stdout:
+        if m := re.match(r"\[run (\d+)\] prepare$", line.strip()):
+            run_id = int(m.group(1))
+            break
+    assert run_id is not None, "benchdeck printed the prepare phase"
+    deadline = time.monotonic() + 60
+    (out,) = (Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "runs").glob(f"run{run_id}-*/prepare.out")
+    while " ops and " not in out.read_text():  # fillseq is writing (its per-second stats line)
+        assert time.monotonic() < deadline, "the load never started writing"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    (pgid_file,) = (Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "runs").glob(
+        f"run{run_id}-*/prepare.pgid"
+    )
+    pgid = int(pgid_file.read_text())
+    os.killpg(pgid, signal.SIGKILL)  # the remote load, as a crash would
+    while True:  # until the group is gone (benchdeck refuses to run beside a live one)
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "the killed load's processes never went away"
+        time.sleep(0.05)
+    assert (db_dir / "CURRENT").is_file()
+    assert not mark.exists(), "a killed load is not marked complete"
+
+    again = bd(env, *run, "--table-size", "20000")
+    finished_run(again)
+    assert "tables exist: skipped" not in again.stdout, again.stdout
+    assert re.search(r"^\[run \d+\] prepare$", again.stdout, re.M), again.stdout
+    assert mark.read_text() == "20000\n"
+
+    reused = bd(env, *run, "--table-size", "20000")
+    finished_run(reused)
+    assert "tables exist: skipped" in reused.stdout, "a complete load of that size is reused"
+
+    bigger = bd(env, *run, "--table-size", "30000")
+    finished_run(bigger)
+    assert "tables exist: skipped" not in bigger.stdout, "another key count loads again"
+    assert mark.read_text() == "30000\n"
 
 
 def test_a_family_against_the_wrong_build_fails_with_one_clear_line(env: dict[str, str]) -> None:

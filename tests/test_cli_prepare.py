@@ -51,8 +51,10 @@ def qps_of(stdout: str, run_id: int | None = None) -> tuple[int, float]:
     return int(m.group(1)), float(m.group(2))
 
 
-def kill_benchdeck_in_prepare(env: dict[str, str], db: MariaDBServer, database: str) -> int:
-    """Start ``benchdeck run``, SIGKILL it once the remote prepare inserted rows; the run id."""
+def start_in_prepare(
+    env: dict[str, str], db: MariaDBServer, database: str
+) -> tuple[subprocess.Popen[str], int]:
+    """Start ``benchdeck run``; return it and its run id once the remote prepare inserted rows."""
     run = [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "5"]
     proc = subprocess.Popen(
         run, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
@@ -68,6 +70,12 @@ def kill_benchdeck_in_prepare(env: dict[str, str], db: MariaDBServer, database: 
     while not (rows(db, database) or 0) > 0:  # the remote prepare is inserting
         assert time.monotonic() < deadline, "prepare never inserted a row"
         time.sleep(0.05)
+    return proc, run_id
+
+
+def kill_benchdeck_in_prepare(env: dict[str, str], db: MariaDBServer, database: str) -> int:
+    """Start ``benchdeck run``, SIGKILL it once the remote prepare inserted rows; the run id."""
+    proc, run_id = start_in_prepare(env, db, database)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     return run_id
@@ -178,3 +186,27 @@ def test_a_prepare_killed_with_benchdeck_is_made_again_on_resume(
     assert re.search(again, resumed.stdout, re.M), resumed.stdout
     qps_of(resumed.stdout, run_id)
     assert rows(mariadb_server, database) == 200_000
+
+
+def test_cancel_during_prepare_stops_it_and_records_a_cancelled_run(
+    tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer, database: str
+) -> None:
+    """``benchdeck cancel N`` (the app's cancel does the same) while the benchdeck following run
+    N is in its prepare: the remote prepare stops and that benchdeck records the run cancelled,
+    not failed, and measures nothing."""
+    env = ssh_env(
+        tmp_path, sshd_server, mariadb_server, BUILD, database=database,
+        host_keys="threads = 1\ntables = 1\ntable_size = 400000",
+    )  # fmt: skip
+    proc, run_id = start_in_prepare(env, mariadb_server, database)
+    r = bd(env, "cancel", str(run_id))
+    assert r.returncode == 0, r.stdout + r.stderr
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 1, rest  # a run that did not finish
+    assert re.search(rf"^run {run_id} cancelled", rest, re.M), rest
+    assert "measuring" not in rest, "nothing measured after the cancel"
+    ((status, error),) = db_rows(env, "SELECT status, error FROM runs WHERE run_id = ?", [run_id])
+    assert (status, error) == ("cancelled", None)
+    partial = rows(mariadb_server, database)
+    assert partial is not None
+    assert partial < 400_000, "the prepare was stopped"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import CLI, ROOT, bd, db_rows, remote_output
+from tests.cli_helpers import CLI, ROOT, bd, db_rows, inventory_env, mariadb_build, remote_output, sshd_host
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
 
@@ -26,32 +26,8 @@ WORKLOAD = "point-query_range=100"
 
 @pytest.fixture
 def env(tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer) -> dict[str, str]:
-    cfg = tmp_path / "benchdeck.toml"
-    cfg.write_text(
-        f"""
-[hosts.sshd]
-hostname = "127.0.0.1"
-port = {sshd_server.port}
-user = "{sshd_server.user}"
-key = "{sshd_server.client_key}"
-known_hosts = "{sshd_server.known_hosts}"
-workdir = "{tmp_path / "remote"}"
-threads = 1
-tables = 1
-table_size = 10000
-
-[[hosts.sshd.builds]]
-name = "{BUILD}"
-host = "{mariadb_server.host}"
-port = {mariadb_server.port}
-user = "{mariadb_server.user}"
-password = "{mariadb_server.password}"
-database = "{mariadb_server.database}"
-"""
-    )
-    e = dict(os.environ)
-    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
-    return e
+    host = sshd_host("sshd", sshd_server, tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 10000")
+    return inventory_env(tmp_path, host + mariadb_build("sshd", BUILD, mariadb_server))
 
 
 def interval_ts(text: str) -> list[float]:

@@ -448,8 +448,8 @@ def _cancel_queue(obj: Ctx, store_path: Path, queue_id: int, live: dict[int, Liv
     picks up before its next item), then its running runs stopped."""
     from store.db import StoreLocked
 
-    try:
-        with Store.open(obj.db) as store, store.transaction() as cur:
+    try:  # a queue's benchdeck holds a shared store only per batch: wait that out, not more
+        with Store.open(obj.db, shared=True, lock_wait=5.0) as store, store.transaction() as cur:
             waiting, running = q.cancel_queue(cur, queue_id)
         how = f"{waiting} waiting run(s) cancelled"
     except StoreLocked:

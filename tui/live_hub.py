@@ -197,6 +197,7 @@ class LiveHub:
 
             live = {r.run_id: r for r in await self.query(lambda st: unfinished(st.cursor(), view.host))}
             if run_id not in live:
+                self.on_error(f"run {run_id}: nothing to cancel yet (no remote process recorded)")
                 return
             remote_dir, procs = live[run_id].plan.remote_dir, live[run_id].procs
         transport = await self.session.transport(view.host)

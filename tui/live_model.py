@@ -21,6 +21,7 @@ from engine.events import (
     RunFailed,
     RunFinished,
     RunStarted,
+    StepStarted,
     VmstatBatch,
 )
 from engine.records import BenchInterval, IostatSample, VmstatSample
@@ -96,6 +97,8 @@ class RunView:
             case Phase(_, name, detail):
                 self.phase = name
                 self._log(f"{name}: {detail}" if detail else name)
+            case StepStarted(_, host, remote_dir, proc):  # cancel stops the step (prepare ...)
+                self.host, self.remote_dir, self.procs = host, remote_dir, (proc,)
             case RunStarted(_, host, remote_dir, _, procs):
                 self.phase, self.host, self.remote_dir, self.procs = "measuring", host, remote_dir, procs
             case BenchBatch(_, rows):

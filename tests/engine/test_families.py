@@ -21,9 +21,13 @@ from engine.dbbench_cmd import (
     DbBenchConfig,
     DbBenchError,
     db_exists_argv,
+    load_argv,
+    loaded_mark,
+    mark_argv,
     setup_flags,
     step_argv,
     suite_argvs,
+    unmark_argv,
 )
 from engine.parsers.dbbench import DbBenchParser
 from engine.parsers.pgbench import PgbenchParser
@@ -88,9 +92,28 @@ def test_dbbench_fillseq(fillseq_out: tuple[list[str], str]) -> None:
 
 @pytest.mark.integration
 def test_dbbench_db_exists_check(dbb: DbBenchConfig, fillseq_out: object) -> None:
-    for cfg, expected in ((dbb, "1"), (replace(dbb, db_dir=dbb.db_dir + "-missing"), "0")):
-        out = subprocess.run(db_exists_argv(cfg), capture_output=True, text=True, check=True).stdout
-        assert out.strip() == expected
+    def exists(cfg: DbBenchConfig) -> str:
+        return subprocess.run(db_exists_argv(cfg), capture_output=True, text=True, check=True).stdout.strip()
+
+    assert Path(dbb.db_dir, "CURRENT").is_file()
+    assert exists(dbb) == "0", "CURRENT alone: a load killed half way leaves it too"
+    subprocess.run(mark_argv(dbb), check=True)
+    assert Path(loaded_mark(dbb)).read_text() == "600000\n"
+    assert exists(dbb) == "1"
+    assert exists(replace(dbb, num_keys=700_000)) == "0", "loaded with another key count"
+    assert exists(replace(dbb, db_dir=dbb.db_dir + "-missing")) == "0"
+    subprocess.run(unmark_argv(dbb), check=True)
+    assert exists(dbb) == "0"
+
+
+@pytest.mark.integration
+def test_dbbench_load_marks_only_a_load_that_exited_0(dbb: DbBenchConfig, tmp_path: Path) -> None:
+    cfg = replace(dbb, db_dir=str(tmp_path / "rocksdb" / "db"), num_keys=1_000)
+    assert subprocess.run(load_argv(cfg), capture_output=True, check=False).returncode == 0
+    assert Path(loaded_mark(cfg)).read_text() == "1000\n"
+    broken = replace(cfg, db_bench=str(tmp_path / "no-db_bench"))
+    assert subprocess.run(load_argv(broken), capture_output=True, check=False).returncode != 0
+    assert not Path(loaded_mark(cfg)).exists(), "the failed load took the old mark away"
 
 
 @pytest.mark.integration

@@ -3,7 +3,17 @@
 from dataclasses import replace
 from datetime import datetime
 
-from engine.events import BenchBatch, LogLine, Phase, Planned, RunFinished, RunStarted, VmstatBatch
+from engine.events import (
+    BenchBatch,
+    LogLine,
+    Phase,
+    Planned,
+    RemoteProc,
+    RunFinished,
+    RunStarted,
+    StepStarted,
+    VmstatBatch,
+)
 from engine.metrics import PerOp
 from engine.plan import RunPlan
 from engine.records import BenchInterval, SysbenchSummary, VmstatSample
@@ -77,3 +87,18 @@ def test_log_keeps_a_bounded_tail_and_counts_lines() -> None:
     assert len(v.log) == LOG_LINES
     assert v.log_total == LOG_LINES + 50
     assert v.log[-1] == f"sysbench: line {LOG_LINES + 49}"
+
+
+def test_a_run_in_its_prepare_knows_the_step_to_cancel() -> None:
+    """The app's cancel kills ``view.procs``: during prepare that is the prepare's group (before,
+    the view had none until the measured part started, and cancel did nothing)."""
+    m = LiveModel()
+    m.apply(Planned(1, plan(1, "dell32")))
+    m.apply(Phase(1, "prepare"))
+    step = RemoteProc("prepare", 4242, 4240, "prepare.out")
+    m.apply(StepStarted(1, "dell32", "/tmp/r", step))
+    v = m.view(1)
+    assert (v.host, v.remote_dir, v.procs, v.phase) == ("dell32", "/tmp/r", (step,), "prepare")
+    bench = RemoteProc("bench", 4300, 4300, "bench.out")
+    m.apply(RunStarted(1, "dell32", "/tmp/r", NOW, (bench,)))
+    assert v.procs == (bench,), "the measured part's processes replace the step's"

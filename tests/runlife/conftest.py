@@ -3,12 +3,11 @@ and host ``here`` (local, PostgreSQL build)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ROOT
+from tests.cli_helpers import inventory_env, local_host, mariadb_build, postgres_build, sshd_host
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 from tests.servers.sshd import SshdServer
@@ -24,45 +23,12 @@ def env(
 ) -> dict[str, str]:
     (tmp_path / "a.cnf").write_text("[mysqld]\ninnodb_buffer_pool_size=128M\nmax_connections=100\n")
     (tmp_path / "b.cnf").write_text("[mysqld]\ninnodb_buffer_pool_size=256M\nmax_connections=100\n")
-    cfg = tmp_path / "benchdeck.toml"
-    cfg.write_text(
-        f"""
-[hosts.sshd]
-hostname = "127.0.0.1"
-port = {sshd_server.port}
-user = "{sshd_server.user}"
-key = "{sshd_server.client_key}"
-known_hosts = "{sshd_server.known_hosts}"
-workdir = "{tmp_path / "remote"}"
-threads = 1
-tables = 1
-table_size = 1000
-
-[[hosts.sshd.builds]]
-name = "{MARIADB}"
-host = "{mariadb_server.host}"
-port = {mariadb_server.port}
-user = "{mariadb_server.user}"
-password = "{mariadb_server.password}"
-database = "{mariadb_server.database}"
-config = "a"
-config_file = "{tmp_path / "a.cnf"}"
-configs = {{ b = "{tmp_path / "b.cnf"}" }}
-
-[hosts.here]
-transport = "local"
-workdir = "{tmp_path / "remote"}"
-threads = 1
-table_size = 100000
-
-[[hosts.here.builds]]
-name = "{POSTGRES}"
-host = "{postgres_server.host}"
-port = {postgres_server.port}
-user = "{postgres_server.bench_user}"
-database = "{postgres_server.database}"
-"""
+    a, b = tmp_path / "a.cnf", tmp_path / "b.cnf"
+    configs = f'config = "a"\nconfig_file = "{a}"\nconfigs = {{ b = "{b}" }}'
+    toml = (
+        sshd_host("sshd", sshd_server, tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 1000")
+        + mariadb_build("sshd", MARIADB, mariadb_server, keys=configs)
+        + local_host("here", tmp_path / "remote", "threads = 1\ntable_size = 100000")
+        + postgres_build("here", POSTGRES, postgres_server)
     )
-    e = dict(os.environ)
-    e.update(BENCHDECK_DB=str(tmp_path / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
-    return e
+    return inventory_env(tmp_path, toml)
