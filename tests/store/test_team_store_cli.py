@@ -4,9 +4,9 @@ data files go under tmp_path.
 Two benchdeck processes write into one new lake at once, a ``benchdeck run`` of the built-in
 SQLite workload on host ``local`` (streaming its samples every second) and a ``benchdeck import``
 of a hand-written mytools tree started while the run measures; then third processes read both
-(``compare``, ``runs``, ``changes``, ``export``) and so does the app's way of opening a store
-(Store.open_for_reading): every run and sample once, nothing lost. Each catalog problem is one
-line and exit 1.
+(``compare``, ``runs``, ``changes``, ``export``, ``lake maintain``) and so does the app's way of
+opening a store (Store.open_for_reading): every run and sample once, nothing lost. Each catalog
+problem is one line and exit 1.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pytest
 
 from store.db import Store, StoreError
 from store.faults import expected_tables
+from store.raw import read_raw
 from store.views import VIEWS
 from tests.cli_helpers import CLI, ROOT, bd
 from tests.servers.postgres import SECURE_DB, SECURE_USER, PostgresServer
@@ -46,14 +47,6 @@ def _env(tmp_path: Path, url: str) -> dict[str, str]:
     # No inventory file: the built-in `local` host; run directories under this HOME.
     e.update(BENCHDECK_DB=url, HOME=str(tmp_path), PYTHONPATH=str(ROOT), BENCHDECK_LAKE_STATS="1")
     return e
-
-
-def _lake(url: str) -> duckdb.DuckDBPyConnection:
-    from store import lake
-
-    parsed = lake.LakeUrl.parse(url)
-    assert parsed is not None
-    return lake.connect(parsed)
 
 
 def test_a_run_and_an_import_write_into_one_lake_at_once(
@@ -86,9 +79,49 @@ def test_a_run_and_an_import_write_into_one_lake_at_once(
     assert m, rest
     run_id = int(m.group(1))
 
-    con = _lake(url)
+    # Third processes read both writers' runs (each a process: an attach costs 1-2 s here).
+    got = bd(env, "compare", "--host", "team", "--base", tree.A, "--with", tree.B, "--format", "csv")
+    assert got.returncode == 0, got.stderr
+    rows = list(csv.DictReader(io.StringIO(got.stdout)))
+    assert {r["workload"] for r in rows} == {
+        w + "_range=100" for w in ("point-query", "scan", "update-index")
+    }
+    assert {(r["build"], r["runs"]) for r in rows} == {(tree.B, "1")}
+    listed = bd(env, "runs")
+    assert listed.returncode == 0, listed.stderr
+    ids = [int(line.split("\t")[0]) for line in listed.stdout.splitlines()[1:] if line[:1].isdigit()]
+    assert len(ids) == len(set(ids)) == 10, listed.stdout
+    line = rf"^{run_id}\tlocal\tsqlite\t\t{WORKLOAD}\t1\tfinished\t"
+    assert re.search(line, listed.stdout, re.M), listed.stdout
+    changes = bd(env, "changes", "--host", "team")
+    assert changes.returncode == 0, changes.stderr
+    assert "Change points on team" in changes.stdout
+
+    # export: the store's tables and views, not DuckLake's own catalog listings.
+    out = tmp_path / "export"
+    exported = bd(env, "export", str(out), "--format", "csv")
+    assert exported.returncode == 0, exported.stderr
+    files = {p.stem for p in out.glob("*.csv")}
+    assert files == set(expected_tables()), files ^ set(expected_tables())
+    assert {p.stem for p in (out / "views").iterdir()} == set(VIEWS)
+    loaded = duckdb.connect()
     try:
-        one = con.execute
+        loaded.execute(f"IMPORT DATABASE '{out}'")
+        assert loaded.execute("SELECT count(*) FROM runs").fetchone() == (10,)
+    finally:
+        loaded.close()
+    # Maintenance compacts the lake (the rows inlined in the catalog go to Parquet files).
+    kept = bd(env, "lake", "maintain")
+    assert kept.returncode == 0, kept.stderr
+    assert re.match(r"flushed [1-9]\d* inlined row\(s\) to Parquet", kept.stdout), kept.stdout
+
+    # Every run and sample of both writers once, read as the app reads (Store.open_for_reading).
+    with Store.open_for_reading(url) as store, store.reading() as cur:
+        assert store.label == Path(url)
+
+        def one(sql: str, params: list[object] | None = None) -> duckdb.DuckDBPyConnection:
+            return cur.execute(sql, params or [])
+
         assert one("SELECT count(*), count(DISTINCT run_id) FROM runs").fetchone() == (10, 10)
         assert one("SELECT status, count(*) FROM runs GROUP BY ALL").fetchall() == [("finished", 10)]
         assert one("SELECT host, count(*) FROM run_results GROUP BY ALL ORDER BY 1").fetchall() == [
@@ -101,68 +134,15 @@ def test_a_run_and_an_import_write_into_one_lake_at_once(
             assert n == names, table
         assert one("SELECT count(*) FROM hosts").fetchone() == (2,)
         assert one("SELECT ncpu FROM hosts WHERE name = 'team'").fetchone() == (tree.NCPU,)
-        dup = (
-            "SELECT count(*) FROM (FROM raw_files SELECT run_id, kind, name GROUP BY ALL HAVING count(*) > 1)"
-        )
+        dup = "SELECT count() FROM (FROM raw_files SELECT run_id, kind, name GROUP BY ALL HAVING count() > 1)"
         assert one(dup).fetchone() == (0,)
-        out = (run_dir / "bench.out").read_text()
-        remote = [float(t) for t in re.findall(r"^\[ (\d+)s \] thds:", out, re.M)]
+        bench_out = (run_dir / "bench.out").read_text()
+        remote = [float(t) for t in re.findall(r"^\[ (\d+)s \] thds:", bench_out, re.M)]
         stored = one("SELECT t FROM bench_samples WHERE run_id = ? ORDER BY t", [run_id]).fetchall()
         assert [r[0] for r in stored] == remote, "every interval of the run stored exactly once"
         assert one("SELECT count(*) > 0 FROM vmstat_samples WHERE run_id = ?", [run_id]).fetchone() == (True,)
         # raw files read back in the order stored (DuckLake's rowid is its row lineage: insertion order)
-        kept = store_raw(url, run_id)
-        assert "bench.out" in kept
-    finally:
-        con.close()
-
-    # Third processes read both writers' runs.
-    got = bd(env, "compare", "--host", "team", "--base", tree.A, "--with", tree.B, "--format", "csv")
-    assert got.returncode == 0, got.stderr
-    rows = list(csv.DictReader(io.StringIO(got.stdout)))
-    assert {r["workload"] for r in rows} == {
-        w + "_range=100" for w in ("point-query", "scan", "update-index")
-    }
-    assert {(r["build"], r["runs"]) for r in rows} == {(tree.B, "1")}
-    local = bd(env, "runs", "--host", "local")
-    assert local.returncode == 0, local.stderr
-    line = rf"^{run_id}\tlocal\tsqlite\t\t{WORKLOAD}\t1\tfinished\t"
-    assert re.search(line, local.stdout, re.M), local.stdout
-    listed = bd(env, "runs")
-    assert listed.returncode == 0, listed.stderr
-    ids = [int(line.split("\t")[0]) for line in listed.stdout.splitlines()[1:] if line[:1].isdigit()]
-    assert len(ids) == len(set(ids)) == 10, listed.stdout
-    assert run_id in ids
-    changes = bd(env, "changes", "--host", "team")
-    assert changes.returncode == 0, changes.stderr
-    assert "Change points on team" in changes.stdout
-
-    # The app opens a store with Store.open_for_reading (a read-only attach: no writer blocked).
-    with Store.open_for_reading(url) as store, store.reading() as cur:
-        assert cur.execute("SELECT count(*) FROM run_results").fetchone() == (10,)
-        assert store.label == Path(url)
-
-    # export: the store's tables and views, not DuckLake's own catalog listings.
-    out = tmp_path / "export"
-    exported = bd(env, "export", str(out), "--format", "csv")
-    assert exported.returncode == 0, exported.stderr
-    files = {p.stem for p in out.glob("*.csv")}
-    assert files == set(expected_tables()), files ^ set(expected_tables())
-    assert {p.stem for p in (out / "views").iterdir()} == set(VIEWS)
-    assert len((out / "runs.csv").read_text().splitlines()) == 11
-    # Maintenance compacts the lake; every run is still there.
-    kept = bd(env, "lake", "maintain")
-    assert kept.returncode == 0, kept.stderr
-    assert re.match(r"flushed \d+ inlined row\(s\) to Parquet", kept.stdout), kept.stdout
-    again = bd(env, "runs", "--format", "csv")
-    assert again.returncode == 0, again.stderr
-    assert len(again.stdout.splitlines()) == 11
-    loaded = duckdb.connect()
-    try:
-        loaded.execute(f"IMPORT DATABASE '{out}'")
-        assert loaded.execute("SELECT count(*) FROM runs").fetchone() == (10,)
-    finally:
-        loaded.close()
+        assert "bench.out" in [f.name for f in read_raw(cur, run_id)]
 
 
 @pytest.mark.parametrize("problem", ["down", "auth", "no database", "not a lake", "no data path", "empty"])
@@ -200,13 +180,6 @@ def test_catalog_problems_are_one_line(postgres_server: PostgresServer, tmp_path
     assert want in got.stderr, got.stderr
     assert "password=***" in got.stderr or "password" not in url
     assert "wrong" not in got.stderr
-
-
-def store_raw(url: str, run_id: int) -> list[str]:
-    from store.raw import read_raw
-
-    with Store.open_for_reading(url) as store, store.reading() as cur:
-        return [f.name for f in read_raw(cur, run_id)]
 
 
 def _closed_port() -> int:
