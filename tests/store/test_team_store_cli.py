@@ -188,6 +188,48 @@ def _closed_port() -> int:
     return free_port()
 
 
+def test_a_transaction_that_meets_another_writers_commit_is_replayed(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    """Two stores (two writers) on one lake; the second commits into `runs` while the first's
+    transaction is open: the first's COMMIT conflicts (DuckLake does not retry an UPDATE) and is
+    replayed; a transaction whose read the other writer changed is refused in one line."""
+    from engine.builds import parse_build_name
+    from store.runs import NewRun, create_run, set_status
+
+    url = _url(postgres_server, _new_db(postgres_server, tmp_path, "replay"))
+    os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
+    try:
+        with Store.open(url) as a, Store.open(url) as b:
+
+            def new_run(store: Store) -> int:
+                with store.transaction() as cur:
+                    return create_run(cur, NewRun("h", parse_build_name(tree.A), WORKLOAD, "run"))
+
+            first = new_run(a)
+            with a.transaction() as cur:
+                set_status(cur, first, "finished")
+                second = new_run(b)  # another writer's commit into runs, meanwhile
+            assert a.team is not None
+            assert a.team.replays == 1
+            with b.reading() as cur:
+                got = cur.execute("SELECT run_id, status FROM runs ORDER BY run_id").fetchall()
+            assert got == [(first, "finished"), (second, "running")]
+
+            def count_then_update() -> None:
+                with a.transaction() as cur:
+                    n = cur.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()
+                    cur.execute("UPDATE runs SET error = ? WHERE run_id = ?", [f"{n} running", first])
+                    new_run(b)  # changes what the count read
+
+            with pytest.raises(StoreError, match="changed what this write read"):
+                count_then_update()
+            with a.reading() as cur:
+                assert cur.execute("SELECT error FROM runs WHERE run_id = ?", [first]).fetchone() == (None,)
+    finally:
+        del os.environ["BENCHDECK_LAKE_DATA"]
+
+
 def test_a_writer_error_on_a_lake_is_a_store_error(postgres_server: PostgresServer, tmp_path: Path) -> None:
     url = _url(postgres_server, _new_db(postgres_server, tmp_path, "err"))
     os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
