@@ -23,6 +23,7 @@ from engine.builds import Build
 from engine.events import RemoteProc
 from engine.inventory import BuildConfig
 from engine.recipes import BuildSpec
+from store.dialect import insert_returning
 
 BUILD_STATUSES = ("queued", "running", "finished", "failed", "interrupted", "superseded")
 
@@ -92,10 +93,11 @@ def create_build(cur: duckdb.DuckDBPyConnection, spec: BuildSpec) -> int:
         "UPDATE build_records SET status = 'superseded' WHERE host = ? AND name = ? AND status = 'finished'",
         [spec.host, spec.name],
     )
-    row = cur.execute(
+    return insert_returning(
+        cur,
         "INSERT INTO build_records (host, name, recipe, variant, base_variant, dbms, version, prefix, "
         "binary_path, library_dir, cflags, ldflags, spec, profile_dir, compiler) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING build_run_id",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             spec.host,
             spec.name,
@@ -113,9 +115,9 @@ def create_build(cur: duckdb.DuckDBPyConnection, spec: BuildSpec) -> int:
             spec.profile_dir,
             spec.compiler,
         ],
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
+        "build_run_id",
+        "run_id_seq",
+    )
 
 
 def save_started(

@@ -11,13 +11,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 import platformdirs
 
-from store import faults, snapshot, views
+from store import dialect, faults, snapshot, views
 from store.schema import LATEST_VERSION, MIGRATIONS
+
+if TYPE_CHECKING:
+    from store.lake_session import LakeSession
 
 DB_ENV = "BENCHDECK_DB"
 CLOSE_LOCK_WAIT_S = 2.0
@@ -83,7 +86,8 @@ class Store:
     _pinned: bool = False
     _guard: threading.RLock = field(default_factory=threading.RLock)
     lake: str | None = None
-    """A DuckLake team store's conninfo (``--db ducklake:postgres:...``; read-only for now)."""
+    """A DuckLake team store's conninfo (``--db ducklake:postgres:...``)."""
+    _session: LakeSession | None = None
 
     @classmethod
     def open(
@@ -130,29 +134,22 @@ class Store:
 
     @classmethod
     def _open_lake(cls, conninfo: str, *, read_only: bool) -> Store:
-        """A DuckLake team store (store/lake.py). Only reading is wired so far: the writers'
-        SQL still needs its lake form (docs/team-store.md)."""
-        from store import lake  # (psycopg and the extensions: a team store only)
+        """A DuckLake team store (store/lake_session.py): made in an empty catalog database by
+        a writer (its data path from ``$BENCHDECK_LAKE_DATA``, which ``--lake-data`` sets)."""
+        from store import lake, lake_session  # (psycopg and the extensions: a team store only)
 
         url = lake.LakeUrl(conninfo)
-        if not read_only:
-            raise StoreError(
-                f"store {lake.PREFIX}{conninfo}: writing into a DuckLake team store is not "
-                "supported yet; commands that read (compare, changes, export) work"
-            )
+        data = os.environ.get(lake.DATA_ENV, "").strip()
+        data_path = Path(data) if data else None
         try:
-            con = lake.connect(url)
-            has = con.execute(
-                "SELECT count(*) FROM duckdb_tables() "
-                "WHERE database_name = ? AND table_name = 'schema_version'",
-                [lake.LAKE],
-            ).fetchone()
+            session = lake_session.open_session(url, write=not read_only, data_path=data_path)
         except lake.LakeError as exc:
             raise StoreError(str(exc)) from None
-        if not has or not has[0]:
-            con.close()
-            raise StoreError(f"store {lake.PREFIX}{conninfo} holds no benchdeck store yet")
-        return cls(path=Path(lake.PREFIX + conninfo), _con=con, read_only=True, lake=conninfo)
+        except duckdb.Error as exc:
+            raise StoreError(f"team store {url.shown}: {str(exc).splitlines()[0]}") from None
+        return cls(
+            path=Path(url.shown), _con=session.con, read_only=read_only, lake=conninfo, _session=session
+        )
 
     @classmethod
     def open_for_reading(cls, path: Path | str | None = None) -> Store:
@@ -192,6 +189,11 @@ class Store:
             f"store {p} is being written by another process and no consistent copy could be "
             f"read ({why}); try again in a moment"
         )
+
+    @property
+    def team(self) -> LakeSession | None:
+        """The team store's session (ids, names, maintenance); None for a DuckDB file."""
+        return self._session
 
     @property
     def label(self) -> Path:
@@ -250,6 +252,10 @@ class Store:
                 self._con = None
 
     def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._con = None
+            return
         try:
             with self._guard:
                 if self.shared and not self.read_only:
@@ -285,8 +291,9 @@ class Store:
 
     def _on_lake(self, cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
         """A cursor starts in the in-memory database; a team store's tables are in the lake."""
-        if self.lake is not None:
+        if self._session is not None:
             cur.execute("USE lake")
+            dialect.bind(cur, self._session)
         return cur
 
     @contextmanager
@@ -319,6 +326,10 @@ class Store:
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A cursor in a transaction: committed at the end of the block, rolled back if it
         raises. A DuckDB error (disk full, damaged file) becomes a one-line StoreError."""
+        if self._session is not None:
+            with self._lake_transaction(self._session) as rec:
+                yield rec
+            return
         with self._use() as cur:
             try:
                 cur.execute("BEGIN TRANSACTION")
@@ -337,6 +348,32 @@ class Store:
                     cur.execute("COMMIT")
                 except duckdb.Error as exc:
                     raise StoreError(faults.describe(self.label, exc)) from None
+
+    @contextmanager
+    def _lake_transaction(self, session: LakeSession) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A team store's transaction: its statements are kept, and replayed if the COMMIT
+        meets another writer's (store/lake_session.py); errors are one line."""
+        from store.lake import LakeError
+        from store.lake_session import Recorder
+
+        with self._use() as cur:
+            rec = Recorder(cur)
+            dialect.bind(rec, session)
+            try:
+                cur.execute("BEGIN TRANSACTION")
+                yield cast(duckdb.DuckDBPyConnection, rec)
+            except BaseException as exc:
+                with suppress(duckdb.Error):
+                    cur.execute("ROLLBACK")
+                if isinstance(exc, duckdb.Error):
+                    raise StoreError(f"team store: {str(exc).splitlines()[0]}") from None
+                raise
+            try:
+                session.commit(cur, rec)
+            except LakeError as exc:
+                raise StoreError(str(exc)) from None
+            except duckdb.Error as exc:
+                raise StoreError(f"team store: {str(exc).splitlines()[0]}") from None
 
     def schema_version(self) -> int:
         return max(self.applied_versions(), default=0)

@@ -10,12 +10,26 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 
+def local_base(store_path: Path) -> Path:
+    """Where a store's per-machine files go: the store file itself; for a team store
+    (``ducklake:...``, not a file) a name in the user's state directory."""
+    name = str(store_path)
+    if not name.startswith("ducklake:"):
+        return store_path
+    import platformdirs
+
+    state = Path(platformdirs.user_state_dir("benchdeck", appauthor=False)) / "team-stores"
+    return state / hashlib.sha256(name.encode()).hexdigest()[:16]
+
+
 def _lock_path(store_path: Path, run_id: int) -> Path:
+    store_path = local_base(store_path)
     d = store_path.parent / f".{store_path.name}.following"
     d.mkdir(parents=True, exist_ok=True)
     return d / f"run-{run_id}.lock"

@@ -1,7 +1,7 @@
 """The team store on DuckLake: a PostgreSQL catalog, Parquet data files on a shared path.
 
-Not wired into :class:`store.db.Store` yet (docs/team-store.md says what is left); this module
-holds the parts that are decided and tested:
+:class:`store.db.Store` opens one through :mod:`store.lake_session`; this module holds the parts
+it is made of:
 
 - ``ducklake:postgres:<libpq conninfo>`` names a lake (``--db`` / ``$BENCHDECK_DB``); the data
   path is given once, when the lake is made (DuckLake keeps it in its catalog).
@@ -31,11 +31,14 @@ from typing import Any, Final, TypeVar
 
 import duckdb
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from store import views
 from store.schema import LATEST_VERSION, MIGRATIONS
 
 PREFIX: Final = "ducklake:postgres:"
+DATA_ENV: Final = "BENCHDECK_LAKE_DATA"
+"""Where a new team store's Parquet files go (``--lake-data``); an existing lake knows it."""
 LAKE: Final = "lake"  # the attached lake's name in a connection
 OFFLINE: Final[dict[str, str | bool | int | float | list[str]]] = {
     "autoinstall_known_extensions": "false",
@@ -69,6 +72,18 @@ class LakeUrl:
             raise LakeError(f"{text!r}: the catalog needs a database: ducklake:postgres:dbname=NAME host=...")
         return cls(conninfo)
 
+    @property
+    def shown(self) -> str:
+        """The name to print: ``ducklake:postgres:...`` with any password masked."""
+        return PREFIX + re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", self.conninfo)
+
+    def part(self, key: str, default: str = "") -> str:
+        """One conninfo field (``dbname``, ``host``, ``port``, ``user``), or ``default``."""
+        try:
+            return str(conninfo_to_dict(self.conninfo).get(key) or default)
+        except psycopg.Error:
+            return default
+
 
 def extension_path(package: str, name: str) -> Path:
     """The extension file a PyPI extension package ships for this DuckDB."""
@@ -95,7 +110,7 @@ def connect(url: LakeUrl, data_path: Path | None = None) -> duckdb.DuckDBPyConne
         con.execute(f"USE {LAKE}")
     except duckdb.Error as exc:
         con.close()
-        raise LakeError(f"cannot open the lake {url.conninfo!r}: {str(exc).splitlines()[0]}") from None
+        raise LakeError(f"cannot open the team store {url.shown}: {str(exc).splitlines()[0]}") from None
     return con
 
 
@@ -114,7 +129,8 @@ def file_schema() -> dict[str, list[tuple[str, str, bool, str | None]]]:
             con.execute(ddl)
         rows = con.execute(
             "SELECT table_name, column_name, data_type, is_nullable, column_default "
-            "FROM duckdb_columns() WHERE schema_name = 'main' ORDER BY table_name, column_index"
+            "FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' "
+            "AND NOT internal ORDER BY table_name, column_index"
         ).fetchall()
     finally:
         con.close()
@@ -182,13 +198,52 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
 def pg_connect(url: LakeUrl) -> psycopg.Connection[tuple[Any, ...]]:
     """The catalog database itself (autocommit), for ids and names, with parameterised SQL."""
     try:
-        return psycopg.connect(url.conninfo, autocommit=True)
+        return psycopg.connect(url.conninfo, autocommit=True, connect_timeout=10)
     except psycopg.Error as exc:
-        raise LakeError(f"cannot reach the lake's catalog {url.conninfo!r}: {str(exc).strip()}") from None
+        raise LakeError(catalog_error(url, exc)) from None
 
 
-def setup_ids(pg: psycopg.Connection[tuple[Any, ...]]) -> None:
+def catalog_error(url: LakeUrl, exc: psycopg.Error) -> str:
+    """One line for a catalog database that cannot be used: down, refused, missing."""
+    text = " ".join(str(exc).split())
+    reason = text.split("FATAL:", 1)[-1].strip() if "FATAL:" in text else text
+    reason = re.sub(r"^connection failed: (connection to server at .*? failed: )?", "", reason)
+    where = f"PostgreSQL at {url.part('host', 'localhost')}:{url.part('port', '5432')}"
+    db = url.part("dbname")
+    if "Connection refused" in reason or "could not connect" in reason or "timeout expired" in reason:
+        why = reason.split(". ")[0].rstrip(".")
+        return f"team store {url.shown}: cannot reach {where} (is it running? {why})"
+    if f'database "{db}" does not exist' in reason:
+        return f"team store {url.shown}: {where} has no database {db!r}; create it first (createdb {db})"
+    if "authentication failed" in reason or "no pg_hba.conf entry" in reason or "password" in reason:
+        return f"team store {url.shown}: {where} refused user {url.part('user', '?')!r}: {reason}"
+    return f"team store {url.shown}: its catalog cannot be used: {reason}"
+
+
+def catalog_state(pg: psycopg.Connection[tuple[Any, ...]], url: LakeUrl) -> str:
+    """``'lake'`` (a DuckLake catalog), ``'empty'`` (a new lake may be made there); anything
+    else (a database holding other tables) is a LakeError, never written into."""
+    row = pg.execute("SELECT to_regclass('ducklake_metadata') IS NOT NULL").fetchone()
+    if row and row[0]:
+        return "lake"
+    other = pg.execute(
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_schema NOT IN ('pg_catalog', 'information_schema')"
+    ).fetchone()
+    if other and other[0]:
+        raise LakeError(
+            f"team store {url.shown}: database {url.part('dbname')!r} is not a DuckLake catalog "
+            f"(it holds {other[0]} other table(s)); name an empty database for a new team store"
+        )
+    return "empty"
+
+
+def setup_ids(pg: psycopg.Connection[tuple[Any, ...]], *, only_if_missing: bool = False) -> None:
     """The catalog's sequences (one per file-store sequence) and its name registry."""
+    if only_if_missing:
+        row = pg.execute("SELECT to_regclass('benchdeck_names') IS NOT NULL").fetchone()
+        if row and row[0]:
+            return
     for seq in sorted(set(sequences().values())):
         pg.execute(f"CREATE SEQUENCE IF NOT EXISTS benchdeck_{seq}")
     pg.execute(

@@ -10,6 +10,7 @@ import duckdb
 
 from engine.events import RemoteProc, RunStarted, StepStarted
 from engine.plan import Marks, RunPlan
+from store.dialect import insert_or_replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +24,8 @@ class LiveRun:
 
 
 def save_started(cur: duckdb.DuckDBPyConnection, ev: RunStarted, plan: RunPlan) -> None:
-    cur.execute(
+    insert_or_replace(
+        cur,
         "INSERT OR REPLACE INTO remote_runs (run_id, host, remote_dir, procs, plan, started_at) "
         "VALUES (?, ?, ?, ?, ?, ?)",
         [
@@ -34,6 +36,8 @@ def save_started(cur: duckdb.DuckDBPyConnection, ev: RunStarted, plan: RunPlan) 
             json.dumps(plan_to_dict(plan)),
             ev.started_at,
         ],
+        "remote_runs",
+        {"run_id": ev.run_id},
     )
     cur.execute(
         "UPDATE runs SET started_at = coalesce(started_at, ?), status = 'running' WHERE run_id = ?",
@@ -43,10 +47,13 @@ def save_started(cur: duckdb.DuckDBPyConnection, ev: RunStarted, plan: RunPlan) 
 
 def save_step(cur: duckdb.DuckDBPyConnection, ev: StepStarted, plan: RunPlan) -> None:
     """A step before the measured part started: the run can be reattached from here on."""
-    cur.execute(
+    insert_or_replace(
+        cur,
         "INSERT OR REPLACE INTO remote_runs (run_id, host, remote_dir, procs, plan, started_at) "
         "VALUES (?, ?, ?, ?, ?, NULL)",
         [ev.run_id, ev.host, ev.remote_dir, json.dumps([asdict(ev.proc)]), json.dumps(plan_to_dict(plan))],
+        "remote_runs",
+        {"run_id": ev.run_id},
     )
     cur.execute("UPDATE runs SET status = 'running' WHERE run_id = ?", [ev.run_id])
 

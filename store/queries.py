@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
 import duckdb
+
+from store.dialect import lake_of
 
 
 def list_hosts(cur: duckdb.DuckDBPyConnection) -> list[str]:
@@ -155,6 +158,10 @@ def set_tags(cur: duckdb.DuckDBPyConnection, run_id: int, tags: Sequence[str]) -
 def delete_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
     """Delete a run with its samples, summary, raw files, skipped lines and remote_runs row, in
     one transaction (``cur`` must not be inside one). Returns False if the run did not exist."""
+    if lake_of(cur) is not None:  # no RETURNING; another writer's commit may clash: again
+        from store.lake import retry_conflicts
+
+        return retry_conflicts(lambda: _delete_run_on_lake(cur, run_id))
     cur.execute("BEGIN TRANSACTION")
     try:
         for table in _RUN_DATA_TABLES:
@@ -163,6 +170,20 @@ def delete_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
         cur.execute("COMMIT")
     except BaseException:
         cur.execute("ROLLBACK")
+        raise
+    return bool(gone)
+
+
+def _delete_run_on_lake(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        gone = cur.execute("SELECT run_id FROM runs WHERE run_id = ?", [run_id]).fetchall()
+        for table in (*_RUN_DATA_TABLES, "runs"):
+            cur.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])  # noqa: S608 (our constants)
+        cur.execute("COMMIT")
+    except BaseException:
+        with suppress(duckdb.Error):  # (a failed COMMIT has ended it already)
+            cur.execute("ROLLBACK")
         raise
     return bool(gone)
 

@@ -10,6 +10,9 @@ from typing import Any
 
 import duckdb
 
+from store.dialect import insert_returning, lake_of, next_ids
+from store.following import local_base
+
 ITEM_STATUSES = ("pending", "running", "finished", "failed", "cancelled")
 
 
@@ -39,22 +42,32 @@ def create_queue(
     in suite order. ``configs`` gives the configurations per (host, build) (an empty sequence
     leaves the pair out); a pair it does not name runs once with the build's default (None)."""
     opts = asdict(options) if hasattr(options, "__dataclass_fields__") else dict(options)
-    row = cur.execute(
-        "INSERT INTO queues (options) VALUES (?) RETURNING queue_id", [json.dumps(opts, sort_keys=True)]
-    ).fetchone()
-    assert row is not None
-    qid = int(row[0])
-    pos = 0
-    for host in hosts:
-        for build in builds:
-            for config in (configs or {}).get((host, build), (None,)):
-                for wl in workloads:
-                    cur.execute(
-                        "INSERT INTO queue_items (queue_id, position, host, build, workload, config) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        [qid, pos, host, build, wl, config],
-                    )
-                    pos += 1
+    options_json = json.dumps(opts, sort_keys=True)
+    qid = insert_returning(
+        cur, "INSERT INTO queues (options) VALUES (?)", [options_json], "queue_id", "queue_id_seq"
+    )
+    rows = [
+        (host, build, config, wl)
+        for host in hosts
+        for build in builds
+        for config in (configs or {}).get((host, build), (None,))
+        for wl in workloads
+    ]
+    # A team store has no sequence defaults: its item ids come from the catalog, in one call.
+    item_ids = next_ids(cur, "queue_item_id_seq", len(rows)) if lake_of(cur) is not None and rows else None
+    for pos, (host, build, config, wl) in enumerate(rows):
+        if item_ids is None:
+            cur.execute(
+                "INSERT INTO queue_items (queue_id, position, host, build, workload, config) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [qid, pos, host, build, wl, config],
+            )
+        else:
+            cur.execute(
+                "INSERT INTO queue_items (item_id, queue_id, position, host, build, workload, config) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [item_ids[pos], qid, pos, host, build, wl, config],
+            )
     return qid
 
 
@@ -110,6 +123,8 @@ def finish_item(cur: duckdb.DuckDBPyConnection, item_id: int, status: str) -> No
 def settle_interrupted(cur: duckdb.DuckDBPyConnection) -> int:
     """After a restart: items marked running whose run ended take the run's status; items
     marked running that never got a run go back to pending. Returns the items changed."""
+    if lake_of(cur) is not None:  # no RETURNING on a team store: count, then update
+        return _settle_on_lake(cur)
     changed = cur.execute(
         "UPDATE queue_items SET status = r.status FROM runs r "
         "WHERE queue_items.run_id = r.run_id AND queue_items.status = 'running' "
@@ -120,6 +135,31 @@ def settle_interrupted(cur: duckdb.DuckDBPyConnection) -> int:
         "WHERE status = 'running' AND run_id IS NULL RETURNING item_id"
     ).fetchall()
     return len(changed) + len(reset)
+
+
+_SETTLE_ON_LAKE = (
+    (
+        "SELECT count(*) FROM queue_items i JOIN runs r USING (run_id) "
+        "WHERE i.status = 'running' AND r.status IN ('finished', 'failed', 'cancelled')",
+        "UPDATE queue_items SET status = r.status FROM runs r "
+        "WHERE queue_items.run_id = r.run_id AND queue_items.status = 'running' "
+        "AND r.status IN ('finished', 'failed', 'cancelled')",
+    ),
+    (
+        "SELECT count(*) FROM queue_items WHERE status = 'running' AND run_id IS NULL",
+        "UPDATE queue_items SET status = 'pending' WHERE status = 'running' AND run_id IS NULL",
+    ),
+)
+
+
+def _settle_on_lake(cur: duckdb.DuckDBPyConnection) -> int:
+    n = 0
+    for count, update in _SETTLE_ON_LAKE:
+        row = cur.execute(count).fetchone()
+        if row and row[0]:
+            cur.execute(update)
+            n += int(row[0])
+    return n
 
 
 def hosts_with_work(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None) -> list[str]:
@@ -134,11 +174,21 @@ def hosts_with_work(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None)
 def cancel_queue(cur: duckdb.DuckDBPyConnection, queue_id: int) -> tuple[int, list[int]]:
     """Cancel a queue: its pending items become cancelled. Returns how many, and the run ids
     of its items still running (for the caller to stop)."""
-    pending = cur.execute(
-        "UPDATE queue_items SET status = 'cancelled' WHERE queue_id = ? AND status = 'pending' "
-        "RETURNING item_id",
-        [queue_id],
-    ).fetchall()
+    if lake_of(cur) is not None:  # no RETURNING on a team store
+        pending = cur.execute(
+            "SELECT item_id FROM queue_items WHERE queue_id = ? AND status = 'pending'", [queue_id]
+        ).fetchall()
+        if pending:
+            cur.execute(
+                "UPDATE queue_items SET status = 'cancelled' WHERE queue_id = ? AND status = 'pending'",
+                [queue_id],
+            )
+    else:
+        pending = cur.execute(
+            "UPDATE queue_items SET status = 'cancelled' WHERE queue_id = ? AND status = 'pending' "
+            "RETURNING item_id",
+            [queue_id],
+        ).fetchall()
     running = cur.execute(
         "SELECT run_id FROM queue_items WHERE queue_id = ? AND status = 'running' AND run_id IS NOT NULL",
         [queue_id],
@@ -190,11 +240,13 @@ def position(cur: duckdb.DuckDBPyConnection, item: QueueItem) -> Position:
 def cancel_request(store_path: Path, queue_id: int) -> Path:
     """The file that asks the benchdeck running queue ``queue_id`` (holding the store's lock,
     so it cannot be written to) to take no more of its items."""
+    store_path = local_base(store_path)
     return store_path.with_name(f"{store_path.name}.cancel-queue-{queue_id}")
 
 
 def requested_cancels(store_path: Path) -> dict[int, Path]:
     """Queue ids with a pending :func:`cancel_request`, and their files."""
+    store_path = local_base(store_path)
     out = {}
     for p in store_path.parent.glob(f"{store_path.name}.cancel-queue-*"):
         tail = p.name.rsplit("-", 1)[-1]

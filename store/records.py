@@ -8,12 +8,14 @@ from collections.abc import Sequence
 import duckdb
 
 from engine.records import RunRecord
+from store.dialect import insert_or_replace
 from store.raw import decompress, save_raw
 
 
 def save_record(cur: duckdb.DuckDBPyConnection, run_id: int, r: RunRecord) -> None:
     """Store the record; the bench command line also goes into ``runs.command``."""
-    cur.execute(
+    insert_or_replace(
+        cur,
         "INSERT OR REPLACE INTO run_records (run_id, host_facts, dbms_version, variables, config_files, "
         "binary_version, git_commit, commands, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
@@ -27,6 +29,8 @@ def save_record(cur: duckdb.DuckDBPyConnection, run_id: int, r: RunRecord) -> No
             json.dumps([list(c) for c in r.commands]),
             json.dumps(list(r.notes)),
         ],
+        "run_records",
+        {"run_id": run_id},
     )
     bench = dict(r.commands).get("bench")
     if bench is not None:

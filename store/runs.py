@@ -12,6 +12,7 @@ import duckdb
 from engine.builds import Build
 from engine.metrics import PerOp
 from store import raw
+from store.dialect import insert_or_replace, insert_returning, lake_of
 
 RUN_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
 
@@ -63,6 +64,13 @@ class RunSummary:
 
 
 def ensure_host(cur: duckdb.DuckDBPyConnection, name: str, ncpu: int | None = None) -> int:
+    if (lake := lake_of(cur)) is not None:  # names are claimed in the team store's catalog
+        host_id, added = lake.ensure_name("hosts", name, {"ncpu": ncpu})
+        if not added and ncpu is not None:
+            row = cur.execute("SELECT ncpu FROM hosts WHERE host_id = ?", [host_id]).fetchone()
+            if row is not None and row[0] is None:
+                cur.execute("UPDATE hosts SET ncpu = ? WHERE host_id = ?", [ncpu, host_id])
+        return host_id
     cur.execute("INSERT INTO hosts (name, ncpu) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [name, ncpu])
     row = cur.execute("SELECT host_id, ncpu FROM hosts WHERE name = ?", [name]).fetchone()
     assert row is not None
@@ -84,6 +92,9 @@ def save_host_facts(cur: duckdb.DuckDBPyConnection, name: str, facts: dict[str, 
 
 
 def ensure_build(cur: duckdb.DuckDBPyConnection, build: Build) -> int:
+    if (lake := lake_of(cur)) is not None:
+        cols = ("dbms", "version", "version_key", "fork", "variant")
+        return lake.ensure_name("builds", build.name, {c: getattr(build, c) for c in cols})[0]
     cur.execute(
         "INSERT INTO builds (name, dbms, version, version_key, fork, variant) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
@@ -95,6 +106,8 @@ def ensure_build(cur: duckdb.DuckDBPyConnection, build: Build) -> int:
 
 
 def ensure_workload(cur: duckdb.DuckDBPyConnection, name: str, family: str = "sysbench") -> int:
+    if (lake := lake_of(cur)) is not None:
+        return lake.ensure_name("workloads", name, {"family": family})[0]
     cur.execute(
         "INSERT INTO workloads (name, family) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
         [name, family],
@@ -109,10 +122,11 @@ def create_run(cur: duckdb.DuckDBPyConnection, run: NewRun, ncpu: int | None = N
     host_id = ensure_host(cur, run.host, ncpu)
     build_id = ensure_build(cur, run.build)
     workload_id = ensure_workload(cur, run.workload, run.family)
-    row = cur.execute(
+    return insert_returning(
+        cur,
         "INSERT INTO runs (host_id, build_id, workload_id, config, threads, tables, table_size, "
         "device, status, source, source_path, command, params, started_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING run_id",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             host_id,
             build_id,
@@ -129,14 +143,15 @@ def create_run(cur: duckdb.DuckDBPyConnection, run: NewRun, ncpu: int | None = N
             json.dumps(run.params, sort_keys=True),
             run.started_at,
         ],
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
+        "run_id",
+        "run_id_seq",
+    )
 
 
 def save_summary(cur: duckdb.DuckDBPyConnection, run_id: int, s: RunSummary) -> None:
     p = s.per_op
-    cur.execute(
+    insert_or_replace(
+        cur,
         "INSERT OR REPLACE INTO run_summary (run_id, qps, tps, eps, lat_avg_ms, lat_pct_ms, "
         "lat_pct, lat_max_ms, total_events, elapsed_s, cpu_o, cs_o, r_o, rkb_o, wkb_o, cpu_us_o, "
         "bench_samples, vm_samples, io_samples, tool_version, per_op_source, per_op_ops) "
@@ -165,6 +180,8 @@ def save_summary(cur: duckdb.DuckDBPyConnection, run_id: int, s: RunSummary) -> 
             s.per_op_source or ("computed" if p else None),
             s.per_op_ops,
         ],
+        "run_summary",
+        {"run_id": run_id},
     )
 
 

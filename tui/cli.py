@@ -16,7 +16,7 @@ import click
 
 from store.db import Store, StoreError, StoreLocked
 
-ROOT_OPTIONS = ("--db", "--groups", "--inventory")
+ROOT_OPTIONS = ("--db", "--lake-data", "--groups", "--inventory")
 
 
 class Ctx:
@@ -90,6 +90,7 @@ _LAZY = {
     "compiled": ("tui.cli_build", "builds_cmd"),
     "runs": ("tui.cli_store", "runs_cmd"),
     "builds": ("tui.cli_store", "builds_cmd"),
+    "lake": ("tui.cli_lake", "lake_group"),
 }
 
 
@@ -119,7 +120,14 @@ class _LazyGroup(click.Group):
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),
     envvar="BENCHDECK_DB",
-    help="DuckDB store file (default: benchdeck.duckdb in the user data dir; env BENCHDECK_DB).",
+    help="DuckDB store file (default: benchdeck.duckdb in the user data dir; env BENCHDECK_DB), "
+    "or a team store: 'ducklake:postgres:dbname=NAME host=... user=...'.",
+)
+@click.option(
+    "--lake-data",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="BENCHDECK_LAKE_DATA",
+    help="Where a new team store (--db ducklake:...) keeps its data files; env BENCHDECK_LAKE_DATA.",
 )
 @click.option(
     "--groups",
@@ -133,7 +141,9 @@ class _LazyGroup(click.Group):
 )
 @click.version_option(package_name="benchdeck")
 @click.pass_context
-def cli(ctx: click.Context, db: Path | None, groups: Path | None, inventory: Path | None) -> None:
+def cli(
+    ctx: click.Context, db: Path | None, lake_data: Path | None, groups: Path | None, inventory: Path | None
+) -> None:
     """Run, watch and compare database benchmarks. Without a command, opens the app.
 
     \b
@@ -143,10 +153,12 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, inventory: Pat
       benchdeck runs --host dell32 --status failed
       benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
 
-    Options of benchdeck itself (--db, --groups, --inventory) go before the command.
+    Options of benchdeck itself (--db, --lake-data, --groups, --inventory) go before the command.
     """
     if inventory is not None:
         os.environ["BENCHDECK_CONFIG"] = str(inventory)
+    if lake_data is not None:  # read where the store is opened (store.lake.DATA_ENV)
+        os.environ["BENCHDECK_LAKE_DATA"] = str(lake_data)
     ctx.obj = Ctx(db, groups)
     if ctx.invoked_subcommand is None:
         from tui.app import run_app  # imported late: Textual is not needed by other commands
@@ -163,6 +175,7 @@ def _register() -> None:
     from tui.cli_export import export_cmd
     from tui.cli_hosts import hosts_group
     from tui.cli_import import import_group
+    from tui.cli_lake import lake_group
     from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
     from tui.cli_server import server_group
     from tui.cli_store import builds_cmd, runs_cmd
@@ -184,6 +197,7 @@ def _register() -> None:
         compiled_cmd,
         runs_cmd,
         builds_cmd,
+        lake_group,
     ):
         if command.name not in cli.commands:
             cli.add_command(command)

@@ -177,14 +177,18 @@ def import_mytools_tree(
 
     writer = RunWriter(store, on_written=written)
     # One checkpoint at the end instead of one per 16 MB of WAL: the blob blocks of the raw
-    # files are then written once (~10% smaller store, less time).
-    store.cursor().execute("SET checkpoint_threshold = '1GB'")
+    # files are then written once (~10% smaller store, less time). A team store has no WAL.
+    file = store.lake is None
+    if file:
+        store.cursor().execute("SET checkpoint_threshold = '1GB'")
     try:
         _import_folders(_jobs(folders, known, host, device, table_size), result, writer, progress, total)
     finally:
-        store.cursor().execute("RESET checkpoint_threshold")
+        if file:
+            store.cursor().execute("RESET checkpoint_threshold")
     writer.flush()
-    store.cursor().execute("CHECKPOINT")
+    if file:
+        store.cursor().execute("CHECKPOINT")
     result.run_ids = writer.run_ids
     if progress:
         progress(ImportProgress(total, total, "", len(writer.run_ids), result.lines))

@@ -11,6 +11,7 @@ import duckdb
 import pyarrow as pa
 
 from store.db import Store
+from store.dialect import next_ids
 from store.importers.read_run import ParsedRun
 from store.runs import ensure_build, ensure_host, ensure_workload
 from store.samples import append_many, append_skipped_many
@@ -86,8 +87,7 @@ class RunWriter:
         return self._ids[key]
 
     def _write(self, cur: duckdb.DuckDBPyConnection, runs: list[ParsedRun]) -> list[int]:
-        rows = cur.execute("SELECT nextval('run_id_seq') FROM range(?)", [len(runs)]).fetchall()
-        ids = [int(r[0]) for r in rows]
+        ids = next_ids(cur, "run_id_seq", len(runs))
         ncpus: dict[str, int] = {}
         for p in runs:  # a host's CPU count, when a file says it and the host has none yet
             if p.ncpu is not None:

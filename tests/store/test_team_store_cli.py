@@ -1,0 +1,282 @@
+"""The team store through the real CLI: a PostgreSQL started by the tests is the catalog, the
+data files go under tmp_path.
+
+Two benchdeck processes write into one new lake at once, a ``benchdeck run`` of the built-in
+SQLite workload on host ``local`` (streaming its samples every second) and a ``benchdeck import``
+of a hand-written mytools tree started while the run measures; then third processes read both
+(``compare``, ``runs``, ``changes``, ``export``, ``lake maintain``) and so does the app's way of
+opening a store (Store.open_for_reading): every run and sample once, nothing lost. Each catalog
+problem is one line and exit 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from store.db import Store, StoreError
+from store.faults import expected_tables
+from store.raw import read_raw
+from store.views import VIEWS
+from tests.cli_helpers import CLI, ROOT, bd
+from tests.servers.postgres import SECURE_DB, SECURE_USER, PostgresServer
+from tests.store import mytools_tree as tree
+
+WORKLOAD = "read-only_range=10"
+
+
+def _new_db(pg: PostgresServer, tmp_path: Path, tag: str) -> str:
+    db = f"{tag}_{tmp_path.name.replace('-', '_').lower()}"[:60]
+    subprocess.run(pg.psql_argv("-c", f"CREATE DATABASE {db}"), check=True, capture_output=True)
+    return db
+
+
+def _url(pg: PostgresServer, db: str, user: str | None = None, port: int | None = None) -> str:
+    return f"ducklake:postgres:dbname={db} host={pg.host} port={port or pg.port} user={user or pg.user}"
+
+
+def _env(tmp_path: Path, url: str) -> dict[str, str]:
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("BENCHDECK_", "XDG_"))}
+    # No inventory file: the built-in `local` host; run directories under this HOME.
+    e.update(BENCHDECK_DB=url, HOME=str(tmp_path), PYTHONPATH=str(ROOT), BENCHDECK_LAKE_STATS="1")
+    return e
+
+
+def test_a_run_and_an_import_write_into_one_lake_at_once(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    url = _url(postgres_server, _new_db(postgres_server, tmp_path, "team"))
+    env = _env(tmp_path, url)
+    data = tmp_path / "lake-data"
+    root = tree.write_tree(tmp_path / "tree")
+    run = subprocess.Popen(
+        [*CLI, "--lake-data", str(data), "run", "--host", "local", "--build", "sqlite",
+         "--workload", WORKLOAD, "--time", "6"],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    assert run.stdout is not None
+    run_dir = None
+    for line in run.stdout:  # the run made the lake; it now streams a batch a second
+        if m := re.search(r"measuring on local \((.+)\)", line):
+            run_dir = Path(m.group(1))
+            break
+    assert run_dir is not None, "the run never reached its measured step"
+    imported = bd(env, "import", "mytools", str(root), "--host", "team")
+    assert run.poll() is None, "the import did not overlap the run"
+    rest = run.stdout.read()
+    assert run.wait(timeout=120) == 0, rest
+    assert imported.returncode == 0, imported.stderr
+    assert "imported 9 runs" in imported.stdout, imported.stdout
+    print("conflict replays:", re.findall(r"team store: .*", imported.stderr + rest))
+    m = re.search(r"^run (\d+) finished", rest, re.M)
+    assert m, rest
+    run_id = int(m.group(1))
+
+    # Third processes read both writers' runs (each a process: an attach costs 1-2 s here).
+    got = bd(env, "compare", "--host", "team", "--base", tree.A, "--with", tree.B, "--format", "csv")
+    assert got.returncode == 0, got.stderr
+    rows = list(csv.DictReader(io.StringIO(got.stdout)))
+    assert {r["workload"] for r in rows} == {
+        w + "_range=100" for w in ("point-query", "scan", "update-index")
+    }
+    assert {(r["build"], r["runs"]) for r in rows} == {(tree.B, "1")}
+    listed = bd(env, "runs")
+    assert listed.returncode == 0, listed.stderr
+    ids = [int(line.split("\t")[0]) for line in listed.stdout.splitlines()[1:] if line[:1].isdigit()]
+    assert len(ids) == len(set(ids)) == 10, listed.stdout
+    line = rf"^{run_id}\tlocal\tsqlite\t\t{WORKLOAD}\t1\tfinished\t"
+    assert re.search(line, listed.stdout, re.M), listed.stdout
+    changes = bd(env, "changes", "--host", "team")
+    assert changes.returncode == 0, changes.stderr
+    assert "Change points on team" in changes.stdout
+
+    # export: the store's tables and views, not DuckLake's own catalog listings.
+    out = tmp_path / "export"
+    exported = bd(env, "export", str(out), "--format", "csv")
+    assert exported.returncode == 0, exported.stderr
+    files = {p.stem for p in out.glob("*.csv")}
+    assert files == set(expected_tables()), files ^ set(expected_tables())
+    assert {p.stem for p in (out / "views").iterdir()} == set(VIEWS)
+    loaded = duckdb.connect()
+    try:
+        loaded.execute(f"IMPORT DATABASE '{out}'")
+        assert loaded.execute("SELECT count(*) FROM runs").fetchone() == (10,)
+    finally:
+        loaded.close()
+    # Maintenance compacts the lake (the rows inlined in the catalog go to Parquet files).
+    kept = bd(env, "lake", "maintain")
+    assert kept.returncode == 0, kept.stderr
+    assert re.match(r"flushed [1-9]\d* inlined row\(s\) to Parquet", kept.stdout), kept.stdout
+
+    # Every run and sample of both writers once, read as the app reads (Store.open_for_reading).
+    with Store.open_for_reading(url) as store, store.reading() as cur:
+        assert store.label == Path(url)
+
+        def one(sql: str, params: list[object] | None = None) -> duckdb.DuckDBPyConnection:
+            return cur.execute(sql, params or [])
+
+        assert one("SELECT count(*), count(DISTINCT run_id) FROM runs").fetchone() == (10, 10)
+        assert one("SELECT status, count(*) FROM runs GROUP BY ALL").fetchall() == [("finished", 10)]
+        assert one("SELECT host, count(*) FROM run_results GROUP BY ALL ORDER BY 1").fetchall() == [
+            ("local", 1),
+            ("team", 9),
+        ]
+        assert one("SELECT count(*), count(DISTINCT run_id) FROM run_summary").fetchone() == (10, 10)
+        for table in ("hosts", "builds", "workloads"):
+            n, names = one(f"SELECT count(*), count(DISTINCT name) FROM {table}").fetchone() or (0, 0)
+            assert n == names, table
+        assert one("SELECT count(*) FROM hosts").fetchone() == (2,)
+        assert one("SELECT ncpu FROM hosts WHERE name = 'team'").fetchone() == (tree.NCPU,)
+        dup = "SELECT count() FROM (FROM raw_files SELECT run_id, kind, name GROUP BY ALL HAVING count() > 1)"
+        assert one(dup).fetchone() == (0,)
+        bench_out = (run_dir / "bench.out").read_text()
+        remote = [float(t) for t in re.findall(r"^\[ (\d+)s \] thds:", bench_out, re.M)]
+        stored = one("SELECT t FROM bench_samples WHERE run_id = ? ORDER BY t", [run_id]).fetchall()
+        assert [r[0] for r in stored] == remote, "every interval of the run stored exactly once"
+        assert one("SELECT count(*) > 0 FROM vmstat_samples WHERE run_id = ?", [run_id]).fetchone() == (True,)
+        # raw files read back in the order stored (DuckLake's rowid is its row lineage: insertion order)
+        assert "bench.out" in [f.name for f in read_raw(cur, run_id)]
+
+
+@pytest.mark.parametrize("problem", ["down", "auth", "no database", "not a lake", "no data path", "empty"])
+def test_catalog_problems_are_one_line(postgres_server: PostgresServer, tmp_path: Path, problem: str) -> None:
+    pg = postgres_server
+    write = ["import", "mytools", str(tmp_path), "--host", "h"]
+    if problem == "down":
+        url, command = _url(pg, "x", port=_closed_port()), ["runs"]
+    elif problem == "auth":
+        url, command = _url(pg, SECURE_DB, user=SECURE_USER) + " password=wrong", ["runs"]
+    elif problem == "no database":
+        url, command = _url(pg, "nosuchdb"), write
+    elif problem == "not a lake":  # a database of something else
+        db = _new_db(pg, tmp_path, "other")
+        argv = [*pg.psql_argv("-c", "CREATE TABLE sometable (x int)")]
+        argv[argv.index(pg.database)] = db
+        subprocess.run(argv, check=True, capture_output=True)
+        url, command = _url(pg, db), write
+    else:
+        url, command = _url(pg, _new_db(pg, tmp_path, problem.replace(" ", ""))), write
+        if problem == "empty":
+            command = ["runs"]
+    got = bd(_env(tmp_path, url), *command)
+    assert got.returncode == 1, (got.stdout, got.stderr)
+    assert got.stderr.count("\n") == 1, got.stderr
+    assert "Traceback" not in got.stderr
+    want = {
+        "down": "cannot reach PostgreSQL at 127.0.0.1",
+        "auth": f"refused user '{SECURE_USER}': password authentication failed",
+        "no database": "has no database 'nosuchdb'; create it first (createdb nosuchdb)",
+        "not a lake": "is not a DuckLake catalog (it holds 1 other table(s))",
+        "no data path": "is new: say where its data files go with --lake-data DIR",
+        "empty": "is empty (nothing stored there yet)",
+    }[problem]
+    assert want in got.stderr, got.stderr
+    assert "password=***" in got.stderr or "password" not in url
+    assert "wrong" not in got.stderr
+
+
+def _closed_port() -> int:
+    from tests.servers import free_port
+
+    return free_port()
+
+
+def test_a_transaction_that_meets_another_writers_commit_is_replayed(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    """Two stores (two writers) on one lake; the second commits into `runs` while the first's
+    transaction is open: the first's COMMIT conflicts (DuckLake does not retry an UPDATE) and is
+    replayed; a transaction whose read the other writer changed is refused in one line."""
+    from engine.builds import parse_build_name
+    from store.runs import NewRun, create_run, set_status
+
+    url = _url(postgres_server, _new_db(postgres_server, tmp_path, "replay"))
+    os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
+    try:
+        with Store.open(url) as a, Store.open(url) as b:
+
+            def new_run(store: Store) -> int:
+                with store.transaction() as cur:
+                    return create_run(cur, NewRun("h", parse_build_name(tree.A), WORKLOAD, "run"))
+
+            first = new_run(a)
+            with a.transaction() as cur:
+                set_status(cur, first, "finished")
+                second = new_run(b)  # another writer's commit into runs, meanwhile
+            assert a.team is not None
+            assert a.team.replays == 1
+            with b.reading() as cur:
+                got = cur.execute("SELECT run_id, status FROM runs ORDER BY run_id").fetchall()
+            assert got == [(first, "finished"), (second, "running")]
+
+            def count_then_update() -> None:
+                with a.transaction() as cur:
+                    n = cur.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()
+                    cur.execute("UPDATE runs SET error = ? WHERE run_id = ?", [f"{n} running", first])
+                    new_run(b)  # changes what the count read
+
+            with pytest.raises(StoreError, match="changed what this write read"):
+                count_then_update()
+            with a.reading() as cur:
+                assert cur.execute("SELECT error FROM runs WHERE run_id = ?", [first]).fetchone() == (None,)
+    finally:
+        del os.environ["BENCHDECK_LAKE_DATA"]
+
+
+def test_a_writer_error_on_a_lake_is_a_store_error(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    url = _url(postgres_server, _new_db(postgres_server, tmp_path, "err"))
+    os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
+    try:
+        with Store.open(url) as store:
+            with pytest.raises(StoreError, match="team store"), store.transaction() as cur:
+                cur.execute("INSERT INTO nosuch VALUES (1)")
+            with store.transaction() as cur:  # the store is still usable
+                assert cur.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+    finally:
+        del os.environ["BENCHDECK_LAKE_DATA"]
+
+
+def test_a_name_claimed_by_a_writer_that_died_is_added_by_the_next(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    """A process claims host 'ghost' in the catalog and dies before adding the lake's row; a
+    later writer finds the row missing and, the claim being over a minute old, adds it."""
+    from store import lake
+    from store.runs import ensure_host
+
+    url = _url(postgres_server, _new_db(postgres_server, tmp_path, "ghost"))
+    os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
+    try:
+        with Store.open(url):
+            pass  # makes the lake
+        claim = (
+            "from store import lake; import os, sys; u = lake.LakeUrl.parse(sys.argv[1]); "
+            "print(lake.claim_name(lake.pg_connect(u), 'hosts', 'ghost', 'host_id_seq')[0]); os._exit(9)"
+        )
+        died = subprocess.run([*CLI[:2], claim, url], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert died.returncode == 9, died.stderr
+        claimed = int(died.stdout)
+        parsed = lake.LakeUrl.parse(url)
+        assert parsed is not None
+        with Store.open(url) as store:
+            with store.transaction() as cur:  # a young claim: its claimer may be adding the row now
+                assert ensure_host(cur, "ghost", 8) == claimed
+            with store.reading() as cur:
+                assert cur.execute("SELECT count(*) FROM hosts WHERE name = 'ghost'").fetchone() == (0,)
+            with lake.pg_connect(parsed) as pg:  # a minute later
+                pg.execute("UPDATE benchdeck_names SET made_at = made_at - interval '61 seconds'")
+        with Store.open(url) as store:
+            with store.transaction() as cur:
+                assert ensure_host(cur, "ghost", 8) == claimed
+            with store.reading() as cur:
+                rows = cur.execute("SELECT host_id, ncpu FROM hosts WHERE name = 'ghost'").fetchall()
+        assert rows == [(claimed, 8)]
+    finally:
+        del os.environ["BENCHDECK_LAKE_DATA"]
