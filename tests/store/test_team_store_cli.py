@@ -29,7 +29,7 @@ from tests.cli_helpers import CLI, ROOT, bd
 from tests.servers.postgres import SECURE_DB, SECURE_USER, PostgresServer
 from tests.store import mytools_tree as tree
 
-WORKLOAD = "read-only_range=10"
+WORKLOAD = "point-query_range=100"  # also in the imported tree, at the same dop
 
 
 def _new_db(pg: PostgresServer, tmp_path: Path, tag: str) -> str:
@@ -58,7 +58,7 @@ def test_a_run_and_an_import_write_into_one_lake_at_once(
     root = tree.write_tree(tmp_path / "tree")
     run = subprocess.Popen(
         [*CLI, "--lake-data", str(data), "run", "--host", "local", "--build", "sqlite",
-         "--workload", WORKLOAD, "--time", "6"],
+         "--workload", WORKLOAD, "--time", "6", "--threads", str(tree.DOP)],
         env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     assert run.stdout is not None
@@ -68,34 +68,40 @@ def test_a_run_and_an_import_write_into_one_lake_at_once(
             run_dir = Path(m.group(1))
             break
     assert run_dir is not None, "the run never reached its measured step"
-    imported = bd(env, "import", "mytools", str(root), "--host", "team")
+    imported = bd(env, "import", "mytools", str(root), "--host", "local")
     assert run.poll() is None, "the import did not overlap the run"
     rest = run.stdout.read()
     assert run.wait(timeout=120) == 0, rest
     assert imported.returncode == 0, imported.stderr
     assert "imported 9 runs" in imported.stdout, imported.stdout
     print("conflict replays:", re.findall(r"team store: .*", imported.stderr + rest))
-    m = re.search(r"^run (\d+) finished", rest, re.M)
+    m = re.search(r"^run (\d+) finished qps ([\d.]+)", rest, re.M)
     assert m, rest
-    run_id = int(m.group(1))
+    run_id, run_qps = int(m.group(1)), float(m.group(2))
 
     # Third processes read both writers' runs (each a process: an attach costs 1-2 s here).
-    got = bd(env, "compare", "--host", "team", "--base", tree.A, "--with", tree.B, "--format", "csv")
+    # One compare holds both writers' runs: the run's SQLite build as the base, an imported build.
+    got = bd(env, "compare", "--host", "local", "--base", "sqlite", "--with", tree.B, "--format", "csv")
     assert got.returncode == 0, got.stderr
     rows = list(csv.DictReader(io.StringIO(got.stdout)))
-    assert {r["workload"] for r in rows} == {
-        w + "_range=100" for w in ("point-query", "scan", "update-index")
+    cells = [(r["workload"], r["dop"], r["build"], r["runs"], r["qps"]) for r in rows]
+    assert cells == [(WORKLOAD, str(tree.DOP), tree.B, "1", "190000.0")], got.stdout
+    assert float(rows[0]["base_qps"]) == pytest.approx(run_qps, abs=0.005), "the run's figure is the base"
+    got_a = bd(env, "compare", "--host", "local", "--base", tree.A, "--with", tree.B, "--format", "csv")
+    assert got_a.returncode == 0, got_a.stderr
+    rows_a = list(csv.DictReader(io.StringIO(got_a.stdout)))
+    assert {r["workload"] for r in rows_a} == {
+        f"{w}_range=100" for w in ("point-query", "scan", "update-index")
     }
-    assert {(r["build"], r["runs"]) for r in rows} == {(tree.B, "1")}
     listed = bd(env, "runs")
     assert listed.returncode == 0, listed.stderr
     ids = [int(line.split("\t")[0]) for line in listed.stdout.splitlines()[1:] if line[:1].isdigit()]
     assert len(ids) == len(set(ids)) == 10, listed.stdout
-    line = rf"^{run_id}\tlocal\tsqlite\t\t{WORKLOAD}\t1\tfinished\t"
+    line = rf"^{run_id}\tlocal\tsqlite\t\t{WORKLOAD}\t{tree.DOP}\tfinished\t"
     assert re.search(line, listed.stdout, re.M), listed.stdout
-    changes = bd(env, "changes", "--host", "team")
+    changes = bd(env, "changes", "--host", "local")
     assert changes.returncode == 0, changes.stderr
-    assert "Change points on team" in changes.stdout
+    assert "Change points on local" in changes.stdout
 
     # export: the store's tables and views, not DuckLake's own catalog listings.
     out = tmp_path / "export"
@@ -125,15 +131,13 @@ def test_a_run_and_an_import_write_into_one_lake_at_once(
         assert one("SELECT count(*), count(DISTINCT run_id) FROM runs").fetchone() == (10, 10)
         assert one("SELECT status, count(*) FROM runs GROUP BY ALL").fetchall() == [("finished", 10)]
         assert one("SELECT host, count(*) FROM run_results GROUP BY ALL ORDER BY 1").fetchall() == [
-            ("local", 1),
-            ("team", 9),
+            ("local", 10)
         ]
         assert one("SELECT count(*), count(DISTINCT run_id) FROM run_summary").fetchone() == (10, 10)
         for table in ("hosts", "builds", "workloads"):
             n, names = one(f"SELECT count(*), count(DISTINCT name) FROM {table}").fetchone() or (0, 0)
             assert n == names, table
-        assert one("SELECT count(*) FROM hosts").fetchone() == (2,)
-        assert one("SELECT ncpu FROM hosts WHERE name = 'team'").fetchone() == (tree.NCPU,)
+        assert one("SELECT count(*) FROM hosts").fetchone() == (1,), "both writers' host is one row"
         dup = "SELECT count() FROM (FROM raw_files SELECT run_id, kind, name GROUP BY ALL HAVING count() > 1)"
         assert one(dup).fetchone() == (0,)
         bench_out = (run_dir / "bench.out").read_text()
