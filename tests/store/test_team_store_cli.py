@@ -284,3 +284,27 @@ def test_a_name_claimed_by_a_writer_that_died_is_added_by_the_next(
         assert rows == [(claimed, 8)]
     finally:
         del os.environ["BENCHDECK_LAKE_DATA"]
+
+
+def test_a_queue_and_its_compare_on_a_lake(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    """``benchdeck queue`` (two builds, the queue's items and statuses updated in the lake) then
+    ``compare`` of its two builds, all on a lake: the same commands as on a file."""
+    url = _url(postgres_server, _new_db(postgres_server, tmp_path, "queue"))
+    env = _env(tmp_path, url)
+    queued = bd(
+        env, "--lake-data", str(tmp_path / "lake-data"), "queue", "--host", "local",
+        "--build", "sqlite", "--build", "sqlite-sync", "--workload", WORKLOAD, "--time", "2",
+    )  # fmt: skip
+    assert queued.returncode == 0, queued.stdout + queued.stderr
+    finished = re.findall(r"^run (\d+) finished qps ([\d.]+)", queued.stdout, re.M)
+    assert len(finished) == 2, queued.stdout
+    got = bd(
+        env, "compare", "--host", "local", "--base", "sqlite", "--with", "sqlite-sync", "--format", "csv"
+    )
+    assert got.returncode == 0, got.stderr
+    (row,) = csv.DictReader(io.StringIO(got.stdout))
+    assert (row["workload"], row["build"], row["runs"]) == (WORKLOAD, "sqlite-sync", "1")
+    assert {float(row["base_qps"]), float(row["qps"])} == {float(q) for _, q in finished}
+    with Store.open_for_reading(url) as store, store.reading() as cur:
+        items = cur.execute("SELECT status, run_id FROM queue_items ORDER BY position").fetchall()
+        assert items == [("finished", int(finished[0][0])), ("finished", int(finished[1][0]))]
