@@ -176,9 +176,10 @@ def compare(
     ``intervals`` False skips the noise intervals (``within_noise`` all False, ``ci`` None).
     """
     wanted = [_as_column(c) for c in (base, *with_builds)]
-    _check_names(cur, host, [c.build for c in wanted])
     builds = list(dict.fromkeys(c.build for c in wanted))
     rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": dop}).fetchall()
+    if {r[2] for r in rows} != set(builds):  # every build has runs on the host: both are known
+        _check_names(cur, host, [c.build for c in wanted])
     found: dict[tuple[str, int | None, str, str], Cell] = {}
     for wl, threads, build, cfg, qps, n, qmin, qmax, *rest in rows:
         *hw, run_ids, run_qps = rest

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import platformdirs
 
-from store import faults, snapshot, views
+from store import faults
 from store.schema import LATEST_VERSION, MIGRATIONS
 
 DB_ENV = "BENCHDECK_DB"
@@ -58,6 +57,8 @@ def default_db_path() -> Path:
     env = os.environ.get(DB_ENV)
     if env:
         return Path(env).expanduser()
+    import platformdirs  # (only without --db / $BENCHDECK_DB)
+
     return Path(platformdirs.user_data_dir("benchdeck", appauthor=False)) / "benchdeck.duckdb"
 
 
@@ -169,6 +170,8 @@ class Store:
     @classmethod
     def _open_snapshot(cls, p: Path, attempts: int = 5) -> Store:
         """Open a consistent copy; the writer may finish meanwhile (then read ``p`` itself)."""
+        from store import snapshot  # (only when a writer holds the store)
+
         why = ""
         for _ in range(attempts):
             try:
@@ -265,6 +268,8 @@ class Store:
             raise StoreError(faults.describe(self.label, exc)) from None
         finally:
             if self.snapshot_of is not None:
+                from store import snapshot
+
                 snapshot.discard(self.path)
 
     def __enter__(self) -> Store:
@@ -353,6 +358,8 @@ class Store:
 
     def _check_schema(self) -> None:
         con = self._connect()
+        if faults.complete_store_versions(con) == {v for v, _ in MIGRATIONS}:
+            return  # one cheap query for a store as it should be; anything else: the full check
         if why := faults.check_tables(self.label, con):
             self._drop()
             raise StoreError(why)
@@ -380,6 +387,8 @@ class Store:
         self._migrate(set(pending))
 
     def _migrate(self, pending: set[int]) -> None:
+        from store import views  # (only when the schema changes)
+
         try:
             with self.transaction() as cur:
                 cur.execute(

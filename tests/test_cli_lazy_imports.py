@@ -1,7 +1,9 @@
 """A command loads its own module only: ``compare`` (the most used read command) starts
 without asyncssh, the runner, the change-point code or Textual, and loads numpy and scipy only
-for cells that get an interval from per-second samples (numpy) or repeats (scipy); ``--help``
-still lists every command."""
+for cells that get an interval from per-second samples (numpy) or repeats (scipy); its text
+output needs no JSON or TOML module, no parser records, no user-dir lookup (the store is named), and
+opening a store at the latest schema needs neither the views (migrations) nor snapshot copies
+(a store another process holds); ``--help`` still lists every command."""
 
 from __future__ import annotations
 
@@ -21,6 +23,12 @@ NOT_FOR_COMPARE = (
     "scipy",
     "numpy",
     "tui.cli_run",
+    "json",
+    "tomllib",
+    "engine.records",
+    "platformdirs",
+    "store.views",
+    "store.snapshot",
 )
 PROBE = (
     "import sys\n"
