@@ -9,7 +9,8 @@ Target: compare <= 2x the baseline.
 
 Python compiles our modules on every start when ``$PYTHONDONTWRITEBYTECODE`` is set (as in this
 machine's shells); ``--cached-bytecode`` lets every process (the baseline too) keep bytecode in
-a temporary ``$PYTHONPYCACHEPREFIX``, as an installed benchdeck does.
+a temporary ``$PYTHONPYCACHEPREFIX``, as an installed benchdeck does. ``__pycache__`` folders in
+the tree (written by a process without that variable) are read even so: the header says so.
 
     python bench/bench_cli_compare.py [--repeat 15] [--tree PATH] [--format text] [--cached-bytecode]
 """
@@ -71,6 +72,9 @@ def main() -> None:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         bytecode = "cached" if not env.get("PYTHONDONTWRITEBYTECODE") else "compiled on every start"
+        stray = [p for pkg in ("engine", "store", "tui") for p in (ROOT / pkg).rglob("__pycache__")]
+        if stray and not args.cached_bytecode:
+            bytecode = f"compiled on every start, but for {len(stray)} __pycache__ folders in the tree"
         imp = subprocess.run(
             [sys.executable, "-c", CLI, "--db", db, "import", "mytools", str(args.tree), "--host", HOST],
             cwd=ROOT,

@@ -31,7 +31,8 @@ class Ctx:
         return open_shared_store(self.db)
 
     def open_store_for_reading(self) -> Store:
-        return Store.open_for_reading(self.db)
+        """The store for a command that only reads (attached: this process opens no other)."""
+        return Store.open_for_reading(self.db, attach=True)
 
 
 # How long a writing command waits for a store another process holds (it says so once).
