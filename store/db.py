@@ -25,8 +25,8 @@ CLOSE_LOCK_WAIT_S = 2.0
 READ_LOCK_WAIT_S = 0.5
 """How long a reader waits for a writer's batch before it reads a snapshot copy instead."""
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
-_ATTACHED = itertools.count(1)
 _LOCKED = re.compile(r"(?i)\block\b")
+_ATTACHED = itertools.count(1)
 
 
 class StoreError(Exception):
@@ -169,8 +169,8 @@ class Store:
         ``attach``: for a process that opens no other connection to this store while it reads
         (a CLI command that only reads): the file is attached to the in-memory database that
         ``import duckdb`` made instead of opening a database of its own (~9 ms of a ~150 ms
-        ``compare``). Two databases of one process on one file are what DuckDB's own check
-        refuses; an attached file is beyond that check.
+        ``compare``). DuckDB refuses a second database of one process on a file it has open;
+        an attached file escapes that check, hence the promise.
         """
         if (lake_db := _lake_url(path)) is not None:
             return cls._open_lake(lake_db, read_only=True)
@@ -263,11 +263,11 @@ class Store:
                 con.execute(f"SET {key} = {value}")
             path = str(self.path).replace("'", "''")  # ATTACH takes no parameters
             con.execute(f"ATTACH '{path}' AS {alias} (READ_ONLY)")
+            self._alias = alias
             con.execute(f"USE {alias}")
         except BaseException:
-            con.close()
+            self._close_con(con)
             raise
-        self._alias = alias
         return con
 
     def _close_con(self, con: duckdb.DuckDBPyConnection) -> None:
