@@ -178,8 +178,8 @@ def compare(
     wanted = [_as_column(c) for c in (base, *with_builds)]
     builds = list(dict.fromkeys(c.build for c in wanted))
     rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": dop}).fetchall()
-    if {r[2] for r in rows} != set(builds):  # every build has runs on the host: both are known
-        _check_names(cur, host, [c.build for c in wanted])
+    if {r[2] for r in rows} != set(builds):  # (rows for every build: the host and builds exist)
+        _check_names(cur, host, [c.build for c in wanted])  # unknown host or build: said first
     found: dict[tuple[str, int | None, str, str], Cell] = {}
     for wl, threads, build, cfg, qps, n, qmin, qmax, *rest in rows:
         *hw, runs = rest
