@@ -9,6 +9,7 @@ leaves what was stored before intact.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -79,6 +80,7 @@ def check_writable(path: Path) -> str | None:
     return None
 
 
+@functools.cache
 def expected_tables() -> frozenset[str]:
     """The tables a store at the latest schema has, read from the migrations' DDL."""
     tables: set[str] = {"schema_version"}
@@ -91,7 +93,26 @@ def expected_tables() -> frozenset[str]:
     return frozenset(tables)
 
 
-_EXPECTED = expected_tables()
+@functools.cache
+def _current_sql() -> str:
+    """Binds only when every expected table exists: its rows are the applied versions."""
+    others = sorted(expected_tables() - {"schema_version"})
+    # table names from our own migrations' DDL, not user values
+    unions = "".join(f" UNION ALL (SELECT NULL FROM {t} WHERE false)" for t in others)  # noqa: S608
+    return "SELECT version FROM schema_version" + unions  # noqa: S608
+
+
+def complete_store_versions(con: duckdb.DuckDBPyConnection) -> set[int] | None:
+    """The applied schema versions of a store that has every expected table, told by one cheap
+    query (the full checks, three catalogue queries, took ~6 ms of a ~150 ms ``compare``).
+    None is not a fault: it means "check it fully" (another program's database, a new file, a
+    missing table, an unreadable file), and :func:`check_tables` and :func:`missing_tables`
+    say what it is."""
+    try:
+        rows = con.execute(_current_sql()).fetchall()
+    except duckdb.Error:
+        return None
+    return {int(r[0]) for r in rows}
 
 
 def check_tables(path: Path, con: duckdb.DuckDBPyConnection) -> str | None:
@@ -117,7 +138,7 @@ def missing_tables(path: Path, con: duckdb.DuckDBPyConnection) -> str | None:
     rows = con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
     ).fetchall()
-    missing = sorted(_EXPECTED - {str(r[0]) for r in rows})
+    missing = sorted(expected_tables() - {str(r[0]) for r in rows})
     if not missing:
         return None
     return (

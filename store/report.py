@@ -7,7 +7,6 @@ the app's widgets) colours the *printed* value (:func:`shown_ratio`), so ``0.950
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -96,6 +95,8 @@ def render(cmp: Comparison, fmt: str, table: str = "rqps") -> str:
     if fmt == "csv":
         return render_csv(cmp, table)
     if fmt == "json":
+        import json  # (only for this format)
+
         return json.dumps(to_json(cmp), indent=2, allow_nan=False, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
 

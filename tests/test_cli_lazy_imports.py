@@ -1,7 +1,9 @@
 """A command loads its own module only: ``compare`` (the most used read command) starts
 without asyncssh, the runner, the change-point code or Textual, and loads numpy and scipy only
-for cells that get an interval from per-second samples (numpy) or repeats (scipy); ``--help``
-still lists every command."""
+for cells that get an interval from per-second samples (numpy) or repeats (scipy); its text
+output needs no JSON or TOML module, no parser records, no user-dir lookup (the store is named), and
+opening a store at the latest schema needs neither the views (migrations) nor snapshot copies
+(a store another process holds); ``--help`` still lists every command."""
 
 from __future__ import annotations
 
@@ -21,6 +23,12 @@ NOT_FOR_COMPARE = (
     "scipy",
     "numpy",
     "tui.cli_run",
+    "json",
+    "tomllib",
+    "engine.records",
+    "platformdirs",
+    "store.views",
+    "store.snapshot",
 )
 PROBE = (
     "import sys\n"
@@ -73,3 +81,26 @@ def test_help_still_lists_every_command() -> None:
         "run",
     ):
         assert name in commands, name
+
+
+EXIT_PROBE = (
+    "import atexit, gc, os, sys\n"
+    "atexit.register(lambda: os.write(1, f'FROZEN {gc.get_freeze_count()}\\n'.encode()))\n"
+    "from tui.cli import main\n"
+    "main()\n"
+)
+
+
+def test_only_a_reading_command_skips_the_last_collections(tmp_path: Path) -> None:
+    """compare's process ends without walking every object once more (gc.freeze at exit);
+    a command that writes (import) keeps Python's collections at exit."""
+    env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
+
+    def frozen(*args: str) -> int:
+        argv = [sys.executable, "-c", EXIT_PROBE, *args]
+        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+        return int(r.stdout.rsplit("FROZEN", 1)[1])
+
+    assert frozen("import", "mytools", str(TREE), "--host", "hx") == 0
+    assert frozen("compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp") > 0

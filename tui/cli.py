@@ -5,6 +5,8 @@ Errors are one line on stderr: exit 2 for usage errors, 1 for anything else.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 import os
 import sys
@@ -31,7 +33,25 @@ class Ctx:
         return open_shared_store(self.db)
 
     def open_store_for_reading(self) -> Store:
-        return Store.open_for_reading(self.db)
+        """The store for a command that only reads (attached: this process opens no other)."""
+        _QuickExit.only_read = True
+        return Store.open_for_reading(self.db, attach=True)
+
+
+class _QuickExit:
+    """A process whose command only read skips Python's last garbage collections at exit.
+
+    They walk every object the imports made (click, inspect, DuckDB's module ...): ~14 ms of a
+    ~160 ms ``compare``. Frozen objects are freed as the modules are cleared, as before; only
+    reference cycles among them are left to the OS, and a reader has nothing in them to finish
+    (its store is closed; a writer's process keeps the collections)."""
+
+    only_read = False
+
+    @staticmethod
+    def at_exit() -> None:
+        if _QuickExit.only_read:
+            gc.freeze()
 
 
 # How long a writing command waits for a store another process holds (it says so once).
@@ -205,6 +225,8 @@ def _register() -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one line and an exit code."""
+    if argv is None:  # the process's own entry point (not a test calling it in-process)
+        atexit.register(_QuickExit.at_exit)
     try:
         cli.main(
             args=list(argv) if argv is not None else None,

@@ -22,8 +22,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
-from engine.insertbench import schema
-
 StepKind = Literal["load", "index", "write", "query"]
 CLIENT_MODULE = "engine.insertbench.client"
 _QUERY_STEP = re.compile(r"(?a)q([rp])([1-9]\d{0,7})")
@@ -102,9 +100,13 @@ class Config:
     seed: int
 
     def tables(self) -> list[str]:
+        from engine.insertbench import schema  # (the SQL and drivers: only for a run, not the names)
+
         return [schema.table_name(self.table_prefix, n) for n in range(1, self.table_count + 1)]
 
     def connect(self, *, autocommit: bool) -> Any:
+        from engine.insertbench import schema
+
         return schema.connect(
             self.dbms, self.host, self.port, self.user, self.password, self.database, autocommit=autocommit
         )

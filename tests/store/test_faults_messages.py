@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from store.db import Store, StoreError
-from store.faults import describe, expected_tables
+from store.faults import complete_store_versions, describe, expected_tables
+from store.schema import MIGRATIONS
 
 
 @pytest.mark.parametrize(
@@ -59,3 +61,30 @@ def test_expected_tables_follow_the_migrations(tmp_path: Path) -> None:
             "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
         ).fetchall()
     assert {r[0] for r in rows} == expected_tables()
+
+
+def test_the_quick_schema_check_passes_only_a_complete_store(tmp_path: Path) -> None:
+    """Opening trusts the one-query check only for a store with every table; anything else
+    (None) goes through the full checks and their messages."""
+    path = tmp_path / "s.duckdb"
+    Store.open(path).close()
+    con = duckdb.connect(str(path))
+    try:
+        assert complete_store_versions(con) == {v for v, _ in MIGRATIONS}
+        con.execute("DELETE FROM schema_version WHERE version = 1")
+        assert complete_store_versions(con) == {v for v, _ in MIGRATIONS} - {1}
+    finally:
+        con.close()
+    versions = {v for v, _ in MIGRATIONS}
+    for left_out in [None, *sorted(expected_tables() - {"schema_version"})]:
+        # the tables by name only (the check reads none of their columns)
+        con = duckdb.connect()
+        con.execute("CREATE TABLE schema_version (version INTEGER)")
+        con.execute("INSERT INTO schema_version SELECT unnest(?)", [sorted(versions)])
+        for table in sorted(expected_tables() - {"schema_version", left_out or ""}):
+            con.execute(f"CREATE TABLE {table} (x INTEGER)")
+        assert complete_store_versions(con) == (versions if left_out is None else None), left_out
+        con.close()
+    empty = duckdb.connect(str(tmp_path / "empty.duckdb"))
+    assert complete_store_versions(empty) is None
+    empty.close()

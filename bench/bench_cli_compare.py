@@ -1,0 +1,131 @@
+"""Benchmark: ``benchdeck compare`` end to end (a whole process) beside ``python -c "import duckdb"``.
+
+Imports a mytools tree (default: the author's nov25.sb.mysql dop1 archive, 342 runs) into a
+temporary store, then runs, interleaved, ``--repeat`` times each: the compare command as the
+tests run the CLI (``python -c "from tui.cli import main; main()" --db S compare ...``), the
+baseline ``python -c "import duckdb"``, and ``python -c pass`` (Python's own start-up, part of
+both). Prints wall and CPU medians, min and max of each and the ratio compare / baseline.
+Target: compare <= 2x the baseline.
+
+Python compiles our modules on every start when ``$PYTHONDONTWRITEBYTECODE`` is set (as in this
+machine's shells); ``--cached-bytecode`` lets every process (the baseline too) keep bytecode in
+a temporary ``$PYTHONPYCACHEPREFIX``, as an installed benchdeck does. ``__pycache__`` folders in
+the tree (written by a process without that variable) are read even so: the header says so.
+
+    python bench/bench_cli_compare.py [--repeat 15] [--tree PATH] [--format text] [--cached-bytecode]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TREE = Path("/work/arc/bench/arc/nov25.sb.mysql/dop1")
+HOST = "h1"
+BASE = "my5651_rel_o2nofp"
+WITH = ("my8044_rel_o2nofp", "my9500_rel_o2nofp")
+TARGET = 2.0
+CLI = "from tui.cli import main; main()"
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + sys of the child) seconds of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed: {r.stderr.decode(errors='replace').strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def line(name: str, values: list[float]) -> str:
+    return (
+        f"{name:<30}{statistics.median(values) * 1000:>9.1f}{min(values) * 1000:>9.1f}"
+        f"{max(values) * 1000:>9.1f}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--tree", type=Path, default=TREE, help="mytools tree to import (default: %(default)s)")
+    ap.add_argument("--format", default="text", choices=("text", "md", "csv", "json"))
+    ap.add_argument("--cached-bytecode", action="store_true", help="keep bytecode between processes")
+    args = ap.parse_args()
+    if not args.tree.is_dir():
+        sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "s.duckdb")
+        env = dict(os.environ)
+        if args.cached_bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        bytecode = "cached" if not env.get("PYTHONDONTWRITEBYTECODE") else "compiled on every start"
+        stray = [p for pkg in ("engine", "store", "tui") for p in (ROOT / pkg).rglob("__pycache__")]
+        if stray and not args.cached_bytecode:
+            bytecode = f"compiled on every start, but for {len(stray)} __pycache__ folders in the tree"
+        imp = subprocess.run(
+            [sys.executable, "-c", CLI, "--db", db, "import", "mytools", str(args.tree), "--host", HOST],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if imp.returncode != 0:
+            sys.exit(f"import failed: {imp.stderr.strip()}")
+        compare = [sys.executable, "-c", CLI, "--db", db, "compare", "--host", HOST, "--base", BASE]
+        compare += [a for w in WITH for a in ("--with", w)] + ["--format", args.format]
+        out = subprocess.run(compare, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+        if out.returncode != 0 or (args.format == "text" and f"Relative to: {BASE}" not in out.stdout):
+            sys.exit(f"compare failed: {out.stderr.strip()}")
+        runs = imp.stdout.split("imported ", 1)[1].split(" ", 1)[0] if "imported " in imp.stdout else "?"
+        procs = {
+            "compare": compare,
+            "import duckdb (baseline)": [sys.executable, "-c", "import duckdb"],
+            "python -c pass": [sys.executable, "-c", "pass"],
+        }
+        for argv in procs.values():  # warm the page cache
+            timed(argv, env)
+        load0 = os.getloadavg()[0]
+        wall: dict[str, list[float]] = {k: [] for k in procs}
+        cpu: dict[str, list[float]] = {k: [] for k in procs}
+        for _ in range(args.repeat):
+            for name, argv in procs.items():
+                w, c = timed(argv, env)
+                wall[name].append(w)
+                cpu[name].append(c)
+        load1 = os.getloadavg()[0]
+    print(
+        f"store: {runs} runs from {args.tree}; compare --format {args.format}, {len(WITH)} columns; "
+        f"{args.repeat} interleaved repeats; bytecode {bytecode}; {os.cpu_count()} CPUs, "
+        f"load {load0:.1f} -> {load1:.1f}"
+    )
+    print(f"{'ms':<30}{'median':>9}{'min':>9}{'max':>9}")
+    for kind, table in (("wall", wall), ("CPU", cpu)):
+        for name, values in table.items():
+            print(line(f"{kind} {name}", values))
+    base = "import duckdb (baseline)"
+    ratio = statistics.median(wall["compare"]) / statistics.median(wall[base])
+    cpu_ratio = statistics.median(cpu["compare"]) / statistics.median(cpu[base])
+    pairs = statistics.median(c / b for c, b in zip(wall["compare"], wall[base], strict=True))
+    print(
+        f"compare / import duckdb: wall {ratio:.2f}x (median of per-repeat ratios {pairs:.2f}x), "
+        f"CPU {cpu_ratio:.2f}x"
+    )
+    print(f"target <= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
