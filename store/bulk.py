@@ -53,12 +53,11 @@ def insert_columns(cur: duckdb.DuckDBPyConnection, table: str, columns: Columns)
         else f"CAST(c{i} AS {t})"
         for i, (t, _) in enumerate(columns.values())
     )
-    view = f"_bd_{table}"
-    cur.register(view, data)
+    cur.register("_bd_rows", data)  # a name on this cursor only
     try:
-        cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM {view}")  # noqa: S608
+        cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM _bd_rows")  # noqa: S608
     finally:
-        cur.unregister(view)
+        cur.unregister("_bd_rows")
     return n
 
 
