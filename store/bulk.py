@@ -6,8 +6,8 @@ pandas' NA and NaT: without pandas installed, that is a failed ``import pandas``
 (~50 µs on an idle machine). So rows go in as arrays DuckDB reads as memory:
 
 - typed NumPy arrays (float64, int64, datetime64, fixed-width str), the fastest for the live
-  sink's small batches; DuckDB reads NaN and NaT as NULL, and integer or text columns with
-  ``None`` carry a mask beside them;
+  sink's small batches; DuckDB reads NaN and NaT as NULL, integer or text columns with
+  ``None`` carry a mask beside them, and a str array arrives as an ENUM (cast to VARCHAR);
 - an Arrow batch built by nanoarrow (3 MB, read by DuckDB through the Arrow PyCapsule
   interface, no pyarrow) when a column is one NumPy cannot hold as such: BLOBs, and text that a
   fixed-width array would change (a value ending in NUL) or bloat (``_WIDE_TEXT``).
@@ -47,15 +47,16 @@ def insert_columns(cur: duckdb.DuckDBPyConnection, table: str, columns: Columns)
         return 0
     arrays = _numpy(columns)
     data: object = arrays if arrays is not None else _arrow_batch(columns, n)
-    select = ", ".join(
-        f"CAST(if(m{i}, NULL, c{i}) AS {t})"
-        if arrays is not None and f"m{i}" in arrays
-        else f"CAST(c{i} AS {t})"
-        for i, (t, _) in enumerate(columns.values())
-    )
+    select = []
+    for i, (t, _) in enumerate(columns.values()):
+        # DuckDB reads a NumPy str array as an ENUM: to VARCHAR first (ENUM -> JSON quotes it)
+        expr = f"CAST(c{i} AS VARCHAR)" if t in _TEXT else f"c{i}"
+        if arrays is not None and f"m{i}" in arrays:
+            expr = f"if(m{i}, NULL, {expr})"
+        select.append(f"CAST({expr} AS {t})")
     cur.register("_bd_rows", data)  # a name on this cursor only
     try:
-        cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM _bd_rows")  # noqa: S608
+        cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(select)} FROM _bd_rows")  # noqa: S608
     finally:
         cur.unregister("_bd_rows")
     return n
