@@ -29,7 +29,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -80,7 +79,7 @@ def build_store(path: Path, series: list[list[float]]) -> None:
             cols["workload"].append(f"wl{w:04d}")
             cols["qps"].append(q)
             cols["cpu_o"].append(100.0 / q)
-    tbl = pa.table(cols)
+    tbl = {k: np.array(v, dtype=np.float64 if k in ("qps", "cpu_o") else str) for k, v in cols.items()}
     with Store.open(path) as store, store.transaction() as cur:
         cur.execute("INSERT INTO hosts (name, ncpu) VALUES ('bench', 32)")
         for name in builds:

@@ -19,7 +19,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import pyarrow as pa
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -58,13 +58,14 @@ def build_store(path: Path, n_hosts: int, n_builds: int) -> int:
                 build_ids.append(b + 1)
                 wl_ids.append(w + 1)
                 qps.append(10000.0 * (1 + w) * (1 + 0.002 * b) * (1 + 0.1 * h))
-    runs = pa.table({"run_id": run_ids, "host_id": host_ids, "build_id": build_ids, "workload_id": wl_ids})
+    runs = {"run_id": np.array(run_ids), "host_id": np.array(host_ids), "build_id": np.array(build_ids),
+            "workload_id": np.array(wl_ids)}  # fmt: skip
     cur.register("runs_src", runs)
     cur.execute(
         "INSERT INTO runs (run_id, host_id, build_id, workload_id, config, threads, status, source) "
         "SELECT run_id, host_id, build_id, workload_id, 'c32r128', 24, 'finished', 'bench' FROM runs_src"
     )
-    summ = pa.table({"run_id": run_ids, "qps": qps})
+    summ = {"run_id": np.array(run_ids), "qps": np.array(qps)}
     cur.register("summ_src", summ)
     cur.execute(
         "INSERT INTO run_summary (run_id, qps, cpu_o, cs_o, r_o, rkb_o, wkb_o, bench_samples, "

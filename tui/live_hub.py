@@ -19,7 +19,7 @@ from store import queue as q
 from store.db import Store
 from tui.live_model import LiveModel
 
-if TYPE_CHECKING:  # the run machinery (asyncssh, pyarrow) loads when a queue starts
+if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a queue starts
     from engine.session import Session
     from tui.run_service import Outcome
 

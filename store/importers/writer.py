@@ -1,15 +1,15 @@
-"""Write parsed runs to the store in batches: one transaction and one Arrow append per table
+"""Write parsed runs to the store in batches: one transaction and one insert per table
 for many runs (DuckDB's per-statement cost, not the data, dominated one-run-at-a-time imports)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
+from store import bulk
 from store.db import Store
 from store.dialect import next_ids
 from store.importers.read_run import ParsedRun
@@ -26,6 +26,17 @@ _SUMMARY_COLS = (
     "total_events", "elapsed_s", "cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "cpu_us_o",
     "bench_samples", "vm_samples", "io_samples", "tool_version", "per_op_source", "per_op_ops",
 )  # fmt: skip
+# The columns' DuckDB types (store/schema.py), for the arrays handed to DuckDB.
+_RUN_TYPES = {
+    **dict.fromkeys(_RUN_COLS, "VARCHAR"), "run_id": "BIGINT", "host_id": "INTEGER", "build_id": "INTEGER",
+    "workload_id": "INTEGER", "threads": "INTEGER", "tables": "INTEGER", "table_size": "BIGINT",
+    "params": "JSON", "created_at": "TIMESTAMP", "started_at": "TIMESTAMP", "finished_at": "TIMESTAMP",
+}  # fmt: skip
+_SUMMARY_TYPES = {
+    **dict.fromkeys(_SUMMARY_COLS, "DOUBLE"), "run_id": "BIGINT", "total_events": "BIGINT",
+    "bench_samples": "INTEGER", "vm_samples": "INTEGER", "io_samples": "INTEGER",
+    "tool_version": "VARCHAR", "per_op_source": "VARCHAR",
+}  # fmt: skip
 
 
 class RunWriter:
@@ -115,57 +126,27 @@ class RunWriter:
             )  # fmt: skip
             for c, v in zip(_SUMMARY_COLS, sum_vals, strict=True):
                 summary[c].append(v)
-        runs_tbl = pa.table(
-            {**runs_data, "threads": pa.array(runs_data["threads"], pa.int32()),
-             "tables": pa.array(runs_data["tables"], pa.int32()),
-             "table_size": pa.array(runs_data["table_size"], pa.int64()),
-             "created_at": pa.array(runs_data["created_at"], pa.timestamp("us")),
-             "started_at": pa.array(runs_data["started_at"], pa.timestamp("us")),
-             "finished_at": pa.array(runs_data["finished_at"], pa.timestamp("us"))}
-        )  # fmt: skip
-        _insert(cur, "runs", _RUN_COLS, runs_tbl, casts={"params": "JSON"})
-        _insert(cur, "run_summary", _SUMMARY_COLS, _summary_table(summary))
+        _insert(cur, "runs", runs_data, _RUN_TYPES)
+        _insert(cur, "run_summary", summary, _SUMMARY_TYPES)
         pairs = list(zip(ids, runs, strict=True))
         append_many(cur, "bench", [(i, p.intervals) for i, p in pairs])
         append_many(cur, "vmstat", [(i, p.vmstat) for i, p in pairs])
         append_many(cur, "iostat", [(i, p.iostat) for i, p in pairs])
         append_skipped_many(cur, [(i, src, lines) for i, p in pairs for src, lines in p.skipped])
         raw = [(i, b) for i, p in pairs for b in p.raw]
-        raw_tbl = pa.table(
-            {
-                "run_id": pa.array([i for i, _ in raw], pa.int64()),
-                "kind": [b.kind for _, b in raw],
-                "name": [b.name for _, b in raw],
-                "codec": ["zstd"] * len(raw),
-                "size": pa.array([b.size for _, b in raw], pa.int64()),
-                "data": pa.array([b.data for _, b in raw], pa.binary()),
-            }
-        )
-        _insert(cur, "raw_files", ("run_id", "kind", "name", "codec", "size", "data"), raw_tbl)
+        raw_cols: dict[str, tuple[str, Sequence[Any]]] = {
+            "run_id": ("BIGINT", [i for i, _ in raw]),
+            "kind": ("VARCHAR", [b.kind for _, b in raw]),
+            "name": ("VARCHAR", [b.name for _, b in raw]),
+            "codec": ("VARCHAR", ["zstd"] * len(raw)),
+            "size": ("BIGINT", [b.size for _, b in raw]),
+            "data": ("BLOB", [b.data for _, b in raw]),
+        }
+        bulk.insert_columns(cur, "raw_files", raw_cols)
         return ids
 
 
-def _summary_table(summary: dict[str, list[Any]]) -> pa.Table:
-    types = {c: pa.float64() for c in _SUMMARY_COLS}
-    types.update(
-        run_id=pa.int64(), total_events=pa.int64(), bench_samples=pa.int32(), vm_samples=pa.int32(),
-        io_samples=pa.int32(), tool_version=pa.string(), per_op_source=pa.string(),
-    )  # fmt: skip
-    return pa.table({c: pa.array(summary[c], types[c]) for c in _SUMMARY_COLS})
-
-
 def _insert(
-    cur: duckdb.DuckDBPyConnection,
-    table: str,
-    cols: tuple[str, ...],
-    data: pa.Table,
-    casts: dict[str, str] | None = None,
+    cur: duckdb.DuckDBPyConnection, table: str, data: dict[str, list[Any]], types: dict[str, str]
 ) -> None:
-    casts = casts or {}
-    select = ", ".join(f"CAST({c} AS {casts[c]})" if c in casts else c for c in cols)
-    cur.register("_bd_rows", data)
-    try:
-        # Table and column names are our constants, never user values.
-        cur.execute(f"INSERT INTO {table} ({', '.join(cols)}) SELECT {select} FROM _bd_rows")  # noqa: S608
-    finally:
-        cur.unregister("_bd_rows")
+    bulk.insert_columns(cur, table, {c: (types[c], values) for c, values in data.items()})

@@ -15,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 from engine.builds import parse_build_name
 from store.db import Store
@@ -126,7 +125,8 @@ def write_store(path: Path, repeats: int = 1, noise: float = 0.0, seed: int = 16
                 rows["qps"].append(ops / jitter)
                 for col, v in zip(_HW, (cpu * jitter, cs * jitter, r, rkb, wkb * jitter), strict=True):
                     rows[col].append(v)
-    new_runs = pa.table(rows)
+    # typed NumPy arrays, which DuckDB scans as a table (NaN is NULL)
+    new_runs = {k: np.array(v, dtype=np.float64 if k in ("qps", *_HW) else str) for k, v in rows.items()}
     with Store.open(path) as store, store.transaction() as cur:
         ensure_host(cur, HOST, 8)
         for build in BUILDS:

@@ -1,4 +1,4 @@
-"""Samples go in as Arrow batches and come back unchanged."""
+"""Samples go in as batches (store.bulk) and come back unchanged."""
 
 from pathlib import Path
 
@@ -13,7 +13,7 @@ def _vm(seq: int, gu: int | None, ts: str | None) -> VmstatSample:
     return VmstatSample(seq, 3, 0, 0, 100, 200, 300, 0, 0, 5, 7, 900, 1200 + seq, 30, 10, 60, 0, 0, gu, ts)
 
 
-def test_samples_roundtrip_through_arrow_batches(tmp_path: Path) -> None:
+def test_samples_roundtrip_through_batches(tmp_path: Path) -> None:
     with Store.open(tmp_path / "s.duckdb") as s, s.transaction() as cur:
         rid = create_run(cur, NewRun("h", parse_build_name("pg174_o2nofp"), "insert_range=100", "test"))
         bench = [
