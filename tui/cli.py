@@ -149,9 +149,12 @@ def cli(ctx: click.Context, db: Path | None, groups: Path | None, inventory: Pat
         os.environ["BENCHDECK_CONFIG"] = str(inventory)
     ctx.obj = Ctx(db, groups)
     if ctx.invoked_subcommand is None:
+        from tui.store_handle import Opening
+
+        opening = Opening(db)  # the store opens (and reads the first screen) while Textual loads
         from tui.app import run_app  # imported late: Textual is not needed by other commands
 
-        run_app(db=db)
+        run_app(db=db, opening=opening)
 
 
 def _register() -> None:
