@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
+if TYPE_CHECKING:  # (the app's first frame lists runs read elsewhere: it need not load DuckDB)
+    import duckdb
 
 
 def list_hosts(cur: duckdb.DuckDBPyConnection) -> list[str]:

@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.signal import Signal
 from textual.worker import Worker
 
-from store.db import Store
 from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir
 from tui.commands import BenchdeckCommands
@@ -33,11 +32,13 @@ from tui.screens.runs import RerunRequested, RunsScreen
 from tui.store_handle import Opening, RunsPage
 
 if TYPE_CHECKING:
+    from store.db import Store
     from store.rerun import RunAgain
     from tui.live_hub import LiveHub
 
 
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
+CLOSE_WAIT_S = 10.0  # at most this long, quitting, for a store still opening to have opened
 FREEZE_AFTER_S = 2.0  # startup is over: its objects are frozen (gc.freeze) then
 
 
@@ -146,6 +147,8 @@ class BenchdeckApp(App[None]):
         self._hub: LiveHub | None = None
         self.runs_changed_signal: Signal[None] = Signal(self, "runs-changed")
         """Published when a run started from the app has ended and is stored."""
+        self.store_opened_signal: Signal[None] = Signal(self, "store-opened")
+        """Published once the store has opened (or failed to)."""
         self.startup_errors: list[str] = []
         self._remember_theme = False
         self._gc_paused = False  # the collector was paused for startup (on_load) and runs again
@@ -171,8 +174,19 @@ class BenchdeckApp(App[None]):
             self._selection = Selection(last.host, last.base, last.columns, last.config, last.dop)
 
     def take_first_runs(self) -> RunsPage | None:
-        """The Runs screen's first page, read as the store opened (once; None if not read yet)."""
+        """The Runs screen's first page: kept by the last start (the store being as it was),
+        else read as the store opened (once; None if not read yet)."""
         return self._opening.take_first_runs()
+
+    @property
+    def first_runs_kept(self) -> bool:
+        """The first page shown was the one the last start kept (the store opens after it)."""
+        return self._opening.kept is not None
+
+    def take_store_update(self) -> tuple[bool, RunsPage | None]:
+        """Once the store has opened after a kept first page: whether its own page differs
+        (or could not be read), and that page."""
+        return self._opening.take_update()
 
     @property
     def selection(self) -> Selection:
@@ -215,8 +229,9 @@ class BenchdeckApp(App[None]):
         the app, and collecting it on the way cost ~0.1 s before the first frame (measured)."""
         self._gc_paused = gc.isenabled()
         gc.disable()
-        # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
-        await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=OPEN_WAIT_S)
+        if self._opening.started:  # (else the first page kept by the last start is shown)
+            # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
+            await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=OPEN_WAIT_S)
 
     def on_mount(self) -> None:
         self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
@@ -227,6 +242,9 @@ class BenchdeckApp(App[None]):
             self._first_screen()
         else:
             self._opened.add_done_callback(lambda _f: self.call_later(self._first_screen))
+        if not self._opening.started:  # a kept first page: the store opens once it is shown
+            # (the app's queue runs once it has mounted; the screen's refresh is the frame)
+            self.call_later(lambda: self.screen.call_after_refresh(self._opening.start))
 
     def _freeze_startup_objects(self) -> None:
         """What startup made (modules, classes, styles, screens) lives as long as the app: once
@@ -247,6 +265,7 @@ class BenchdeckApp(App[None]):
         empty = not opened.cancelled() and opened.exception() is None and opened.result() == 0
         if empty and self.current_mode == NAV[0].mode:
             self.switch_mode("launch")
+        self.store_opened_signal.publish(None)
         if not opened.cancelled() and opened.exception() is None:
             self.run_worker(self._auto_resume(), group="resume", exit_on_error=False)
 
@@ -286,6 +305,9 @@ class BenchdeckApp(App[None]):
     async def on_unmount(self) -> None:
         if self._hub is not None:
             await self._hub.close()
+        if self._opening.started:  # a quit at once: the opening thread must not be inside
+            # DuckDB (its import or open) as the process exits (that aborts it)
+            await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=CLOSE_WAIT_S)
         self.store.close()
         gc.unfreeze()  # the collector sees everything again: nothing outlives the app unfreed
         self._resume_gc()

@@ -12,11 +12,14 @@ from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
-
-from store.db import Store, StoreError, StoreLocked, StoreNotWritable
 from store.queries import HistoryRow, RunFilter, count_runs, list_builds, list_hosts, run_history
+
+if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it)
+    import duckdb
+
+    from store.db import Store
 
 
 class StoreHandle:
@@ -33,6 +36,8 @@ class StoreHandle:
         self._retired: Store | None = None  # the previous snapshot, still read by a late worker
         self._closed = False
         self._refresh = False
+        self.path_hint: Path | None = None
+        """The store's file, for :attr:`label` before it is open (a kept first page shown)."""
 
     def refresh(self) -> None:
         """Reload asked for: a snapshot is read again (or the store itself, once its writer is
@@ -41,6 +46,8 @@ class StoreHandle:
             self._refresh = True
 
     def get(self) -> Store:
+        from store.db import Store, StoreError, StoreLocked, StoreNotWritable
+
         with self._lock:
             if self._closed:  # the app is quitting: a late worker must not open it again
                 raise StoreError("the store is closed")
@@ -90,6 +97,8 @@ class StoreHandle:
         return self.get().cursor()
 
     def writable_cursor(self) -> duckdb.DuckDBPyConnection:
+        from store.db import StoreError
+
         store = self.get()
         if store.read_only and store.snapshot_of is None:
             raise StoreError(f"store {store.path} is read-only here: changes are not possible")
@@ -112,7 +121,7 @@ class StoreHandle:
         whether this is a read-only snapshot."""
         store = self._store
         if store is None:
-            return ""
+            return show_path(self.path_hint) if self.path_hint is not None else ""
         where = show_path(store.snapshot_of or store.path)
         if store.snapshot_of:
             return f"{where} (read-only snapshot)"
@@ -156,22 +165,82 @@ def read_runs_page(cur: duckdb.DuckDBPyConnection, f: RunFilter) -> RunsPage:
 
 
 class Opening:
-    """The app's store handle, opening from the moment this is made: the number of runs
-    stored (:attr:`opened`) and, if there are any, the first page of Runs."""
+    """The app's store handle and the first page of Runs, from before Textual is imported.
+
+    If the page the last start kept (tui.first_page) is still the store's, it is shown at
+    once and the store opens after the first frame (:meth:`start`, without DuckDB on the way
+    to that frame); else the store starts opening now, on a thread of its own, which also
+    reads the page. :attr:`opened` gives the number of runs stored.
+    """
 
     def __init__(self, db: Path | None) -> None:
-        self.store = StoreHandle(db)
-        self._first_runs: RunsPage | None = None
-        self.opened = self.store.open_soon(then=self._read_first_runs)
+        from tui import first_page
 
-    def _read_first_runs(self, cur: duckdb.DuckDBPyConnection, runs: int) -> None:
-        if runs:
-            self._first_runs = read_runs_page(cur, RunFilter())
+        self.store = StoreHandle(db)
+        self.opened: Future[int] = Future()
+        self._path = first_page.store_file(db)
+        self._first_runs: RunsPage | None = None
+        self._started = False
+        self._update: tuple[bool, RunsPage | None] | None = None
+        kept = first_page.load(self._path) if self._path is not None else None
+        self.kept = kept[1] if kept is not None else None
+        """The page kept by the last start, the store being as it was then (None: none)."""
+        if self.kept is not None:
+            self._first_runs = self.kept
+            self.store.path_hint = self._path
+        else:
+            self.start()
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    def start(self) -> None:
+        """Open the store on a thread of its own (once), read the first page and keep it."""
+        if self._started:
+            return
+        self._started = True
+        from tui import first_page
+
+        path = self._path
+        before = first_page.identity(path) if path is not None else None
+
+        def read(cur: duckdb.DuckDBPyConnection, runs: int) -> None:
+            if self.kept is not None:
+                self._update = (True, None)  # until the store's page is read and compared
+            page = read_runs_page(cur, RunFilter()) if runs else None
+            if self.kept is not None:
+                self._update = (page != self.kept, page)
+                if page == self.kept:
+                    return  # kept already
+            else:
+                self._first_runs = page
+            store = self.store.get()
+            mine = store.snapshot_of is None and store.lake is None
+            if page is not None and path is not None and mine and store.path.resolve() == path.resolve():
+                first_page.save(path, before, runs, page)
+
+        def done(f: Future[int]) -> None:
+            exc = f.exception()
+            if exc is not None:
+                if self.kept is not None:
+                    self._update = (True, None)  # the screen reads again, and says what failed
+                self.opened.set_exception(exc)
+            else:
+                self.opened.set_result(f.result())
+
+        self.store.open_soon(then=read).add_done_callback(done)
 
     def take_first_runs(self) -> RunsPage | None:
-        """The first page of Runs (unfiltered), once: None if the store has not opened yet,
-        holds no runs, or it was taken already."""
-        if not self.opened.done():
+        """The first page of Runs (unfiltered), once: the kept one, else the one read as the
+        store opened; None if it has not opened yet, holds no runs, or it was taken."""
+        if self.kept is None and not self.opened.done():
             return None
         first, self._first_runs = self._first_runs, None
         return first
+
+    def take_update(self) -> tuple[bool, RunsPage | None]:
+        """Once the store opened after a kept page was shown: whether the store's page differs
+        (or could not be read), and the store's page. (False, None) otherwise or once taken."""
+        update, self._update = self._update, None
+        return update if update is not None else (False, None)

@@ -12,13 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from store.db import StoreError
 from tui.store_handle import StoreHandle as StoreHandle  # (its home is textual-free)
 
 if TYPE_CHECKING:
@@ -47,19 +45,23 @@ class Selection:
         return bool(self.host and self.base and self.with_builds)
 
 
-def _is_compare_error(error: BaseException) -> bool:
-    """A :class:`store.compare.CompareError` (one exists only once its module is loaded: the
-    module, which brings numpy and scipy, is not imported for the first frame)."""
-    module = sys.modules.get("store.compare")
-    kind = getattr(module, "CompareError", None)
+def _is_a(error: BaseException, module: str, name: str) -> bool:
+    """``error`` is a ``module.name``. One exists only once its module is loaded: the first
+    frame loads neither store.compare (numpy, scipy) nor, with its rows cached, DuckDB."""
+    kind = getattr(sys.modules.get(module), name, None)
     return isinstance(kind, type) and isinstance(error, kind)
+
+
+def _is_compare_error(error: BaseException) -> bool:
+    return _is_a(error, "store.compare", "CompareError")
 
 
 def user_message(error: BaseException) -> str:
     """One line for the user: our errors as they are, others with their type."""
-    if isinstance(error, StoreError | KeyError) or _is_compare_error(error):
+    ours = _is_a(error, "store.db", "StoreError") or _is_compare_error(error)
+    if ours or isinstance(error, KeyError):
         text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
-    elif isinstance(error, duckdb.Error):
+    elif _is_a(error, "duckdb", "Error"):
         text = f"store: {error}"
     elif isinstance(error, OSError):
         text = f"{error.filename + ': ' if error.filename else ''}{error.strerror or error}"

@@ -135,6 +135,7 @@ class RunsScreen(BenchdeckScreen):
         self.total = 0
         self._generation = 0
         self.marked: list[int] = []  # at most two, oldest first
+        self._kept = -1  # the generation that shows the first page the last start kept
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -154,9 +155,25 @@ class RunsScreen(BenchdeckScreen):
 
     def on_mount(self) -> None:
         self.query_one("#runs-table", DataTable).focus()
-        first = self.bd.take_first_runs()  # read as the store opened: in the first frame
+        first = self.bd.take_first_runs()  # kept, or read as the store opened: in the first frame
         if first is not None:
             self._show(self.Loaded.of(first), started=False)
+            if self.bd.first_runs_kept:
+                self._kept = self._generation
+                self.bd.store_opened_signal.subscribe(self, self._store_opened)
+        else:
+            self.load()
+
+    def _store_opened(self, _: None) -> None:
+        """After a kept first page: the store is open. Its label in the header; its page
+        instead of the kept one if they differ (read here again if the store's failed)."""
+        self.bd.store_opened_signal.unsubscribe(self)
+        self.bd.sub_title = self.store.label
+        differs, page = self.bd.take_store_update()
+        if not differs or self._generation != self._kept:  # (reloaded since: already the store's)
+            return
+        if page is not None and self.filter == RunFilter():
+            self._show(self.Loaded.of(page))
         else:
             self.load()
 
