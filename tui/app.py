@@ -152,6 +152,8 @@ class BenchdeckApp(App[None]):
         self.startup_errors: list[str] = []
         self._remember_theme = False
         self._gc_paused = False  # the collector was paused for startup (on_load) and runs again
+        self.first_frame_out = False
+        """A screen has drawn a frame outside the batch of the app's start (BenchdeckScreen)."""
         for theme in bundled_themes():
             self.register_theme(theme)
         themes, errors = user_themes(user_themes_dir())

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
@@ -97,6 +96,8 @@ def save(path: Path, before: Identity | None, runs: int, page: RunsPage) -> bool
         "total": page.total,
         "runs": [_row(r) for r in page.runs],
     }
+    import tempfile  # (on the opening thread, after the first frame)
+
     target = _cache_file(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -137,6 +137,10 @@ class BenchdeckScreen(Screen[None]):
         # Textual 8.x renders the first screen while the app still batches its start, drops
         # that frame, and then draws only what changed since. Not rendering while it batches
         # saves a frame's work, and the first frame that reaches the terminal is whole.
-        if self.app._batch_count:
+        # (Only before that frame: later batches are Textual's business, as they were.)
+        app = self.bd
+        if app._batch_count and not app.first_frame_out:
             return
         super()._compositor_refresh()
+        if not app._batch_count:
+            app.first_frame_out = True
