@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
+if TYPE_CHECKING:  # (the app's first frame lists runs read elsewhere: it need not load DuckDB)
+    import duckdb
 
 from store.dialect import lake_of
 

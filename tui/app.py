@@ -24,21 +24,21 @@ from textual.screen import Screen
 from textual.signal import Signal
 from textual.worker import Worker
 
-from engine.plan import RunOptions
-from store.db import Store
 from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir
-from tui.choices import remembered
 from tui.commands import BenchdeckCommands
-from tui.screens.base import Selection, StoreHandle, report_worker_error, tcss
+from tui.screens.base import Selection, report_worker_error, tcss
 from tui.screens.runs import RerunRequested, RunsScreen
+from tui.store_handle import Opening, RunsPage
 
 if TYPE_CHECKING:
+    from store.db import Store
     from store.rerun import RunAgain
     from tui.live_hub import LiveHub
 
 
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
+CLOSE_WAIT_S = 10.0  # at most this long, quitting, for a store still opening to have opened
 FREEZE_AFTER_S = 2.0  # startup is over: its objects are frozen (gc.freeze) then
 
 
@@ -135,17 +135,25 @@ class BenchdeckApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit benchdeck"),
     ]
 
-    def __init__(self, db: Path | None = None) -> None:
+    def __init__(self, db: Path | None = None, opening: Opening | None = None) -> None:
+        """``opening``: the store, already opening (``benchdeck`` starts it before it imports
+        Textual); else it starts opening now."""
         super().__init__()
         self.db = db
-        self.store = StoreHandle(db)
-        self._opened = self.store.open_soon()
+        self._opening = opening if opening is not None else Opening(db)
+        self.store = self._opening.store
+        self._opened = self._opening.opened
         self._selection = Selection()
         self._hub: LiveHub | None = None
         self.runs_changed_signal: Signal[None] = Signal(self, "runs-changed")
         """Published when a run started from the app has ended and is stored."""
+        self.store_opened_signal: Signal[None] = Signal(self, "store-opened")
+        """Published once the store has opened (or failed to)."""
         self.startup_errors: list[str] = []
         self._remember_theme = False
+        self._gc_paused = False  # the collector was paused for startup (on_load) and runs again
+        self.first_frame_out = False
+        """A screen has drawn a frame outside the batch of the app's start (BenchdeckScreen)."""
         for theme in bundled_themes():
             self.register_theme(theme)
         themes, errors = user_themes(user_themes_dir())
@@ -167,6 +175,21 @@ class BenchdeckApp(App[None]):
         if last is not None:  # where the user left off (Compare checks it against the store)
             self._selection = Selection(last.host, last.base, last.columns, last.config, last.dop)
 
+    def take_first_runs(self) -> RunsPage | None:
+        """The Runs screen's first page: kept by the last start (the store being as it was),
+        else read as the store opened (once; None if not read yet)."""
+        return self._opening.take_first_runs()
+
+    @property
+    def first_runs_kept(self) -> bool:
+        """The first page shown was the one the last start kept (the store opens after it)."""
+        return self._opening.kept is not None
+
+    def take_store_update(self) -> tuple[bool, RunsPage | None]:
+        """Once the store has opened after a kept first page: whether its own page differs
+        (or could not be read), and that page."""
+        return self._opening.take_update()
+
     @property
     def selection(self) -> Selection:
         """The comparison being looked at (host, base, with builds ...), shared by the screens;
@@ -175,6 +198,8 @@ class BenchdeckApp(App[None]):
 
     @selection.setter
     def selection(self, sel: Selection) -> None:
+        from tui.choices import remembered  # (with store.columns: not needed for the first frame)
+
         self._selection = sel
         saved = remembered(sel)
         if saved is not None and self.saved.comparisons[:1] != (saved,):
@@ -200,9 +225,15 @@ class BenchdeckApp(App[None]):
 
     async def on_load(self) -> None:
         """Give the store a moment to open (it opens on its own thread): knowing whether it
-        holds runs before the first screen is drawn saves drawing Runs to leave it at once."""
-        # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
-        await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=OPEN_WAIT_S)
+        holds runs before the first screen is drawn saves drawing Runs to leave it at once.
+
+        The cycle collector pauses until startup is over: what startup makes lives as long as
+        the app, and collecting it on the way cost ~0.1 s before the first frame (measured)."""
+        self._gc_paused = gc.isenabled()
+        gc.disable()
+        if self._opening.started:  # (else the first page kept by the last start is shown)
+            # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
+            await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=OPEN_WAIT_S)
 
     def on_mount(self) -> None:
         self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
@@ -213,14 +244,22 @@ class BenchdeckApp(App[None]):
             self._first_screen()
         else:
             self._opened.add_done_callback(lambda _f: self.call_later(self._first_screen))
+        if not self._opening.started:  # a kept first page: the store opens once it is shown
+            # (the app's queue runs once it has mounted; the screen's refresh is the frame)
+            self.call_later(lambda: self.screen.call_after_refresh(self._opening.start))
 
-    @staticmethod
-    def _freeze_startup_objects() -> None:
+    def _freeze_startup_objects(self) -> None:
         """What startup made (modules, classes, styles, screens) lives as long as the app: once
         collected, it is frozen out of the collector's way, so every later collection is cheaper
-        (~10% less CPU on Live, measured)."""
+        (~10% less CPU on Live, measured); then the collector runs again."""
         gc.collect()
         gc.freeze()
+        self._resume_gc()
+
+    def _resume_gc(self) -> None:
+        if self._gc_paused:
+            self._gc_paused = False
+            gc.enable()
 
     def _first_screen(self) -> None:
         """A store with no runs yet opens on Launch (the built-in workload is one key away)."""
@@ -228,6 +267,7 @@ class BenchdeckApp(App[None]):
         empty = not opened.cancelled() and opened.exception() is None and opened.result() == 0
         if empty and self.current_mode == NAV[0].mode:
             self.switch_mode("launch")
+        self.store_opened_signal.publish(None)
         if not opened.cancelled() and opened.exception() is None:
             self.run_worker(self._auto_resume(), group="resume", exit_on_error=False)
 
@@ -267,8 +307,12 @@ class BenchdeckApp(App[None]):
     async def on_unmount(self) -> None:
         if self._hub is not None:
             await self._hub.close()
+        if self._opening.started:  # a quit at once: the opening thread must not be inside
+            # DuckDB (its import or open) as the process exits (that aborts it)
+            await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=CLOSE_WAIT_S)
         self.store.close()
         gc.unfreeze()  # the collector sees everything again: nothing outlives the app unfreed
+        self._resume_gc()
 
     # --- keys, palette, screenshot ---
 
@@ -353,6 +397,7 @@ class BenchdeckApp(App[None]):
     async def on_rerun_requested(self, msg: RerunRequested) -> None:
         """Queue the same host, build and workload again, with the same concurrency, duration
         and queue options (tables, warm-up ...)."""
+        from engine.plan import RunOptions
         from store.rerun import run_again
 
         def lookup(store: Store) -> RunAgain | None:
@@ -389,5 +434,5 @@ class BenchdeckApp(App[None]):
         report_worker_error(self, event)
 
 
-def run_app(db: Path | None = None) -> None:
-    BenchdeckApp(db=db).run()
+def run_app(db: Path | None = None, opening: Opening | None = None) -> None:
+    BenchdeckApp(db=db, opening=opening).run()

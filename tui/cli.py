@@ -12,11 +12,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from store.db import Store, StoreError, StoreLocked
+if TYPE_CHECKING:  # (loaded by the commands that use the store: the app's first frame may not)
+    from store.db import Store, StoreLocked
 
 ROOT_OPTIONS = ("--db", "--lake-data", "--groups", "--inventory")
 
@@ -34,6 +35,8 @@ class Ctx:
 
     def open_store_for_reading(self) -> Store:
         """The store for a command that only reads (attached: this process opens no other)."""
+        from store.db import Store
+
         _QuickExit.only_read = True
         return Store.open_for_reading(self.db, attach=True)
 
@@ -76,6 +79,8 @@ def lock_wait_s() -> float:
 def open_shared_store(db: Path | None) -> Store:
     """Open the store for writing as a good neighbour: the file is held per batch, and a store
     held by another process is waited for (``$BENCHDECK_LOCK_WAIT``), saying so once."""
+    from store.db import Store
+
     wait = lock_wait_s()
 
     def waiting(exc: StoreLocked) -> None:
@@ -181,9 +186,12 @@ def cli(
         os.environ["BENCHDECK_LAKE_DATA"] = str(lake_data)
     ctx.obj = Ctx(db, groups)
     if ctx.invoked_subcommand is None:
+        from tui.store_handle import Opening
+
+        opening = Opening(db)  # the store opens (and reads the first screen) while Textual loads
         from tui.app import run_app  # imported late: Textual is not needed by other commands
 
-        run_app(db=db)
+        run_app(db=db, opening=opening)
 
 
 def _register() -> None:
@@ -245,23 +253,28 @@ def main(argv: Sequence[str] | None = None) -> None:
         fail(_one_line(exc.format_message()), exc.exit_code or 1)
     except click.Abort:
         fail("aborted", 1)
-    except StoreError as exc:
-        fail(_one_line(str(exc)), 1)
-    except (ValueError, OSError) as exc:
-        if os.environ.get("BENCHDECK_DEBUG"):
-            raise
-        fail(_one_line(str(exc)), 1)
     except Exception as exc:
+        if _is_a(exc, "store.db", "StoreError"):
+            fail(_one_line(str(exc)), 1)
+        if isinstance(exc, ValueError | OSError):
+            if os.environ.get("BENCHDECK_DEBUG"):
+                raise
+            fail(_one_line(str(exc)), 1)
         if not _is_compare_error(exc):
             raise
         fail(_one_line(str(exc)), 1)
 
 
-def _is_compare_error(error: BaseException) -> bool:
-    """A ``store.compare.CompareError``. Not imported up front: store.compare brings numpy and
-    scipy, ~0.7 s the app's first frame does not need; one raised means its module is loaded."""
-    kind = getattr(sys.modules.get("store.compare"), "CompareError", None)
+def _is_a(error: BaseException, module: str, name: str) -> bool:
+    """``error`` is a ``module.name``, known without importing the module: one raised means
+    it is loaded. (store.db brings DuckDB, which the app's first frame may not need;
+    store.compare numpy and scipy, ~0.7 s.)"""
+    kind = getattr(sys.modules.get(module), name, None)
     return isinstance(kind, type) and isinstance(error, kind)
+
+
+def _is_compare_error(error: BaseException) -> bool:
+    return _is_a(error, "store.compare", "CompareError")
 
 
 def _command_words(argv: Sequence[str] | None) -> list[str]:

@@ -10,6 +10,7 @@ import pytest
 
 from tests.tui.storedata import Demo, build_demo
 from themes.settings import CONFIG_DIR_ENV
+from tui.first_page import CACHE_DIR_ENV
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +18,14 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every TUI test gets its own settings dir: the user's ui.toml is never read or written."""
     d = tmp_path / "config"
     monkeypatch.setenv(CONFIG_DIR_ENV, str(d))
+    return d
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """... and its own cache dir (the first page of Runs a start keeps for the next)."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(d))
     return d
 
 

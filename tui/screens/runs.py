@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
@@ -12,23 +13,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.geometry import Size
 from textual.message import Message
 from textual.validation import Function
 from textual.widgets import DataTable, Header, Input, Select, Static
-from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist
+from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist, RowKey
 
-from store.queries import (
-    HistoryRow,
-    RunFilter,
-    count_runs,
-    delete_run,
-    list_builds,
-    list_hosts,
-    run_history,
-    set_tags,
-)
+from store.queries import HistoryRow, RunFilter, delete_run, set_tags
 from tui.screens.base import BenchdeckScreen, Selection, tcss
-from tui.screens.dialogs import ConfirmDialog, TextDialog
+from tui.store_handle import RunsPage, read_runs_page
 from tui.widgets.keybar import KeyBar
 
 
@@ -68,6 +61,24 @@ def reason(run: HistoryRow) -> str:
     return first if len(first) <= REASON_WIDTH else first[: REASON_WIDTH - 1] + "…"
 
 
+class RunsTable(DataTable[object]):
+    """The runs table: every column has its width given and every row is one line, so a new
+    row need not be measured. (Textual measures each cell of each new row, ~30 µs apiece: the
+    11,000 cells of 1,000 runs held the first frame back ~0.1-0.3 s.)"""
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        # Textual 8.x's DataTable: this measures new cells into the columns' content widths,
+        # which only auto-width columns use, then sizes the virtual area.
+        fixed = not any(c.auto_width for c in self.columns.values())
+        rows = [self.rows.get(k) for k in new_rows]
+        if not fixed or any(r is not None and (r.height != 1 or r.label is not None) for r in rows):
+            super()._update_dimensions([r.key for r in rows if r is not None])
+            return
+        header_height = self.header_height if self.show_header else 0
+        width = sum(c.get_render_width(self) for c in self.columns.values()) + self._row_label_column_width
+        self.virtual_size = Size(width, self._total_row_height + header_height)
+
+
 class RunsScreen(BenchdeckScreen):
     """The run history: filter by host, build, workload and date; act on the selected run."""
 
@@ -104,6 +115,10 @@ class RunsScreen(BenchdeckScreen):
             self.total = len(runs) if total is None else total
             """Runs matching the filter, beyond the rows shown (RunFilter.limit)."""
 
+        @classmethod
+        def of(cls, page: RunsPage) -> RunsScreen.Loaded:
+            return cls(page.runs, page.hosts, page.builds, page.total)
+
     class Changed(Message):
         """A run was tagged or deleted (``deleted`` says which)."""
 
@@ -120,6 +135,7 @@ class RunsScreen(BenchdeckScreen):
         self.total = 0
         self._generation = 0
         self.marked: list[int] = []  # at most two, oldest first
+        self._kept = -1  # the generation that shows the first page the last start kept
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -134,12 +150,32 @@ class RunsScreen(BenchdeckScreen):
                 validators=[Function(_valid_day, "date as YYYY-MM-DD")],
             )
         yield Static("", id="runs-status")
-        yield DataTable[object](id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#runs-table", DataTable).focus()
-        self.load()
+        first = self.bd.take_first_runs()  # kept, or read as the store opened: in the first frame
+        if first is not None:
+            self._show(self.Loaded.of(first), started=False)
+            if self.bd.first_runs_kept:
+                self._kept = self._generation
+                self.bd.store_opened_signal.subscribe(self, self._store_opened)
+        else:
+            self.load()
+
+    def _store_opened(self, _: None) -> None:
+        """After a kept first page: the store is open. Its label in the header; its page
+        instead of the kept one if they differ (read here again if the store's failed)."""
+        self.bd.store_opened_signal.unsubscribe(self)
+        self.bd.sub_title = self.store.label
+        differs, page = self.bd.take_store_update()
+        if not differs or self._generation != self._kept:  # (reloaded since: already the store's)
+            return
+        if page is not None and self.filter == RunFilter():
+            self._show(self.Loaded.of(page))
+        else:
+            self.load()
 
     # --- loading ---
 
@@ -147,13 +183,15 @@ class RunsScreen(BenchdeckScreen):
     def load(self) -> None:
         cur = self.store.cursor()
         try:
-            runs = run_history(cur, self.filter)
-            total = count_runs(cur, self.filter) if len(runs) >= self.filter.limit else len(runs)
-            self.post_if_current(self.Loaded(runs, list_hosts(cur), list_builds(cur), total))
+            self.post_if_current(self.Loaded.of(read_runs_page(cur, self.filter)))
         finally:
             cur.close()
 
     def on_runs_screen_loaded(self, msg: Loaded) -> None:
+        self._show(msg)
+
+    def _show(self, msg: Loaded, started: bool = True) -> None:
+        """Fill the table; ``started`` False: the app's first frame is not out yet."""
         self.bd.sub_title = self.store.label
         self._set_options("#runs-host", msg.hosts)
         self._set_options("#runs-build", msg.builds)
@@ -181,29 +219,37 @@ class RunsScreen(BenchdeckScreen):
         ]
         # Widths from the data, given explicitly: the table never has to re-measure (which
         # raced with drawing and could leave cells cut to the header widths).
-        for i, name in enumerate(COLUMNS):
-            width = max([len(name), *(len(row[i]) for row in cells)])
-            table.add_column(name, key=name, width=width)
-        # The rows a screen shows first, the rest once that frame is out: the table measures
-        # every cell it is given, which for 1,000 runs would hold the first frame back.
-        # (the selected run among them: the cursor stays on it).
+        columns = list(zip(*cells, strict=True)) if cells else [() for _ in COLUMNS]
+        for name, column in zip(COLUMNS, columns, strict=True):
+            table.add_column(name, key=name, width=max([len(name), *map(len, column)]))
+        # The rows a screen shows first, the rest once that frame is out: adding 1,000 rows
+        # (~30 µs each) would hold the first frame back (the selected run among them: the
+        # cursor stays on it).
         keep = [i for i, r in enumerate(msg.runs) if selected is not None and r.run_id == selected.run_id]
         first = max(FIRST_ROWS, self.size.height, *(i + 1 for i in keep))
-        self._add_rows(table, list(zip(msg.runs, cells, strict=True)), first)
+        self._add_rows(table, list(zip(msg.runs, cells, strict=True)), first, started)
         if keep:
             table.move_cursor(row=keep[0])
         self._show_status()
 
     def _add_rows(
-        self, table: DataTable[object], rows: list[tuple[HistoryRow, list[str]]], first: int
+        self,
+        table: DataTable[object],
+        rows: list[tuple[HistoryRow, list[str]]],
+        first: int,
+        started: bool = True,
     ) -> None:
         qps_col = COLUMNS.index("QPS")
         for r, row in rows[:first]:
             texts = [Text(c, justify="right" if i == qps_col else "left") for i, c in enumerate(row)]
             table.add_row(*texts, key=str(r.run_id))
         if len(rows) > first:
-            generation = self._generation
-            self.call_after_refresh(self._add_later, table, rows[first:], generation)
+            later = (self._add_later, table, rows[first:], self._generation)
+            if started:
+                self.call_after_refresh(*later)
+            else:  # while the app starts, a screen's "after refresh" comes before any frame is
+                # out; the app's own queue runs once it is (then: after the next refresh)
+                self.app.call_later(self.call_after_refresh, *later)
 
     def _add_later(
         self, table: DataTable[object], rows: list[tuple[HistoryRow, list[str]]], generation: int
@@ -344,6 +390,8 @@ class RunsScreen(BenchdeckScreen):
                 self.save_tags(run.run_id, text.split(","))
 
         prompt = f"Tags of run {run.run_id} ({run.workload}, {run.build}), separated by commas"
+        from tui.screens.dialogs import TextDialog
+
         self.app.push_screen(TextDialog(prompt, ", ".join(run.tags), "e.g. baseline, noisy"), done)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs.write")
@@ -368,6 +416,8 @@ class RunsScreen(BenchdeckScreen):
             f"Delete run {run.run_id} ({run.workload}, {run.build} on {run.host})\n"
             "with its samples, summary and raw files? This cannot be undone."
         )
+        from tui.screens.dialogs import ConfirmDialog
+
         self.app.push_screen(ConfirmDialog(question, yes="Delete"), done)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs.write")

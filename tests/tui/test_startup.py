@@ -1,0 +1,203 @@
+"""The app's start: the first frame that reaches the terminal is whole and already shows the
+newest runs (read as the store opened), the rest of the history comes after it, and nothing on
+the way loads what the first screen does not use (real DuckDB store)."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
+
+from bench.bench_compare import build_store
+from store.queries import RunFilter
+from tests.cli_helpers import ROOT
+from tests.tui.helpers import column_texts, settle
+from tui.app import BenchdeckApp
+from tui.screens.runs import FIRST_ROWS, RunsScreen, RunsTable
+from tui.store_handle import Opening, RunsPage
+
+SIZE = (100, 30)
+
+NOT_FOR_THE_FIRST_FRAME = (
+    "numpy",
+    "scipy",
+    "pyarrow",
+    "asyncssh",
+    "plotext",
+    "textual_plotext",
+    "engine.runner",
+    "engine.plan",
+    "store.compare",
+    "tui.choices",
+    "tui.live_hub",
+    "tui.screens.compare",
+    "tui.screens.triage",
+    "tui.screens.launch",
+    "tui.screens.live",
+    "tui.screens.changes",
+    "tui.screens.dialogs",
+)
+
+# What `benchdeck` does (tui.cli): the store starts opening, then the app is imported and run;
+# here headless, up to the first frame shown with rows.
+PROBE = """
+import asyncio, sys
+from pathlib import Path
+from store.queries import RunFilter
+from tui.store_handle import Opening, RunsPage
+opening = Opening(Path(sys.argv[1]))
+from tui.app import BenchdeckApp
+from tui.screens.runs import RunsScreen
+app = BenchdeckApp(Path(sys.argv[1]), opening)
+loaded = None
+display = app._display
+
+def shown(screen, renderable):
+    global loaded
+    display(screen, renderable)
+    if loaded is None and renderable is not None and not app._batch_count:
+        if isinstance(screen, RunsScreen) and screen.rows:
+            loaded = sorted(m for m in {mods!r} if m in sys.modules)
+
+app._display = shown
+
+async def main():
+    async with app.run_test() as pilot:
+        while loaded is None:
+            await pilot.pause()
+
+asyncio.run(main())
+print("LOADED", *loaded)
+"""
+
+
+@pytest.fixture(scope="module")
+def long_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """504 runs: more than the first frame's rows."""
+    path = tmp_path_factory.mktemp("long") / "long.duckdb"
+    n = build_store(path, n_hosts=4, n_builds=3)
+    assert n > 3 * FIRST_ROWS
+    return path, n
+
+
+async def test_the_first_frame_shown_is_whole_and_has_the_newest_runs(long_store: tuple[Path, int]) -> None:
+    path, n = long_store
+    opening = Opening(path)
+    assert opening.opened.result(timeout=60) == n  # opened (as it is by the time Textual loaded)
+    app = BenchdeckApp(path, opening)
+    frames: list[tuple[str, list[int]]] = []
+    display = app._display
+
+    def shown(screen: Screen[Any], renderable: Any) -> None:
+        display(screen, renderable)
+        if renderable is not None and not app._batch_count and isinstance(screen, RunsScreen):
+            ids = [int(x) for x in column_texts(screen.query_one(DataTable), 0)]
+            frames.append((type(renderable).__name__, ids))
+
+    app._display = shown  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert frames, "no frame of Runs reached the terminal"
+        kind, ids = frames[0]
+        assert kind == "LayoutUpdate", "the first frame shown repaints the whole screen"
+        assert ids == list(range(n, n - len(ids), -1)), "the newest runs, newest first"
+        assert SIZE[1] <= len(ids) < n, "a screenful and more, the rest after that frame"
+        table = app.screen.query_one(DataTable)
+        assert [int(x) for x in column_texts(table, 0)] == list(range(n, 0, -1))
+        assert app.take_first_runs() is None, "handed over once"
+
+
+async def test_runs_reads_the_history_itself_while_the_store_is_still_opening(
+    long_store: tuple[Path, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app waits only a moment for the store before its first frame; past that, Runs
+    reads the history itself (the opening's first page, ready later, is not shown)."""
+    import tui.app
+    import tui.store_handle
+
+    path, n = long_store
+    go = threading.Event()
+    read = tui.store_handle.read_runs_page
+
+    def slow_first_page(cur: Any, f: RunFilter) -> RunsPage:
+        go.wait(60)
+        return read(cur, f)
+
+    monkeypatch.setattr(tui.store_handle, "read_runs_page", slow_first_page)
+    monkeypatch.setattr(tui.app, "OPEN_WAIT_S", 0.0)
+    app = BenchdeckApp(path)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert not app._opened.done()
+            table = app.screen.query_one(DataTable)
+            assert table.row_count == n
+            go.set()
+            app._opened.result(timeout=60)
+            await settle(pilot)
+            assert isinstance(app.screen, RunsScreen)
+            assert app.screen.total == n
+            assert table.row_count == n
+    finally:
+        go.set()
+
+
+def test_the_first_frame_loads_only_what_runs_uses(long_store: tuple[Path, int]) -> None:
+    path, _ = long_store
+    code = PROBE.format(mods=NOT_FOR_THE_FIRST_FRAME)
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert r.returncode == 0, r.stderr
+    loaded = r.stdout.rsplit("LOADED", 1)[1].split()
+    assert loaded == [], f"the app's start imported {loaded}"
+
+
+async def test_gc_pauses_for_the_start_and_runs_again(long_store: tuple[Path, int]) -> None:
+    assert gc.isenabled()
+    app = BenchdeckApp(long_store[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not gc.isenabled(), "paused while the app starts"
+    assert gc.isenabled(), "on again when the app ends (before startup was over)"
+    app = BenchdeckApp(long_store[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app._freeze_startup_objects()
+        assert gc.isenabled(), "on again once startup's objects are frozen"
+    assert gc.isenabled()
+
+
+class Tables(App[None]):
+    def compose(self) -> ComposeResult:
+        yield RunsTable(id="fast")
+        yield DataTable[object](id="textual")
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+async def test_runs_table_sizes_itself_as_textuals_table_does(fixed: bool) -> None:
+    """Without measuring cells when every column has its width (and the same as Textual's
+    own table otherwise)."""
+    app = Tables()
+    async with app.run_test(size=(80, 20)) as pilot:
+        tables = [app.query_one("#fast", DataTable), app.query_one("#textual", DataTable)]
+        for table in tables:
+            table.add_column("run", key="run", width=5 if fixed else None)
+            table.add_column("workload", key="workload", width=30)
+            for i in range(40):
+                table.add_row(str(i), "x" * (i % 25), key=str(i))
+        await pilot.pause()
+        fast, textual = tables
+        assert fast.virtual_size == textual.virtual_size
+        assert fast.columns[ColumnKey("run")].get_render_width(fast) == (
+            textual.columns[ColumnKey("run")].get_render_width(textual)
+        )
