@@ -48,25 +48,40 @@ class _Pending:
         return len(self.bench) + len(self.vm) + len(self.io) + sum(map(len, self.skipped.values()))
 
 
+BATCH_TIME_S = 0.1
+"""Rows wait at most this long for their flush (the fan-out target: a row stored 250 ms, p99,
+after its line was written)."""
+SHARED_HOLD_S = 0.5
+"""A shared store is kept open over consecutive flushes for at most this long, then let go
+until the next flush, so other processes get the file at least every ~0.6 s."""
+
+
 class EventSink:
     """Buffers sample events per run; flushes every ``batch_time`` seconds or ``batch_rows`` rows,
-    and always before a run's end is recorded. Flushes are one transaction each."""
+    and always before a run's end is recorded. Flushes are one transaction each.
+
+    A shared store (``Store.open(shared=True)``) is held open while flushes come quickly, for at
+    most ``hold_s``, and let go when a flush finds it held that long or when no rows came for a
+    ``batch_time``: opening it per flush cost 30-150 ms, more than the flush itself."""
 
     def __init__(
         self,
         store: Store,
-        batch_time: float = 0.25,
+        batch_time: float = BATCH_TIME_S,
         batch_rows: int = 5000,
         clock: Callable[[], float] = time.monotonic,
         plans: dict[int, RunPlan] | None = None,
+        hold_s: float = SHARED_HOLD_S,
     ):
         self.store = store
         self.plans = plans if plans is not None else {}
         self.batch_time = batch_time
         self.batch_rows = batch_rows
         self.clock = clock
+        self.hold_s = hold_s
         self._pending: dict[int, _Pending] = {}
         self._last_flush = clock()
+        self._held_since: float | None = None
         self.rows_written = 0
 
     def handle(self, event: RunEvent) -> None:
@@ -112,14 +127,24 @@ class EventSink:
         return size >= self.batch_rows or (size > 0 and self.clock() - self._last_flush >= self.batch_time)
 
     def time_to_due(self) -> float | None:
-        """Seconds until buffered rows are due for a flush; ``None`` when nothing is buffered."""
-        if not any(p.size() for p in self._pending.values()):
+        """Seconds until buffered rows are due for a flush, or a held store is to be let go;
+        ``None`` when there is neither."""
+        if not any(p.size() for p in self._pending.values()) and self._held_since is None:
             return None
         return max(0.0, self.batch_time - (self.clock() - self._last_flush))
 
     def flush_if_due(self) -> int:
-        """Flush when the oldest buffered row has waited ``batch_time``; call it on a timer."""
-        return self.flush() if self._due() else 0
+        """Flush when the oldest buffered row has waited ``batch_time``, and let go of a held
+        store that no rows came for meanwhile; call it on a timer."""
+        if self._due():
+            return self.flush()
+        if self._held_since is not None and self.clock() - self._last_flush >= self.batch_time:
+            self._let_go()
+        return 0
+
+    def _let_go(self) -> None:
+        self._held_since = None
+        self.store.let_go()
 
     def flush(self) -> int:
         """Write everything buffered; returns the number of rows written."""
@@ -127,6 +152,9 @@ class EventSink:
         self._last_flush = self.clock()
         if not pending:
             return 0
+        if self.store.shared and self._held_since is None:
+            self.store.hold()
+            self._held_since = self._last_flush
         # One append per table for all runs: a statement costs ~3 ms of CPU whatever its size,
         # so one per run and table made a flush grow with the number of live runs.
         bench: list[tuple[int, list[BenchInterval]]] = []
@@ -154,6 +182,15 @@ class EventSink:
         # the rows for the next flush.
         self._pending = {}
         self.rows_written += n
+        if self._held_since is not None and self.clock() - self._held_since >= self.hold_s:
+            self._let_go()  # others get the file until the next flush
+        return n
+
+    def close(self) -> int:
+        """Write everything buffered and let go of a held store (the end of the events)."""
+        n = self.flush()
+        if self._held_since is not None:
+            self._let_go()
         return n
 
     def _end(self, event: RunFinished | RunFailed | RunCancelled) -> None:
@@ -224,7 +261,7 @@ async def pump(
             await call(sink.flush_if_due)
             continue
         if ev is None:
-            await call(sink.flush)
+            await call(sink.close)
             return
         if on_event is not None:
             on_event(ev)
