@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shlex
+import shutil
 import statistics
 import sys
 import tempfile
@@ -178,6 +179,7 @@ async def bare_round(servers: list[SshdServer], n: int, seconds: int) -> Round:
         r.steps["write->recv"].extend(got[t] - t for t in inside)
         if not inside:
             r.problems.append(f"baseline {st.host}: no line in the {seconds} s window")
+        shutil.rmtree(st.out.parent, ignore_errors=True)
     r.startup_s = startup
     return r
 
@@ -302,6 +304,8 @@ async def benchdeck_round(
     r.steps = steps
     r.flush_ms = stats_ms(flushes)
     r.problems += exactly_once(store, streams, seconds)
+    for st in streams.values():
+        shutil.rmtree(st.out.parent, ignore_errors=True)
     return r
 
 

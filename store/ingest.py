@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
@@ -62,7 +62,7 @@ class EventSink:
 
     A shared store (``Store.open(shared=True)``) is held open while flushes come quickly, for at
     most ``hold_s``, and let go when a flush finds it held that long or when no rows came for a
-    ``batch_time``: opening it per flush cost 30-150 ms, more than the flush itself."""
+    ``batch_time`` after the last commit: opening it per flush cost 30-150 ms, more than the flush itself."""
 
     def __init__(
         self,
@@ -80,11 +80,22 @@ class EventSink:
         self.clock = clock
         self.hold_s = hold_s
         self._pending: dict[int, _Pending] = {}
-        self._last_flush = clock()
+        self._last_flush = self._last_write = clock()  # a flush's start, and its commit
         self._held_since: float | None = None
         self.rows_written = 0
 
     def handle(self, event: RunEvent) -> None:
+        self.handle_many((event,))
+
+    def handle_many(self, events: Sequence[RunEvent]) -> None:
+        """Events in order; their samples are flushed together when due (the events that queued
+        up during a slow flush make one batch, not one flush each)."""
+        for event in events:
+            self._take(event)
+        if self._due():
+            self.flush()
+
+    def _take(self, event: RunEvent) -> None:
         match event:
             case BenchBatch(run_id, rows):
                 self._buf(run_id).bench.extend(rows)
@@ -115,9 +126,6 @@ class EventSink:
             case RunFinished() | RunFailed() | RunCancelled():
                 self.flush()
                 self._end(event)
-                return
-        if self._due():
-            self.flush()
 
     def _buf(self, run_id: int) -> _Pending:
         return self._pending.setdefault(run_id, _Pending())
@@ -129,16 +137,19 @@ class EventSink:
     def time_to_due(self) -> float | None:
         """Seconds until buffered rows are due for a flush, or a held store is to be let go;
         ``None`` when there is neither."""
-        if not any(p.size() for p in self._pending.values()) and self._held_since is None:
-            return None
-        return max(0.0, self.batch_time - (self.clock() - self._last_flush))
+        if any(p.size() for p in self._pending.values()):
+            return max(0.0, self.batch_time - (self.clock() - self._last_flush))
+        if self._held_since is not None:
+            return max(0.0, self.batch_time - (self.clock() - self._last_write))
+        return None
 
     def flush_if_due(self) -> int:
         """Flush when the oldest buffered row has waited ``batch_time``, and let go of a held
         store that no rows came for meanwhile; call it on a timer."""
         if self._due():
             return self.flush()
-        if self._held_since is not None and self.clock() - self._last_flush >= self.batch_time:
+        idle = not any(p.size() for p in self._pending.values())
+        if self._held_since is not None and idle and self.clock() - self._last_write >= self.batch_time:
             self._let_go()
         return 0
 
@@ -182,6 +193,7 @@ class EventSink:
         # the rows for the next flush.
         self._pending = {}
         self.rows_written += n
+        self._last_write = self.clock()
         if self._held_since is not None and self.clock() - self._held_since >= self.hold_s:
             self._let_go()  # others get the file until the next flush
         return n
@@ -260,11 +272,21 @@ async def pump(
         except TimeoutError:
             await call(sink.flush_if_due)
             continue
-        if ev is None:
+        # What queued up meanwhile (the writer was flushing) is handed over at once: one flush
+        # takes it all, so batches grow when writes are slow instead of falling behind.
+        events: list[RunEvent | None] = [ev]
+        while events[-1] is not None and not queue.empty():
+            events.append(queue.get_nowait())
+        batch = [e for e in events if e is not None]
+        if on_event is not None:
+            for e in batch:
+                on_event(e)
+        if batch:
+            await call(sink.handle_many, batch)
+        if on_stored is not None:
+            for e in batch:
+                if isinstance(e, EndEvent):
+                    on_stored(e)
+        if events[-1] is None:
             await call(sink.close)
             return
-        if on_event is not None:
-            on_event(ev)
-        await call(sink.handle, ev)
-        if on_stored is not None and isinstance(ev, EndEvent):
-            on_stored(ev)
