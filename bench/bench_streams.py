@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import shlex
 import shutil
 import statistics
@@ -59,7 +60,7 @@ from engine.builds import parse_build_name
 from engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from engine.runner import Runner, RunPlan
 from engine.transport import HostSpec, SSHTransport
-from store import db, ingest
+from store import db, ingest, shared_hold
 from store.db import Store
 from store.ingest import EventSink, pump
 from store.runs import NewRun, create_run
@@ -93,6 +94,7 @@ class Round:
     startup_s: float = 0.0
     opens_per_s: float = 0.0
     flush_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    flush_cpu_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     problems: list[str] = field(default_factory=list)
 
 
@@ -184,16 +186,22 @@ async def bare_round(servers: list[SshdServer], n: int, seconds: int) -> Round:
     return r
 
 
-POLICIES = {
-    # name: (batch_time, hold_s, WAL checkpoint threshold) of the shared store's writer
-    "new": (ingest.BATCH_TIME_S, ingest.SHARED_HOLD_S, db.WAL_CHECKPOINT_BYTES),
+POLICIES: dict[str, tuple[float, float, float | None, int]] = {
+    # name: (batch_time, hold_s, gap_s, WAL checkpoint threshold) of the shared store's writer
+    "new": (
+        ingest.BATCH_TIME_S,
+        shared_hold.SHARED_HOLD_S,
+        shared_hold.SHARED_GAP_S,
+        db.WAL_CHECKPOINT_BYTES,
+    ),
     # before issue 15's second pass: 1 s batches, the file opened per batch, DuckDB's 16 MB WAL
-    "old": (1.0, 0.0, 16 << 20),
+    # (the pump's hand-over of queued events is the new one in both)
+    "old": (1.0, 0.0, None, 16 << 20),
 }
 
 
 async def benchdeck_round(
-    servers: list[SshdServer], store: Store, n: int, seconds: int, policy: str
+    servers: list[SshdServer], store: Store, n: int, seconds: int, policy: str, profile: str = ""
 ) -> Round:
     t_start = time.time()
     chunks: dict[str, Chunks] = {}
@@ -208,21 +216,24 @@ async def benchdeck_round(
     queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
     commits: list[tuple[float, list[tuple[int, list[float]]]]] = []
     flushes: list[float] = []
+    flush_cpu: list[float] = []
 
     class TimedSink(EventSink):
         """Notes the commit time of each flushed row."""
 
         def flush(self) -> int:
             rows = [(rid, [r.t for r in p.bench]) for rid, p in self._pending.items() if p.bench]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             written = super().flush()
             if rows:
                 commits.append((time.time(), rows))
                 flushes.append(time.perf_counter() - t0)
+                flush_cpu.append(time.thread_time() - c0)
             return written
 
-    batch_time, hold_s, db.WAL_CHECKPOINT_BYTES = POLICIES[policy]
+    batch_time, hold_s, gap_s, db.WAL_CHECKPOINT_BYTES = POLICIES[policy]
     sink = TimedSink(store, batch_time=batch_time, hold_s=hold_s)
+    sink.hold.gap_s = gap_s
 
     async def drive(t: SSHTransport, i: int, rid: int) -> None:
         d = Path(tempfile.mkdtemp(prefix="bd-stream-"))
@@ -245,8 +256,7 @@ async def benchdeck_round(
             st.started = time.time()
         elif isinstance(ev, EndEvent):
             st.end = type(ev).__name__ + (f": {ev.error}" if isinstance(ev, RunFailed) else "")
-        if not window and len(streams) == n and all(s.started or s.end for s in streams.values()):
-            window["t"] = time.time()
+        if len(streams) == n and all(s.started or s.end for s in streams.values()):
             all_started.set()
 
     opens = [0]
@@ -263,10 +273,19 @@ async def benchdeck_round(
         *(drive(t, i, rid) for i, (t, rid) in enumerate(zip(transports, rids, strict=True)))
     )
     await all_started.wait()
+    # the window opens once the writer has stored every run's start, too
+    await asyncio.get_running_loop().run_in_executor(writer, lambda: None)
+    window["t"] = time.time()
     t0, cpu0, wall0, load, lag = window["t"], time.process_time(), time.perf_counter(), Load(), LoopLag()
     opens0 = opens[0]
     lag.start()
+    prof = cProfile.Profile(time.thread_time) if profile else None
+    if prof is not None:
+        prof.enable()
     await asyncio.sleep(seconds)
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(f"{profile}.{n}.{policy}")
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     r = Round(n, load.stop(), 100 * cpu / wall / n, lag.stop(), {})
     r.opens_per_s = (opens[0] - opens0) / wall
@@ -303,6 +322,7 @@ async def benchdeck_round(
             steps["total"].append(done - t)
     r.steps = steps
     r.flush_ms = stats_ms(flushes)
+    r.flush_cpu_ms = stats_ms(flush_cpu)
     r.problems += exactly_once(store, streams, seconds)
     for st in streams.values():
         shutil.rmtree(st.out.parent, ignore_errors=True)
@@ -340,7 +360,8 @@ def show(kind: str, rep: int, r: Round) -> None:
         flush=True,
     )
     extra = (
-        f"  [store opens {r.opens_per_s:.1f}/s, flush p50/p99 {r.flush_ms[0]:.0f}/{r.flush_ms[2]:.0f} ms]"
+        f"  [store opens {r.opens_per_s:.1f}/s, flush p50/p99 {r.flush_ms[0]:.0f}/{r.flush_ms[2]:.0f} ms, "
+        f"its CPU {r.flush_cpu_ms[0]:.0f}/{r.flush_cpu_ms[2]:.0f} ms]"
         if kind != "baseline"
         else ""
     )
@@ -362,7 +383,7 @@ async def main_async(args: argparse.Namespace) -> int:
                         base = await bare_round(servers, n, args.seconds)
                         show("baseline", rep, base)
                         for policy in args.policies.split(","):
-                            bd = await benchdeck_round(servers, store, n, args.seconds, policy)
+                            bd = await benchdeck_round(servers, store, n, args.seconds, policy, args.profile)
                             show(f"bd/{policy}", rep, bd)
                             summary.setdefault((n, policy), []).append((base, bd))
     finally:
@@ -417,6 +438,7 @@ def main() -> None:
     ap.add_argument(
         "--policies", default="new", help="shared-store write policies to run: new, old or new,old"
     )
+    ap.add_argument("--profile", default="", help="cProfile the event loop's thread into PROFILE.N.POLICY")
     ap.add_argument("--login-shell", action="store_true", help="let sessions read root's ~/.bashrc")
     sys.exit(asyncio.run(main_async(ap.parse_args())))
 

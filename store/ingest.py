@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+import duckdb
 
 from engine.events import (
     BenchBatch,
@@ -35,6 +38,7 @@ from store.live import save_started, save_step
 from store.records import save_outputs, save_record
 from store.runs import RunSummary, save_summary, set_status
 from store.samples import append_many, append_skipped_many
+from store.shared_hold import SHARED_HOLD_S, SharedHold
 
 
 @dataclass
@@ -51,18 +55,15 @@ class _Pending:
 BATCH_TIME_S = 0.1
 """Rows wait at most this long for their flush (the fan-out target: a row stored 250 ms, p99,
 after its line was written)."""
-SHARED_HOLD_S = 0.5
-"""A shared store is kept open over consecutive flushes for at most this long, then let go
-until the next flush, so other processes get the file at least every ~0.6 s."""
 
 
 class EventSink:
     """Buffers sample events per run; flushes every ``batch_time`` seconds or ``batch_rows`` rows,
     and always before a run's end is recorded. Flushes are one transaction each.
 
-    A shared store (``Store.open(shared=True)``) is held open while flushes come quickly, for at
-    most ``hold_s``, and let go when a flush finds it held that long or when no rows came for a
-    ``batch_time`` after the last commit: opening it per flush cost 30-150 ms, more than the flush itself."""
+    A shared store (``Store.open(shared=True)``) is held open while flushes come quickly and let
+    go for others at times (store/shared_hold.py); it is let go after a ``batch_time`` without
+    rows."""
 
     def __init__(
         self,
@@ -78,10 +79,9 @@ class EventSink:
         self.batch_time = batch_time
         self.batch_rows = batch_rows
         self.clock = clock
-        self.hold_s = hold_s
+        self.hold = SharedHold(store, clock, idle_s=batch_time, hold_s=hold_s)
         self._pending: dict[int, _Pending] = {}
-        self._last_flush = self._last_write = clock()  # a flush's start, and its commit
-        self._held_since: float | None = None
+        self._last_flush = clock()
         self.rows_written = 0
 
     def handle(self, event: RunEvent) -> None:
@@ -109,23 +109,32 @@ class EventSink:
                 self.plans[run_id] = plan
             case RunStarted():
                 if self.plans and event.run_id in self.plans:
-                    with self.store.transaction() as cur:
+                    with self._transaction() as cur:
                         save_started(cur, event, self.plans[event.run_id])
             case Recorded(run_id, record):
-                with self.store.transaction() as cur:
+                with self._transaction() as cur:
                     save_record(cur, run_id, record)
             case RawOutputs(run_id, files):
-                with self.store.transaction() as cur:
+                with self._transaction() as cur:
                     save_outputs(cur, run_id, files)
             case StepStarted():
                 if event.run_id in self.plans:
-                    with self.store.transaction() as cur:
+                    with self._transaction() as cur:
                         save_step(cur, event, self.plans[event.run_id])
             case LogLine() | Phase() | Replayed():
                 pass
             case RunFinished() | RunFailed() | RunCancelled():
                 self.flush()
                 self._end(event)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A transaction of the sink: a shared store stays held across a burst of them (128
+        runs starting at once were 128 opens of the file)."""
+        self.hold.before_write()
+        with self.store.transaction() as cur:
+            yield cur
+        self.hold.after_write()
 
     def _buf(self, run_id: int) -> _Pending:
         return self._pending.setdefault(run_id, _Pending())
@@ -135,27 +144,22 @@ class EventSink:
         return size >= self.batch_rows or (size > 0 and self.clock() - self._last_flush >= self.batch_time)
 
     def time_to_due(self) -> float | None:
-        """Seconds until buffered rows are due for a flush, or a held store is to be let go;
+        """Seconds until buffered rows are due for a flush or the shared store's hold changes;
         ``None`` when there is neither."""
+        now = self.clock()
+        hold = self.hold.next_wakeup()
         if any(p.size() for p in self._pending.values()):
-            return max(0.0, self.batch_time - (self.clock() - self._last_flush))
-        if self._held_since is not None:
-            return max(0.0, self.batch_time - (self.clock() - self._last_write))
-        return None
+            due = max(0.0, self.batch_time - (now - self._last_flush))
+            return due if hold is None else min(due, hold)
+        return hold
 
     def flush_if_due(self) -> int:
-        """Flush when the oldest buffered row has waited ``batch_time``, and let go of a held
-        store that no rows came for meanwhile; call it on a timer."""
+        """Flush when the oldest buffered row has waited ``batch_time``, else let go of or take
+        up the shared store's hold as it is due; call it on a timer."""
         if self._due():
             return self.flush()
-        idle = not any(p.size() for p in self._pending.values())
-        if self._held_since is not None and idle and self.clock() - self._last_write >= self.batch_time:
-            self._let_go()
+        self.hold.tick(idle=not any(p.size() for p in self._pending.values()))
         return 0
-
-    def _let_go(self) -> None:
-        self._held_since = None
-        self.store.let_go()
 
     def flush(self) -> int:
         """Write everything buffered; returns the number of rows written."""
@@ -163,9 +167,6 @@ class EventSink:
         self._last_flush = self.clock()
         if not pending:
             return 0
-        if self.store.shared and self._held_since is None:
-            self.store.hold()
-            self._held_since = self._last_flush
         # One append per table for all runs: a statement costs ~3 ms of CPU whatever its size,
         # so one per run and table made a flush grow with the number of live runs.
         bench: list[tuple[int, list[BenchInterval]]] = []
@@ -184,7 +185,7 @@ class EventSink:
             sources = {*p.skipped, *(source for source, rows in bad.items() if rows)}
             for source in sorted(sources):  # the bad rows are not kept in p: a retry refits them
                 skipped.append((run_id, source, [*p.skipped.get(source, ()), *bad.get(source, ())]))
-        with self.store.transaction() as cur:
+        with self._transaction() as cur:
             n = append_many(cur, "bench", bench)
             n += append_many(cur, "vmstat", vm)
             n += append_many(cur, "iostat", io)
@@ -193,20 +194,16 @@ class EventSink:
         # the rows for the next flush.
         self._pending = {}
         self.rows_written += n
-        self._last_write = self.clock()
-        if self._held_since is not None and self.clock() - self._held_since >= self.hold_s:
-            self._let_go()  # others get the file until the next flush
         return n
 
     def close(self) -> int:
         """Write everything buffered and let go of a held store (the end of the events)."""
         n = self.flush()
-        if self._held_since is not None:
-            self._let_go()
+        self.hold.close()
         return n
 
     def _end(self, event: RunFinished | RunFailed | RunCancelled) -> None:
-        with self.store.transaction() as cur:
+        with self._transaction() as cur:
             if isinstance(event, RunFinished):
                 s = event.summary
                 counts = cur.execute(

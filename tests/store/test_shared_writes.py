@@ -44,13 +44,20 @@ def test_a_shared_store_is_held_while_flushes_come_quickly_and_let_go_after_hold
     assert not _other_process_opens(db), "flushes 0.2 s apart: held"
     line(1.6)  # held for 0.6 s >= hold_s: let go after this flush
     assert _other_process_opens(db)
+    clock.t = 1.62
+    assert sink.time_to_due() == pytest.approx(0.03), "it takes the file again 0.05 s later"
+    assert sink.flush_if_due() == 0
+    assert _other_process_opens(db)
+    clock.t = 1.66
+    assert sink.flush_if_due() == 0
+    assert not _other_process_opens(db), "opened again ahead of the next flush"
     line(1.8)
     assert not _other_process_opens(db)
     clock.t = 1.85
     assert sink.time_to_due() is not None, "a held store is a reason to wake up"
     assert sink.flush_if_due() == 0
     assert not _other_process_opens(db)
-    clock.t = 1.95  # no rows for a batch_time: let go
+    clock.t = 1.95  # no rows for a batch_time since the last commit: let go, not taken again
     assert sink.flush_if_due() == 0
     assert sink.time_to_due() is None
     assert _other_process_opens(db)
