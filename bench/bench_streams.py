@@ -42,7 +42,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -95,6 +95,7 @@ class Round:
     opens_per_s: float = 0.0
     flush_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     flush_cpu_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    open_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     problems: list[str] = field(default_factory=list)
 
 
@@ -216,10 +217,18 @@ async def benchdeck_round(
     queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
     commits: list[tuple[float, list[tuple[int, list[float]]]]] = []
     flushes: list[float] = []
+    handed: dict[tuple[int, float], float] = {}
     flush_cpu: list[float] = []
 
     class TimedSink(EventSink):
-        """Notes the commit time of each flushed row."""
+        """Notes when each row is handed to the sink (on the writer thread) and committed."""
+
+        def handle_many(self, events: Sequence[RunEvent]) -> None:
+            now = time.time()
+            for ev in events:
+                if isinstance(ev, BenchBatch):
+                    handed.update(((ev.run_id, r.t), now) for r in ev.rows)
+            super().handle_many(events)
 
         def flush(self) -> int:
             rows = [(rid, [r.t for r in p.bench]) for rid, p in self._pending.items() if p.bench]
@@ -262,9 +271,15 @@ async def benchdeck_round(
     opens = [0]
     connect = store._connect_waiting
 
+    open_s: list[float] = []
+
     def counting(wait: float) -> Any:
         opens[0] += 1
-        return connect(wait)
+        t0 = time.perf_counter()
+        try:
+            return connect(wait)
+        finally:
+            open_s.append(time.perf_counter() - t0)
 
     store._connect_waiting = counting  # type: ignore[method-assign]
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")  # as `run` does
@@ -289,6 +304,7 @@ async def benchdeck_round(
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     r = Round(n, load.stop(), 100 * cpu / wall / n, lag.stop(), {})
     r.opens_per_s = (opens[0] - opens0) / wall
+    r.open_ms = stats_ms(open_s[opens0 : opens[0]])
     r.startup_s = t0 - t_start
     await asyncio.sleep(2.0)  # rows written at the window's end reach the store
     for st in streams.values():
@@ -303,13 +319,13 @@ async def benchdeck_round(
 
     committed = {(rid, t): at for at, rows in commits for rid, ts in rows for t in ts}
     steps: dict[str, list[float]] = {
-        k: [] for k in ("write->recv", "recv->event", "event->commit", "in process", "total")
+        k: [] for k in ("write->recv", "recv->event", "event->sink", "sink->commit", "in process", "total")
     }
     for rid, st in streams.items():
         recv = line_times(st.chunks)
         for t in window_rows(st, t0, seconds):
             ev, done = st.events.get(t), committed.get((rid, t))
-            if ev is None or done is None:
+            if ev is None or done is None or (rid, t) not in handed:
                 r.problems.append(
                     f"{st.host}: line t={t} received but {'not parsed' if ev is None else 'not committed'}"
                 )
@@ -317,7 +333,8 @@ async def benchdeck_round(
             st.in_window += 1
             steps["write->recv"].append(recv[t] - t)
             steps["recv->event"].append(ev - recv[t])
-            steps["event->commit"].append(done - ev)
+            steps["event->sink"].append(handed[rid, t] - ev)
+            steps["sink->commit"].append(done - handed[rid, t])
             steps["in process"].append(done - recv[t])
             steps["total"].append(done - t)
     r.steps = steps
@@ -361,7 +378,8 @@ def show(kind: str, rep: int, r: Round) -> None:
     )
     extra = (
         f"  [store opens {r.opens_per_s:.1f}/s, flush p50/p99 {r.flush_ms[0]:.0f}/{r.flush_ms[2]:.0f} ms, "
-        f"its CPU {r.flush_cpu_ms[0]:.0f}/{r.flush_cpu_ms[2]:.0f} ms]"
+        f"its CPU {r.flush_cpu_ms[0]:.0f}/{r.flush_cpu_ms[2]:.0f} ms, "
+        f"an open p50/max {r.open_ms[0]:.0f}/{r.open_ms[3]:.0f} ms]"
         if kind != "baseline"
         else ""
     )
