@@ -30,7 +30,8 @@ print "SQL statistics:\n    queries:    200    (200.00 per sec.)\n"
 # The baseline's remote command: the same generator into a file, followed by `tail -F` as
 # benchdeck follows it ($1 generator, $2 stop file, $3 output file); tail ends with the writer.
 BARE_FOLLOW = (
-    'perl -e "$1" "$2" >"$3" & w=$!\n'
+    ': >"$3" || exit 1\n'  # the file exists before tail starts (else tail -F polls for it)
+    'perl -e "$1" "$2" >>"$3" & w=$!\n'
     'tail -c +1 -F -- "$3" 2>/dev/null & t=$!\n'
     'wait "$w"; sleep 0.5; kill "$t"; wait "$t"'
 )
