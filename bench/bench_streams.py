@@ -11,13 +11,15 @@ sshd servers (real SSH on loopback, so the remote clock is this machine's):
   app's).
 
 The generator (bench/stream_timing.py) writes one sysbench interval line per second whose
-``t`` is the wall clock of the write. Per stored row the bench knows four times: written
+``t`` is the wall clock of the write. Per stored row the bench knows five times: written
 (remote), received (the chunk holding the line came out of asyncssh), parsed (the runner
-yielded its event), committed (the sink's transaction holding it committed). It prints per
-round the percentiles p50/p95/p99/max (ms) of each step and end to end, the part inside this
-process (received -> committed), CPU of this process per stream (% of one core), event loop
-lag (a 10 ms timer's lateness), store opens per second, the machine's load average and busy
+yielded its event), handed to the sink (on the writer thread), committed (the transaction
+holding it committed). It prints per round the percentiles p50/p95/p99/max (ms) of each step
+and end to end, the part inside this process (received -> committed), CPU of this process per
+stream (% of one core), event loop lag (a 10 ms timer's lateness), the store's opens per
+second and their time, the flushes' wall and CPU time, the machine's load average and busy
 cores during the window; then one summary line per N with the median over repeats.
+About 13 minutes with the defaults.
 
 The window opens once every stream runs and lasts ``--seconds``; rows counted are those
 written inside it. Exits 1, with a FAIL line, when a stream delivered no row in the window or
