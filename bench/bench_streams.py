@@ -19,7 +19,7 @@ and end to end, the part inside this process (received -> committed), CPU of thi
 stream (% of one core), event loop lag (a 10 ms timer's lateness), the store's opens per
 second and their time, the flushes' wall and CPU time, the machine's load average and busy
 cores during the window; then one summary line per N with the median over repeats.
-About 13 minutes with the defaults.
+About 7 minutes with the defaults on a quiet machine (11 with --repeats 3).
 
 The window opens once every stream runs and lasts ``--seconds``; rows counted are those
 written inside it. Exits 1, with a FAIL line, when a stream delivered no row in the window or
