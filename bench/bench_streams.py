@@ -1,177 +1,356 @@
-"""Benchmark: N concurrent live streams from one process, remote line -> row in DuckDB.
+"""Benchmark: N concurrent live streams from one process, remote line -> stored row in DuckDB.
 
-For each N (default 1, 8, 32) it starts N detached remote writers spread over several real
-local sshd servers; each prints one sysbench-format interval line per second whose ``t`` is
-the wall clock time it was written, until the bench creates its stop file, then a sysbench
-summary (so every run ends "finished"). benchdeck follows them (SSHTransport -> LineFollower
--> parser -> events -> EventSink -> DuckDB) and this script records, per row, the time from
-the remote write to the commit of the row, and the CPU used by this process.
+For each N (default 16, 32, 64, 128) and each repeat it runs two rounds over the same local
+sshd servers (real SSH on loopback, so the remote clock is this machine's):
 
-The measured window starts once every stream is running (starting N runs takes a while:
-every remote command pays the login shell's start-up) and lasts ``--seconds``; the writers
-are stopped only after it, so every stream writes about ``--seconds`` rows inside it.
+* **baseline**: N bare asyncssh channels, each running the line generator into a file and
+  ``tail -F`` on it, read with no parsing or storing: the floor of "remote write -> bytes here";
+* **benchdeck**: N runs as ``benchdeck run`` drives them (SSHTransport -> detached writer ->
+  LineFollower -> parser -> events -> one queue -> EventSink on a writer thread -> DuckDB), into
+  a shared store (``Store.open(shared=True)``, the CLI's write path; ``--store held`` for the
+  app's).
 
-Prints per N: start-up time, rows per stream in the window (min / median / max, and each
-stream that delivered late or little), CPU per stream (% of one core), end-to-end latency p50
-and p99 (and the p99 of its part in this process: line received -> row committed), and the
-ratio of each to the smallest N of the same run. Exits 1, with a FAIL line,
-when a stream delivered no row in the window, or when the store misses a line a writer wrote.
-Targets, at the largest N: p99 < 250 ms, < 0.5% of a core per stream.
+The generator (bench/stream_timing.py) writes one sysbench interval line per second whose
+``t`` is the wall clock of the write. Per stored row the bench knows five times: written
+(remote), received (the chunk holding the line came out of asyncssh), parsed (the runner
+yielded its event), handed to the sink (on the writer thread), committed (the transaction
+holding it committed). It prints per round the percentiles p50/p95/p99/max (ms) of each step
+and end to end, the part inside this process (received -> committed), CPU of this process per
+stream (% of one core), event loop lag (a 10 ms timer's lateness), the store's opens per
+second and their time, the flushes' wall and CPU time, the machine's load average and busy
+cores during the window; then one summary line per N with the median over repeats.
+About 7 minutes with the defaults on a quiet machine (11 with --repeats 3).
 
-    python bench/bench_streams.py [--seconds 20] [--streams 1,8,32] [--sshd 4]
+The window opens once every stream runs and lasts ``--seconds``; rows counted are those
+written inside it. Exits 1, with a FAIL line, when a stream delivered no row in the window or
+the store misses or repeats a line a writer wrote. Targets, at the largest N: p99 < 250 ms,
+< 0.5% of a core per stream.
+
+The bench's sshd sessions skip root's ~/.bashrc (see ``NO_RC_FILES``); ``--login-shell`` keeps
+it (every remote command then waits on pyenv's rehash lock on this machine).
+
+    python bench/bench_streams.py [--seconds 20] [--streams 16,32,64,128] [--repeats 2]
+                                  [--sshd 4] [--store shared|held] [--login-shell]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import shlex
+import shutil
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import AsyncGenerator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from stream_timing import BARE_FOLLOW, GENERATOR, NO_RC_FILES, Load, LoopLag, fmt, line_times, stats_ms
 
 from engine.builds import parse_build_name
 from engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from engine.runner import Runner, RunPlan
 from engine.transport import HostSpec, SSHTransport
+from store import db, ingest, shared_hold
 from store.db import Store
 from store.ingest import EventSink, pump
 from store.runs import NewRun, create_run
 from tests.servers.sshd import SshdServer, start_sshd
 
-# One interval line per second until the stop file "$1" exists; t is the epoch time of the
-# write (same clock: loopback). Then a sysbench summary, so the run ends as "finished".
-WRITER = (
-    'while [ ! -e "$1" ]; do '
-    'printf "[ %ss ] thds: 1 tps: 10.00 qps: 200.00 (r/w/o: 140.00/40.00/20.00) '
-    'lat (ms,95%%): 1.00 err/s: 0.00 reconn/s: 0.00\\n" "$(date +%s.%N | cut -c1-14)"; '
-    "sleep 1; done; "
-    "printf '%s\\n' 'SQL statistics:' '    queries:    200    (200.00 per sec.)' "
-    "'Threads fairness:' '    execution time (avg/stddev):   0.0100/0.00'"
-)
 TARGET_P99_MS = 250.0
 TARGET_CPU_PCT = 0.5
-
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+Chunks = list[tuple[float, bytes]]
 
 
 @dataclass
 class Stream:
-    """What one stream did, in wall-clock seconds (``time.time()``)."""
-
     host: str
     out: Path
+    chunks: Chunks = field(default_factory=list)  # (received, bytes) of bench.out
+    events: dict[float, float] = field(default_factory=dict)  # t -> parsed event yielded
     started: float | None = None
-    first: float | None = None  # first row handed to the sink
-    last: float | None = None
-    delivered: int = 0  # rows handed to the sink, whole run
-    in_window: int = 0  # rows written inside the window and committed
-    latencies: list[float] = field(default_factory=list)
     end: str = ""
+    in_window: int = 0
 
 
-async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: int) -> dict[str, float]:
-    t0 = time.time()
-    transports = []
-    for i in range(n):
-        srv = servers[i % len(servers)]
-        spec = HostSpec(
-            name=f"h{i}",
-            hostname=srv.host,
-            port=srv.port,
-            user=srv.user,
-            key_files=(str(srv.client_key),),
-            known_hosts=str(srv.known_hosts),
-            use_ssh_config=False,
+@dataclass
+class Round:
+    """One round's figures; latencies in seconds."""
+
+    n: int
+    load: Load
+    cpu_pct: float  # of one core, per stream
+    lag: tuple[float, float, float, float]
+    steps: dict[str, list[float]]
+    startup_s: float = 0.0
+    opens_per_s: float = 0.0
+    flush_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    flush_cpu_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    open_ms: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    problems: list[str] = field(default_factory=list)
+
+
+class TimedSSH(SSHTransport):
+    """SSHTransport that notes when each chunk of a followed bench.out comes out of asyncssh."""
+
+    def __init__(self, spec: HostSpec, chunks: dict[str, Chunks]):
+        super().__init__(spec)
+        self.chunks = chunks
+
+    def follow(self, path: str, offset: int = 0) -> AsyncGenerator[bytes, None]:
+        inner = super().follow(path, offset)
+        return self._timed(self.chunks[path], inner) if path in self.chunks else inner
+
+    @staticmethod
+    async def _timed(rec: Chunks, inner: AsyncGenerator[bytes, None]) -> AsyncGenerator[bytes, None]:
+        async with aclosing(inner) as chunks:
+            async for chunk in chunks:
+                rec.append((time.time(), chunk))
+                yield chunk
+
+
+def spec_for(srv: SshdServer, i: int) -> HostSpec:
+    return HostSpec(
+        name=f"h{i}", hostname=srv.host, port=srv.port, user=srv.user,
+        key_files=(str(srv.client_key),), known_hosts=str(srv.known_hosts), use_ssh_config=False,
+    )  # fmt: skip
+
+
+async def gather_limited(coros: list[Any], limit: int = 16) -> list[Any]:
+    sem = asyncio.Semaphore(limit)
+
+    async def one(c: Any) -> Any:
+        async with sem:
+            return await c
+
+    return await asyncio.gather(*(one(c) for c in coros))
+
+
+def window_rows(st: Stream, t0: float, seconds: int) -> list[float]:
+    return [t for t in line_times(st.chunks) if t0 <= t < t0 + seconds]
+
+
+async def bare_round(servers: list[SshdServer], n: int, seconds: int) -> Round:
+    """N plain asyncssh channels on ``tail -F`` of the generator's file; nothing parsed."""
+    started = time.time()
+    conns = await gather_limited([
+        asyncssh.connect(
+            s.host, port=s.port, username=s.user, client_keys=[str(s.client_key)],
+            known_hosts=str(s.known_hosts), config=None,
         )
-        t = SSHTransport(spec)
-        await t.connect()
-        transports.append(t)
-    connected = time.time()
+        for s in (servers[i % len(servers)] for i in range(n))
+    ])  # fmt: skip
+    streams: list[Stream] = []
+    readers = []
+
+    async def read(proc: asyncssh.SSHClientProcess[bytes], rec: Chunks) -> None:
+        while chunk := await proc.stdout.read(1 << 16):
+            rec.append((time.time(), chunk))
+
+    for i, conn in enumerate(conns):
+        d = Path(tempfile.mkdtemp(prefix="bd-bare-"))
+        st = Stream(f"h{i}", d / "bench.out")
+        streams.append(st)
+        cmd = shlex.join(["sh", "-c", BARE_FOLLOW, "bare", GENERATOR, str(d / "stop"), str(st.out)])
+        proc = await conn.create_process(cmd, encoding=None, stdin=asyncssh.DEVNULL, stderr=asyncssh.DEVNULL)
+        readers.append(asyncio.create_task(read(proc, st.chunks)))
+    startup = time.time() - started
+    await asyncio.sleep(1.1)  # every generator has written (phases are < 1 s)
+    t0, cpu0, wall0, load, lag = time.time(), time.process_time(), time.perf_counter(), Load(), LoopLag()
+    lag.start()
+    await asyncio.sleep(seconds)
+    cpu = time.process_time() - cpu0
+    r = Round(n, load.stop(), 100 * cpu / (time.perf_counter() - wall0) / n, lag.stop(), {"write->recv": []})
+    await asyncio.sleep(1.0)  # the window's last lines arrive
+    for st in streams:
+        st.out.with_name("stop").touch()
+    await asyncio.wait_for(asyncio.gather(*readers), 30)  # tail --pid ends with its writer
+    for conn in conns:
+        conn.close()
+    for st in streams:
+        got = line_times(st.chunks)
+        inside = [t for t in got if t0 <= t < t0 + seconds]
+        r.steps["write->recv"].extend(got[t] - t for t in inside)
+        if not inside:
+            r.problems.append(f"baseline {st.host}: no line in the {seconds} s window")
+        shutil.rmtree(st.out.parent, ignore_errors=True)
+    r.startup_s = startup
+    return r
+
+
+POLICIES: dict[str, tuple[float, float, float | None, int]] = {
+    # name: (batch_time, hold_s, gap_s, WAL checkpoint threshold) of the shared store's writer
+    "new": (
+        ingest.BATCH_TIME_S,
+        shared_hold.SHARED_HOLD_S,
+        shared_hold.SHARED_GAP_S,
+        db.WAL_CHECKPOINT_BYTES,
+    ),
+    # before issue 15's second pass: 1 s batches, the file opened per batch, DuckDB's 16 MB WAL
+    # (the pump's hand-over of queued events is the new one in both)
+    "old": (1.0, 0.0, None, 16 << 20),
+}
+
+
+async def benchdeck_round(
+    servers: list[SshdServer], store: Store, n: int, seconds: int, policy: str, profile: str = ""
+) -> Round:
+    t_start = time.time()
+    chunks: dict[str, Chunks] = {}
+    transports = [TimedSSH(spec_for(servers[i % len(servers)], i), chunks) for i in range(n)]
+    await gather_limited([t.connect() for t in transports])
+    with store.transaction() as cur:
+        build = parse_build_name("my8028_rel")
+        rids = [create_run(cur, NewRun(f"h{i}", build, "insert_range=100", "bench")) for i in range(n)]
     streams: dict[int, Stream] = {}
-    window: dict[str, float] = {}
+    window: dict[str, Any] = {}
     all_started = asyncio.Event()
-    stop_files: list[Path] = []
     queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
-    pending: list[tuple[int, float, float]] = []  # (run, remote t, arrival) of rows not committed yet
-    local: list[float] = []  # line received here -> row committed
+    commits: list[tuple[float, list[tuple[int, list[float]]]]] = []
+    flushes: list[float] = []
+    handed: dict[tuple[int, float], float] = {}
+    flush_cpu: list[float] = []
 
-    async def drive(t: SSHTransport, i: int) -> None:
-        with store.transaction() as cur:
-            rid = create_run(
-                cur, NewRun(f"h{i}", parse_build_name("my8028_rel"), "insert_range=100", "bench")
-            )
-        remote_dir = Path(tempfile.mkdtemp(prefix="bd-stream-"))
-        stop_files.append(remote_dir / "stop")
-        streams[rid] = Stream(f"h{i}", remote_dir / "bench.out")
+    class TimedSink(EventSink):
+        """Notes when each row is handed to the sink (on the writer thread) and committed."""
+
+        def handle_many(self, events: Sequence[RunEvent]) -> None:
+            now = time.time()
+            for ev in events:
+                if isinstance(ev, BenchBatch):
+                    handed.update(((ev.run_id, r.t), now) for r in ev.rows)
+            super().handle_many(events)
+
+        def flush(self) -> int:
+            rows = [(rid, [r.t for r in p.bench]) for rid, p in self._pending.items() if p.bench]
+            t0, c0 = time.perf_counter(), time.thread_time()
+            written = super().flush()
+            if rows:
+                commits.append((time.time(), rows))
+                flushes.append(time.perf_counter() - t0)
+                flush_cpu.append(time.thread_time() - c0)
+            return written
+
+    batch_time, hold_s, gap_s, db.WAL_CHECKPOINT_BYTES = POLICIES[policy]
+    sink = TimedSink(store, batch_time=batch_time, hold_s=hold_s)
+    sink.hold.gap_s = gap_s
+
+    async def drive(t: SSHTransport, i: int, rid: int) -> None:
+        d = Path(tempfile.mkdtemp(prefix="bd-stream-"))
+        st = streams[rid] = Stream(f"h{i}", d / "bench.out")
+        chunks[str(st.out)] = st.chunks
         plan = RunPlan(
-            run_id=rid,
-            host=f"h{i}",
-            workload="insert_range=100",
-            remote_dir=str(remote_dir),
-            bench_argv=("sh", "-c", WRITER, "writer", str(remote_dir / "stop")),
-            duration_s=seconds,
-            monitors=False,
-        )
+            run_id=rid, host=f"h{i}", workload="insert_range=100", remote_dir=str(d),
+            bench_argv=("perl", "-e", GENERATOR, str(d / "stop")), duration_s=seconds, monitors=False,
+        )  # fmt: skip
         sink.plans[rid] = plan
         async for ev in Runner(t, plan).events():
+            if isinstance(ev, BenchBatch):
+                now = time.time()
+                st.events.update((r.t, now) for r in ev.rows)
             await queue.put(ev)
 
     def observe(ev: RunEvent) -> None:
         st = streams[ev.run_id]
-        now = time.time()
-        if isinstance(ev, BenchBatch):
-            pending.extend((ev.run_id, r.t, now) for r in ev.rows)
-            st.delivered += len(ev.rows)
-            st.first = st.first or now
-            st.last = now
-        elif isinstance(ev, RunStarted):
-            st.started = now
+        if isinstance(ev, RunStarted):
+            st.started = time.time()
         elif isinstance(ev, EndEvent):
             st.end = type(ev).__name__ + (f": {ev.error}" if isinstance(ev, RunFailed) else "")
-        # the window opens once every stream runs (or has ended without starting)
-        if not window and len(streams) == n and all(s.started or s.end for s in streams.values()):
-            window.update(t=now, cpu=time.process_time(), wall=time.perf_counter())
+        if len(streams) == n and all(s.started or s.end for s in streams.values()):
             all_started.set()
 
-    class TimedSink(EventSink):
-        """Records, at each commit, how long ago each committed row was written remotely."""
+    opens = [0]
+    connect = store._connect_waiting
 
-        def flush(self) -> int:
-            written = super().flush()
-            if written:
-                now = time.time()
-                for rid, t, arrived in pending:
-                    if window and window["t"] <= t <= window["t"] + seconds:
-                        streams[rid].in_window += 1
-                        streams[rid].latencies.append(now - t)
-                        local.append(now - arrived)
-                pending.clear()
-            return written
+    open_s: list[float] = []
 
-    sink = TimedSink(store, batch_time=0.1)
-    ingester = asyncio.create_task(pump(queue, sink, observe))
-    finished = asyncio.gather(*(drive(t, i) for i, t in enumerate(transports)))
+    def counting(wait: float) -> Any:
+        opens[0] += 1
+        t0 = time.perf_counter()
+        try:
+            return connect(wait)
+        finally:
+            open_s.append(time.perf_counter() - t0)
+
+    store._connect_waiting = counting  # type: ignore[method-assign]
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")  # as `run` does
+    ingester = asyncio.create_task(pump(queue, sink, observe, writer))
+    finished = asyncio.gather(
+        *(drive(t, i, rid) for i, (t, rid) in enumerate(zip(transports, rids, strict=True)))
+    )
     await all_started.wait()
-    await asyncio.sleep(seconds + 1)  # + 1: the rows written at the window's end reach the store
-    cpu, wall = time.process_time() - window["cpu"], time.perf_counter() - window["wall"]
-    for f in stop_files:
-        f.touch()
+    # the window opens once the writer has stored every run's start, too
+    await asyncio.get_running_loop().run_in_executor(writer, lambda: None)
+    window["t"] = time.time()
+    t0, cpu0, wall0, load, lag = window["t"], time.process_time(), time.perf_counter(), Load(), LoopLag()
+    opens0 = opens[0]
+    lag.start()
+    prof = cProfile.Profile(time.thread_time) if profile else None
+    if prof is not None:
+        prof.enable()
+    await asyncio.sleep(seconds)
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(f"{profile}.{n}.{policy}")
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    r = Round(n, load.stop(), 100 * cpu / wall / n, lag.stop(), {})
+    r.opens_per_s = (opens[0] - opens0) / wall
+    r.open_ms = stats_ms(open_s[opens0 : opens[0]])
+    r.startup_s = t0 - t_start
+    await asyncio.sleep(2.0)  # rows written at the window's end reach the store
+    for st in streams.values():
+        st.out.with_name("stop").touch()
     await finished
     await queue.put(None)
     await ingester
+    writer.shutdown(wait=True)
+    store._connect_waiting = connect  # type: ignore[method-assign]
     for t in transports:
         await t.close()
 
-    # exactly once: every line a writer wrote is a stored row
-    with store.transaction() as cur:
+    committed = {(rid, t): at for at, rows in commits for rid, ts in rows for t in ts}
+    steps: dict[str, list[float]] = {
+        k: [] for k in ("write->recv", "recv->event", "event->sink", "sink->commit", "in process", "total")
+    }
+    for rid, st in streams.items():
+        recv = line_times(st.chunks)
+        for t in window_rows(st, t0, seconds):
+            ev, done = st.events.get(t), committed.get((rid, t))
+            if ev is None or done is None or (rid, t) not in handed:
+                r.problems.append(
+                    f"{st.host}: line t={t} received but {'not parsed' if ev is None else 'not committed'}"
+                )
+                continue
+            st.in_window += 1
+            steps["write->recv"].append(recv[t] - t)
+            steps["recv->event"].append(ev - recv[t])
+            steps["event->sink"].append(handed[rid, t] - ev)
+            steps["sink->commit"].append(done - handed[rid, t])
+            steps["in process"].append(done - recv[t])
+            steps["total"].append(done - t)
+    r.steps = steps
+    r.flush_ms = stats_ms(flushes)
+    r.flush_cpu_ms = stats_ms(flush_cpu)
+    r.problems += exactly_once(store, streams, seconds)
+    for st in streams.values():
+        shutil.rmtree(st.out.parent, ignore_errors=True)
+    return r
+
+
+def exactly_once(store: Store, streams: dict[int, Stream], seconds: int) -> list[str]:
+    """Every line a writer wrote is one stored row; every stream delivered in the window."""
+    with store.reading() as cur:
         stored = dict(
             cur.execute(
                 "SELECT run_id, count(*) FROM bench_samples WHERE run_id IN "
@@ -188,83 +367,99 @@ async def one_round(servers: list[SshdServer], store: Store, n: int, seconds: in
             problems.append(f"{st.host}: delivered no row in the {seconds} s window ({st.end or 'no end'})")
         elif st.end != "RunFinished":
             problems.append(f"{st.host}: {st.end or 'did not end'}")
-    lat = [x for st in streams.values() for x in st.latencies]
-    per = sorted(st.in_window for st in streams.values())
-    silent = [s.host for s in streams.values() if s.first is None]
-    late = max(streams.values(), key=lambda s: (s.first or 0) - (s.started or 0))
-    first_row = (
-        f"no row at all from {', '.join(silent)}"
-        if silent
-        else f"slowest first row {(late.first or 0) - (late.started or 0):4.1f} s after start, {late.host}"
-    )
-    few = [f"{s.host}={s.in_window}" for s in streams.values() if s.in_window < seconds / 2]
+    return problems
+
+
+def show(kind: str, rep: int, r: Round) -> None:
+    parts = "  ".join(f"{k} {fmt(stats_ms(v))}" for k, v in r.steps.items())
+    rows = len(next(iter(r.steps.values())))
     print(
-        f"N={n:3d}  start-up: connect {connected - t0:5.1f} s, all running after "
-        f"{window['t'] - connected:5.1f} s ({first_row})",
+        f"N={r.n:3d} #{rep} {kind:9s} {r.load}; start {r.startup_s:4.1f} s; rows {rows}; "
+        f"CPU/stream {r.cpu_pct:5.2f}%; loop lag p99/max {r.lag[2]:.0f}/{r.lag[3]:.0f} ms",
         flush=True,
     )
-    print(
-        f"       rows per stream in the {seconds} s window: min {per[0]}, "
-        f"median {statistics.median(per):g}, max {per[-1]} (total {sum(per)}); "
-        f"streams under half: {', '.join(few) or 'none'}",
-        flush=True,
+    extra = (
+        f"  [store opens {r.opens_per_s:.1f}/s, flush p50/p99 {r.flush_ms[0]:.0f}/{r.flush_ms[2]:.0f} ms, "
+        f"its CPU {r.flush_cpu_ms[0]:.0f}/{r.flush_cpu_ms[2]:.0f} ms, "
+        f"an open p50/max {r.open_ms[0]:.0f}/{r.open_ms[3]:.0f} ms]"
+        if kind != "baseline"
+        else ""
     )
-    for p in problems:
-        print(f"FAIL N={n}: {p}", flush=True)
-    return {
-        "rows": sum(per),
-        "cpu_per_stream_pct": 100 * cpu / wall / n,
-        "p50_ms": 1000 * statistics.median(lat) if lat else float("nan"),
-        "p99_ms": 1000 * pct(lat, 99) if lat else float("nan"),
-        "worst_stream_p99_ms": max(1000 * pct(s.latencies, 99) for s in streams.values() if s.latencies)
-        if lat
-        else float("nan"),
-        "local_p99_ms": 1000 * pct(local, 99) if local else float("nan"),
-        "failed": len(problems),
-    }
+    print(f"        p50/p95/p99/max ms: {parts}{extra}", flush=True)
+    for p in r.problems:
+        print(f"FAIL N={r.n}: {p}", flush=True)
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    servers = [start_sshd() for _ in range(args.sshd)]
+    extra = "" if args.login_shell else NO_RC_FILES
+    servers = [start_sshd(extra_config=extra) for _ in range(args.sshd)]
+    summary: dict[tuple[int, str], list[tuple[Round, Round]]] = {}
     try:
-        with tempfile.TemporaryDirectory() as tmp, Store.open(Path(tmp) / "streams.duckdb") as store:
-            results = {}
-            for n in [int(x) for x in args.streams.split(",")]:
-                results[n] = await one_round(servers, store, n, args.seconds)
-                r = results[n]
-                base = results[min(results)]
-                print(
-                    f"N={n:3d}  rows {r['rows']:5.0f}  CPU/stream {r['cpu_per_stream_pct']:6.2f}% "
-                    f"(x{r['cpu_per_stream_pct'] / base['cpu_per_stream_pct']:.2f} of N={min(results)})  "
-                    f"latency p50 {r['p50_ms']:6.1f} ms  p99 {r['p99_ms']:6.1f} ms "
-                    f"(x{r['p99_ms'] / base['p99_ms']:.2f}; "
-                    f"worst stream's p99 {r['worst_stream_p99_ms']:.0f} ms; "
-                    f"p99 from line received to row committed {r['local_p99_ms']:.1f} ms)",
-                    flush=True,
-                )
-            top = max(results)  # the targets are for the most streams (N=1 pays the fixed costs alone)
-            r = results[top]
-            p99_ok, cpu_ok = r["p99_ms"] < TARGET_P99_MS, r["cpu_per_stream_pct"] < TARGET_CPU_PCT
-            print(
-                f"targets at N={top}: p99 < {TARGET_P99_MS:g} ms: {'met' if p99_ok else 'NOT met'} "
-                f"(in this process: {'met' if r['local_p99_ms'] < TARGET_P99_MS else 'NOT met'}); "
-                f"CPU < {TARGET_CPU_PCT:g}% per stream: {'met' if cpu_ok else 'NOT met'}"
-            )
-            failed = sum(int(r["failed"]) for r in results.values())
-            if failed:
-                print(f"FAIL: {failed} stream problem(s) above", file=sys.stderr)
-                return 1
-            return 0
+        with tempfile.TemporaryDirectory() as tmp:
+            store = Store.open(Path(tmp) / "streams.duckdb", shared=args.store == "shared", lock_wait=10)
+            with store:
+                for n in [int(x) for x in args.streams.split(",")]:
+                    for rep in range(1, args.repeats + 1):
+                        base = await bare_round(servers, n, args.seconds)
+                        show("baseline", rep, base)
+                        for policy in args.policies.split(","):
+                            bd = await benchdeck_round(servers, store, n, args.seconds, policy, args.profile)
+                            show(f"bd/{policy}", rep, bd)
+                            summary.setdefault((n, policy), []).append((base, bd))
     finally:
         for s in servers:
             s.stop()
+
+    def med(rounds: list[Round], step: str, i: int) -> float:
+        return statistics.median(stats_ms(r.steps[step])[i] for r in rounds)
+
+    print(
+        f"\nsummary ({args.store} store, {args.seconds} s windows, median of {args.repeats} repeat(s); ms):"
+    )
+    print(
+        "   N policy | load | baseline write->recv p50/p99 | benchdeck write->recv p50/p99 | recv->commit "
+        "p50/p99 | total p50/p95/p99/max | CPU/stream (baseline)"
+    )
+    for (n, policy), pairs in summary.items():
+        b, d = [p[0] for p in pairs], [p[1] for p in pairs]
+        print(
+            f" {n:3d} {policy:6s} | {statistics.median(r.load.loadavg for r in d):4.1f} | "
+            f"{med(b, 'write->recv', 0):.1f}/{med(b, 'write->recv', 2):.1f} | "
+            f"{med(d, 'write->recv', 0):.1f}/{med(d, 'write->recv', 2):.1f} | "
+            f"{med(d, 'in process', 0):.0f}/{med(d, 'in process', 2):.0f} | "
+            f"{'/'.join(format(med(d, 'total', i), '.0f') for i in range(4))} | "
+            f"{statistics.median(r.cpu_pct for r in d):.3f}% "
+            f"({statistics.median(r.cpu_pct for r in b):.3f}%)",
+            flush=True,
+        )
+    top = (max(n for n, _ in summary), args.policies.split(",")[0])  # the largest N, first policy
+    d = [p[1] for p in summary[top]]
+    p99, local, cpu = med(d, "total", 2), med(d, "in process", 2), statistics.median(r.cpu_pct for r in d)
+    print(
+        f"targets at N={top[0]} ({top[1]} policy): p99 < {TARGET_P99_MS:g} ms: "
+        f"{'met' if p99 < TARGET_P99_MS else 'NOT met'} "
+        f"({p99:.0f} ms; in this process {local:.0f} ms); CPU < {TARGET_CPU_PCT:g}% per stream: "
+        f"{'met' if cpu < TARGET_CPU_PCT else 'NOT met'} ({cpu:.3f}%)"
+    )
+    failed = sum(len(r.problems) for pairs in summary.values() for pair in pairs for r in pair)
+    if failed:
+        print(f"FAIL: {failed} stream problem(s) above", file=sys.stderr)
+        return 1
+    return 0
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=20)
-    ap.add_argument("--streams", default="1,8,32")
+    ap.add_argument("--streams", default="16,32,64,128")
+    ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--sshd", type=int, default=4)
+    ap.add_argument("--store", choices=("shared", "held"), default="shared")
+    ap.add_argument(
+        "--policies", default="new", help="shared-store write policies to run: new, old or new,old"
+    )
+    ap.add_argument("--profile", default="", help="cProfile the event loop's thread into PROFILE.N.POLICY")
+    ap.add_argument("--login-shell", action="store_true", help="let sessions read root's ~/.bashrc")
     sys.exit(asyncio.run(main_async(ap.parse_args())))
 
 

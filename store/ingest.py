@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+import duckdb
 
 from engine.events import (
     BenchBatch,
@@ -35,6 +38,7 @@ from store.live import save_started, save_step
 from store.records import save_outputs, save_record
 from store.runs import RunSummary, save_summary, set_status
 from store.samples import append_many, append_skipped_many
+from store.shared_hold import SHARED_HOLD_S, SharedHold
 
 
 @dataclass
@@ -48,28 +52,50 @@ class _Pending:
         return len(self.bench) + len(self.vm) + len(self.io) + sum(map(len, self.skipped.values()))
 
 
+BATCH_TIME_S = 0.1
+"""Rows wait at most this long for their flush (the fan-out target: a row stored 250 ms, p99,
+after its line was written)."""
+
+
 class EventSink:
     """Buffers sample events per run; flushes every ``batch_time`` seconds or ``batch_rows`` rows,
-    and always before a run's end is recorded. Flushes are one transaction each."""
+    and always before a run's end is recorded. Flushes are one transaction each.
+
+    A shared store (``Store.open(shared=True)``) is held open while flushes come quickly and let
+    go for others at times (store/shared_hold.py); it is let go after a ``batch_time`` without
+    rows."""
 
     def __init__(
         self,
         store: Store,
-        batch_time: float = 0.25,
+        batch_time: float = BATCH_TIME_S,
         batch_rows: int = 5000,
         clock: Callable[[], float] = time.monotonic,
         plans: dict[int, RunPlan] | None = None,
+        hold_s: float = SHARED_HOLD_S,
     ):
         self.store = store
         self.plans = plans if plans is not None else {}
         self.batch_time = batch_time
         self.batch_rows = batch_rows
         self.clock = clock
+        self.hold = SharedHold(store, clock, idle_s=batch_time, hold_s=hold_s)
         self._pending: dict[int, _Pending] = {}
         self._last_flush = clock()
         self.rows_written = 0
 
     def handle(self, event: RunEvent) -> None:
+        self.handle_many((event,))
+
+    def handle_many(self, events: Sequence[RunEvent]) -> None:
+        """Events in order; their samples are flushed together when due (the events that queued
+        up during a slow flush make one batch, not one flush each)."""
+        for event in events:
+            self._take(event)
+        if self._due():
+            self.flush()
+
+    def _take(self, event: RunEvent) -> None:
         match event:
             case BenchBatch(run_id, rows):
                 self._buf(run_id).bench.extend(rows)
@@ -83,26 +109,32 @@ class EventSink:
                 self.plans[run_id] = plan
             case RunStarted():
                 if self.plans and event.run_id in self.plans:
-                    with self.store.transaction() as cur:
+                    with self._transaction() as cur:
                         save_started(cur, event, self.plans[event.run_id])
             case Recorded(run_id, record):
-                with self.store.transaction() as cur:
+                with self._transaction() as cur:
                     save_record(cur, run_id, record)
             case RawOutputs(run_id, files):
-                with self.store.transaction() as cur:
+                with self._transaction() as cur:
                     save_outputs(cur, run_id, files)
             case StepStarted():
                 if event.run_id in self.plans:
-                    with self.store.transaction() as cur:
+                    with self._transaction() as cur:
                         save_step(cur, event, self.plans[event.run_id])
             case LogLine() | Phase() | Replayed():
                 pass
             case RunFinished() | RunFailed() | RunCancelled():
                 self.flush()
                 self._end(event)
-                return
-        if self._due():
-            self.flush()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A transaction of the sink: a shared store stays held across a burst of them (128
+        runs starting at once were 128 opens of the file)."""
+        self.hold.before_write()
+        with self.store.transaction() as cur:
+            yield cur
+        self.hold.after_write()
 
     def _buf(self, run_id: int) -> _Pending:
         return self._pending.setdefault(run_id, _Pending())
@@ -112,14 +144,22 @@ class EventSink:
         return size >= self.batch_rows or (size > 0 and self.clock() - self._last_flush >= self.batch_time)
 
     def time_to_due(self) -> float | None:
-        """Seconds until buffered rows are due for a flush; ``None`` when nothing is buffered."""
-        if not any(p.size() for p in self._pending.values()):
-            return None
-        return max(0.0, self.batch_time - (self.clock() - self._last_flush))
+        """Seconds until buffered rows are due for a flush or the shared store's hold changes;
+        ``None`` when there is neither."""
+        now = self.clock()
+        hold = self.hold.next_wakeup()
+        if any(p.size() for p in self._pending.values()):
+            due = max(0.0, self.batch_time - (now - self._last_flush))
+            return due if hold is None else min(due, hold)
+        return hold
 
     def flush_if_due(self) -> int:
-        """Flush when the oldest buffered row has waited ``batch_time``; call it on a timer."""
-        return self.flush() if self._due() else 0
+        """Flush when the oldest buffered row has waited ``batch_time``, else let go of or take
+        up the shared store's hold as it is due; call it on a timer."""
+        if self._due():
+            return self.flush()
+        self.hold.tick(idle=not any(p.size() for p in self._pending.values()))
+        return 0
 
     def flush(self) -> int:
         """Write everything buffered; returns the number of rows written."""
@@ -145,7 +185,7 @@ class EventSink:
             sources = {*p.skipped, *(source for source, rows in bad.items() if rows)}
             for source in sorted(sources):  # the bad rows are not kept in p: a retry refits them
                 skipped.append((run_id, source, [*p.skipped.get(source, ()), *bad.get(source, ())]))
-        with self.store.transaction() as cur:
+        with self._transaction() as cur:
             n = append_many(cur, "bench", bench)
             n += append_many(cur, "vmstat", vm)
             n += append_many(cur, "iostat", io)
@@ -156,8 +196,14 @@ class EventSink:
         self.rows_written += n
         return n
 
+    def close(self) -> int:
+        """Write everything buffered and let go of a held store (the end of the events)."""
+        n = self.flush()
+        self.hold.close()
+        return n
+
     def _end(self, event: RunFinished | RunFailed | RunCancelled) -> None:
-        with self.store.transaction() as cur:
+        with self._transaction() as cur:
             if isinstance(event, RunFinished):
                 s = event.summary
                 counts = cur.execute(
@@ -223,11 +269,21 @@ async def pump(
         except TimeoutError:
             await call(sink.flush_if_due)
             continue
-        if ev is None:
-            await call(sink.flush)
-            return
+        # What queued up meanwhile (the writer was flushing) is handed over at once: one flush
+        # takes it all, so batches grow when writes are slow instead of falling behind.
+        events: list[RunEvent | None] = [ev]
+        while events[-1] is not None and not queue.empty():
+            events.append(queue.get_nowait())
+        batch = [e for e in events if e is not None]
         if on_event is not None:
-            on_event(ev)
-        await call(sink.handle, ev)
-        if on_stored is not None and isinstance(ev, EndEvent):
-            on_stored(ev)
+            for e in batch:
+                on_event(e)
+        if batch:
+            await call(sink.handle_many, batch)
+        if on_stored is not None:
+            for e in batch:
+                if isinstance(e, EndEvent):
+                    on_stored(e)
+        if events[-1] is None:
+            await call(sink.close)
+            return

@@ -114,8 +114,8 @@ class RunService:
         self.listener = listener
         self.on_stored = on_stored
         """Called with a run's end once it is written (a listener sees it before)."""
-        # A shared store opens the file per batch: batch by the second, not by the 0.1 s.
-        self.sink = EventSink(store, batch_time=1.0 if store.shared else 0.1)
+        # A shared store is held while batches come quickly (store.ingest.SHARED_HOLD_S).
+        self.sink = EventSink(store)
         self._events: asyncio.Queue[RunEvent | None] = asyncio.Queue()
         self.runners: dict[int, Runner] = {}
         self.writer = writer

@@ -113,8 +113,9 @@ def _keygen(path: Path) -> None:
     )
 
 
-def start_sshd(*, timeout: float = 15.0, attempts: int = 3) -> SshdServer:
-    """Start sshd on a free loopback port (retrying if another process grabs the port)."""
+def start_sshd(*, timeout: float = 15.0, attempts: int = 3, extra_config: str = "") -> SshdServer:
+    """Start sshd on a free loopback port (retrying if another process grabs the port);
+    ``extra_config`` lines are appended to its sshd_config."""
     sshd = require(SSHD, "openssh-server")
     require("ssh-keygen", "openssh-client")
     os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
@@ -124,7 +125,7 @@ def start_sshd(*, timeout: float = 15.0, attempts: int = 3) -> SshdServer:
         _keygen(base / "client_ed25519")
         for attempt in range(1, attempts + 1):
             try:
-                return _launch(sshd, base, timeout)
+                return _launch(sshd, base, timeout, extra_config)
             except ServerStartError:
                 if attempt == attempts:
                     raise
@@ -134,10 +135,10 @@ def start_sshd(*, timeout: float = 15.0, attempts: int = 3) -> SshdServer:
     raise AssertionError("unreachable")
 
 
-def _launch(sshd: str, base: Path, timeout: float) -> SshdServer:
+def _launch(sshd: str, base: Path, timeout: float, extra_config: str = "") -> SshdServer:
     port = free_port()
     cfg = base / "sshd_config"
-    cfg.write_text(CONFIG.format(port=port, dir=base))
+    cfg.write_text(CONFIG.format(port=port, dir=base) + extra_config)
     log = base / "sshd.log"
     log.unlink(missing_ok=True)
     proc = subprocess.Popen(
