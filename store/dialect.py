@@ -15,9 +15,9 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import duckdb
+if TYPE_CHECKING:  # (the app's first frame imports store.queries, which needs no DuckDB)
+    import duckdb
 
-if TYPE_CHECKING:
     from store.lake_session import LakeSession
 
 _BOUND: weakref.WeakKeyDictionary[Any, LakeSession] = weakref.WeakKeyDictionary()
