@@ -160,15 +160,17 @@ def test_a_db_bench_load_killed_half_way_is_loaded_again(env: dict[str, str]) ->
             break
     assert run_id is not None, "benchdeck printed the prepare phase"
     deadline = time.monotonic() + 60
-    (out,) = (Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "runs").glob(f"run{run_id}-*/prepare.out")
-    while " ops and " not in out.read_text():  # fillseq is writing (its per-second stats line)
+    runs = Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "runs"
+
+    def prepare_out() -> str:  # the phase is printed before the prepare's file exists
+        return "".join(p.read_text() for p in runs.glob(f"run{run_id}-*/prepare.out"))
+
+    while " ops and " not in prepare_out():  # fillseq is writing (its per-second stats line)
         assert time.monotonic() < deadline, "the load never started writing"
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
-    (pgid_file,) = (Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "runs").glob(
-        f"run{run_id}-*/prepare.pgid"
-    )
+    (pgid_file,) = runs.glob(f"run{run_id}-*/prepare.pgid")
     pgid = int(pgid_file.read_text())
     os.killpg(pgid, signal.SIGKILL)  # the remote load, as a crash would
     while True:  # until the group is gone (benchdeck refuses to run beside a live one)
