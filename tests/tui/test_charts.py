@@ -221,3 +221,38 @@ async def test_a_growing_line_is_drawn_as_a_new_chart_draws_it() -> None:
                 await settle(pilot)
                 assert cells(chart_strips(grown)) == cells(chart_strips(fresh)), t
                 assert_same_as_plotext(grown)
+
+
+async def test_a_second_more_of_an_hour_repaints_only_the_lines_it_changed() -> None:
+    rnd = random.Random(9)
+    xs = [float(t) for t in range(1, 3601)]
+    ys: list[float | None] = [50_000 * (1 + 0.05 * rnd.random()) for _ in xs]
+    chart, fresh = LineChart("QPS", id="grown"), LineChart("QPS", id="fresh")
+    app = ChartApp(chart, fresh)
+    async with app.run_test(size=SIZE) as pilot:
+        chart.set_lines([Line("QPS", xs, ys)])
+        await settle(pilot)
+        chart_strips(chart)
+        repainted: list[tuple[Any, ...]] = []
+        refresh = chart.refresh
+
+        def spy(*regions: Any, **kw: Any) -> Any:
+            repainted.append(regions)
+            return refresh(*regions, **kw)
+
+        chart.refresh = spy  # type: ignore[method-assign]
+        xs.append(3601.0)
+        ys.append(20_000.0)  # a dip: the last column reaches lower
+        chart.set_lines([Line("QPS", xs, ys)])
+        assert len(repainted) == 1
+        lines = sorted(y for region in repainted[0] for y in region.line_range)
+        assert 0 < len(lines) < chart.size.height // 2, lines
+
+        xs.append(3602.0)
+        ys.append(ys[-1])  # the same cells: nothing to repaint
+        chart.set_lines([Line("QPS", xs, ys)])
+        assert len(repainted) == 1
+
+        fresh.set_lines([Line("QPS", tuple(xs), tuple(ys))])
+        await settle(pilot)
+        assert cells(chart_strips(chart)) == cells(chart_strips(fresh))

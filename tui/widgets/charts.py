@@ -187,13 +187,32 @@ class ThemedPlot(PlotextPlot):
         """How many times the plot was built (for tests and benchmarks)."""
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+
+    def _theme_changed(self) -> None:
+        """Draw again at the next refresh, once textual-plotext knows the theme's colours."""
+        self._version += 1
+        self.refresh()
 
     def redraw(self) -> None:
-        """Draw again at the next refresh (new data)."""
+        """Draw again (new data): at once if the plot shows already, then repaint only the
+        lines that changed (a second more of an hour moves a few cells); else at its refresh."""
         self._version += 1
-        if self.is_mounted:
+        if not self.is_mounted:
+            return
+        size, old = self.size, self._strips
+        if self._strips_key is None or self._strips_key[1] != size or not size.area:
             self.refresh()
+            return
+        new = self._rendered()
+        if len(new) != len(old):
+            self.refresh()
+            return
+        changed = [
+            Region(0, y, size.width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
+        ]
+        if changed:
+            self.refresh(*changed)
 
     def draw(self) -> None:
         """Draw the data with ``self.plt``; subclasses override."""
