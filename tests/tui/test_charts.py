@@ -20,8 +20,8 @@ from textual.visual import Visual, visualize
 
 from tests.tui.helpers import settle
 from themes.loader import bundled_themes
-from tui.widgets.chart_raster import Envelope
-from tui.widgets.charts import Line, LineChart, finite_points
+from tui.widgets.chart_raster import Envelope, finite_points
+from tui.widgets.charts import Line, LineChart
 
 SIZE = (100, 30)
 XS = [float(t) for t in range(1, 41)]

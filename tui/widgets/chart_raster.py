@@ -13,14 +13,15 @@ cell (``hd_group``). Two facts make that cheap to reproduce for a long series:
   :class:`Envelope` folds in the samples appended since the last draw, and starts over only
   when the x axis or the width changes (a new round tick, a few times an hour).
 
-:func:`rasterise` then lights the sub-cells as ``get_line`` does, and gives the cells' hd
+:class:`Raster` then lights the sub-cells as ``get_line`` does, and gives the cells' hd
 characters. Pure: no Textual, no plotext state (only its constants and rounding).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
 from plotext._utility import hd_codes
 from plotext._utility import round as _plotext_round
@@ -49,7 +50,7 @@ class Envelope:
 
     ``xs`` and ``ys`` may go on growing by appending (a run's samples): :meth:`sync` takes the
     new ones only. Points whose y is missing or not finite are left out (the line joins its
-    neighbours), as :func:`tui.widgets.charts.finite_points` does.
+    neighbours), as :func:`finite_points` does.
     """
 
     def __init__(self, xs: Sequence[float], ys: Sequence[float | None], scale: float = 1.0) -> None:
@@ -213,11 +214,25 @@ class Raster:
         return out
 
 
-def rasterise(path: Iterable[tuple[int, int]], width: int, height: int) -> dict[tuple[int, int], str]:
-    """The cells of a ``width`` x ``height`` canvas a line through the sub-cells ``path`` lights,
-    and their hd characters: what plotext's ``get_lines``, ``hd_group`` and
-    ``remove_outsiders`` give."""
-    raster = Raster(2 * width, 2 * height)
-    for x, y in path:
-        raster.to(x, y)
-    return raster.cells()
+def finite_points(xs: Sequence[float], ys: Sequence[float | None]) -> tuple[list[float], list[float]]:
+    """The points whose y is a finite number (most often all of them: checked in C, at once)."""
+    n = min(len(xs), len(ys))
+    x, y = list(xs[:n]), list(ys[:n])
+    if None not in y and math.isfinite(sum(cast(list[float], y))):
+        return x, cast(list[float], y)
+    keep = [(px, py) for px, py in zip(x, y, strict=True) if py is not None and math.isfinite(py)]
+    return [p[0] for p in keep], [p[1] for p in keep]
+
+
+def seq_key(xs: Sequence[float]) -> Hashable:
+    """A range stands for its values (a new one a second grows the old); else the object."""
+    return ("range", xs.start, xs.step) if isinstance(xs, range) else id(xs)
+
+
+def same_prefix(a: Sequence[Any], b: Sequence[Any], n: int) -> bool:
+    """``a`` and ``b`` have the same first ``n`` items (the same object: grown by appending)."""
+    if a is b:
+        return True
+    if isinstance(a, range) and isinstance(b, range):
+        return a[:n] == b[:n]
+    return len(a) >= n and len(b) >= n and tuple(a[:n]) == tuple(b[:n])

@@ -12,26 +12,23 @@ import math
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
-from plotext._utility import colors_to_ansi, no_color
+from plotext._utility import no_color
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from rich.terminal_theme import TerminalTheme
 from rich.text import Text
 from textual.app import RenderResult
 from textual.color import Color
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.style import Style
 from textual_plotext import PlotextPlot
 from textual_plotext.plot import Plot
 
-from tui.widgets.chart_raster import Envelope
+from tui.widgets.chart_cells import Frame, build_matrix, cell_runs, cell_styles, matrix_rows
+from tui.widgets.chart_raster import Envelope, same_prefix, seq_key
 
 RGB = tuple[int, int, int]
-CellKey = tuple[Hashable, Hashable, Hashable]
-"""plotext's colours of a cell: (foreground, style, background)."""
 
 
 def theme_palette(plot: PlotextPlot) -> list[RGB]:
@@ -86,75 +83,6 @@ class Line:
     xs: Sequence[float]
     ys: Sequence[float | None]
     scale: float = 1.0
-
-
-def sgr_style(sgr: str) -> RichStyle:
-    """The Rich style of an SGR escape sequence, as ``Text.from_ansi`` decodes it."""
-    text = Text.from_ansi(sgr + "x")
-    return RichStyle.combine(span.style for span in text.spans if isinstance(span.style, RichStyle))
-
-
-def build_matrix(plt: Any) -> Any:
-    """``plt.build()`` but for its last step (the ANSI text): plotext's character matrix."""
-    plt._set_sizes()
-    plt._build_matrix()
-    return plt.monitor.matrix
-
-
-def matrix_rows(matrix: Any) -> list[list[tuple[str, CellKey]]]:
-    """plotext's character matrix as rows of (text, colours) runs, top row first.
-
-    The matrix holds a row per line (bottom first) of markers, foreground, style and background;
-    ``matrix.set_canvas`` turns the same runs into ANSI text.
-    """
-    return [
-        cell_runs(
-            matrix.marker[r],
-            list(zip(matrix.fullground[r], matrix.style[r], matrix.background[r], strict=True)),
-        )
-        for r in reversed(range(matrix.rows))
-    ]
-
-
-def cell_runs(chars: Sequence[str], keys: Sequence[CellKey]) -> list[tuple[str, CellKey]]:
-    """One row of cells as (text, colours) runs of cells with the same colours."""
-    runs: list[tuple[str, CellKey]] = []
-    if keys:
-        start, key = 0, keys[0]
-        for col in range(1, len(keys)):
-            if keys[col] != key:
-                runs.append(("".join(chars[start:col]), key))
-                start, key = col, keys[col]
-        runs.append(("".join(chars[start:]), key))
-    return runs
-
-
-class CellStyles(dict[CellKey, RichStyle]):
-    """The Rich style of cells per plotext colours, over a widget style (``base``)."""
-
-    def __init__(self, base: Style, ansi_theme: TerminalTheme) -> None:
-        super().__init__()
-        self.base = base
-        self.ansi_theme = ansi_theme
-
-    def __missing__(self, key: CellKey) -> RichStyle:
-        rich = sgr_style(colors_to_ansi(*key))
-        style = (self.base + Style.from_rich_style(rich, self.ansi_theme)).rich_style
-        self[key] = style
-        return style
-
-
-_CELL_STYLES: dict[tuple[Style, TerminalTheme], CellStyles] = {}
-
-
-def _cell_styles(base: Style, ansi_theme: TerminalTheme) -> CellStyles:
-    """The cell styles over ``base``, shared by all charts (a few themes, a few widget styles)."""
-    styles = _CELL_STYLES.get((base, ansi_theme))
-    if styles is None:
-        if len(_CELL_STYLES) > 64:
-            _CELL_STYLES.clear()
-        styles = _CELL_STYLES[base, ansi_theme] = CellStyles(base, ansi_theme)
-    return styles
 
 
 class ThemedPlot(PlotextPlot):
@@ -262,7 +190,7 @@ class ThemedPlot(PlotextPlot):
         self._set_up()
         matrix = build_matrix(self.plt)
         base = self.visual_style
-        styles = _cell_styles(base, self.app.ansi_theme)
+        styles = cell_styles(base, self.app.ansi_theme)
         blank, width = base.rich_style, self.size.width
         return [
             Strip([Segment(text, styles[key]) for text, key in runs]).adjust_cell_length(width, blank)
@@ -313,7 +241,7 @@ class LineChart(ThemedPlot):
 
     def _envelope(self, line: Line, n: int) -> Envelope:
         """The line's reduction, up to date with its first ``n`` points."""
-        key = (_seq_key(line.xs), id(line.ys), line.scale)
+        key = (seq_key(line.xs), id(line.ys), line.scale)
         env = self._envelopes.pop(key, None)
         if env is None or n < env.n or env.ys is not line.ys:
             env = Envelope(line.xs, line.ys, line.scale)
@@ -425,7 +353,7 @@ class LineChart(ThemedPlot):
                 for cell, char in raster.cells().items():
                     cells[cell] = (char, colour)
         base = self.visual_style
-        styles = _cell_styles(base, self.app.ansi_theme)
+        styles = cell_styles(base, self.app.ansi_theme)
         blank, width = base.rich_style, self.size.width
         strips = frame.strips(styles, blank, width)
         if not cells:
@@ -456,58 +384,11 @@ class Layout:
     title: str
 
 
-class Frame:
-    """plotext's chart without lines: its cells, its canvas (in cells) and its strips."""
-
-    def __init__(self, matrix: Any) -> None:
-        self.markers: list[list[str]] = [list(row) for row in matrix.marker]
-        self.keys: list[list[CellKey]] = [
-            list(zip(fg, st, bg, strict=True))
-            for fg, st, bg in zip(matrix.fullground, matrix.style, matrix.background, strict=True)
-        ]
-        self.col0, self.row0 = matrix.Cols_canvas.start, matrix.Rows_canvas.start
-        self.width, self.height = len(matrix.Cols_canvas), len(matrix.Rows_canvas)
-        self._strips: tuple[object, list[Strip]] | None = None
-
-    def strips(self, styles: CellStyles, blank: RichStyle, width: int) -> list[Strip]:
-        key = (id(styles), blank, width)
-        if self._strips is None or self._strips[0] != key:
-            strips = [
-                Strip([Segment(text, styles[k]) for text, k in cell_runs(chars, keys)]).adjust_cell_length(
-                    width, blank
-                )
-                for chars, keys in zip(reversed(self.markers), reversed(self.keys), strict=True)
-            ]
-            self._strips = (key, strips)
-        return self._strips[1]
-
-
-def _seq_key(xs: Sequence[float]) -> Hashable:
-    """A range stands for its values (a new one a second grows the old); else the object."""
-    return ("range", xs.start, xs.step) if isinstance(xs, range) else id(xs)
-
-
-def _same_seq(a: Sequence[Any], b: Sequence[Any], n: int) -> bool:
-    """``a`` and ``b`` have the same first ``n`` items (the same object: grown by appending)."""
-    if a is b:
-        return True
-    if isinstance(a, range) and isinstance(b, range):
-        return a[:n] == b[:n]
-    return len(a) >= n and len(b) >= n and tuple(a[:n]) == tuple(b[:n])
-
-
 def _same_lines(old: list[Line], old_n: list[int], new: Sequence[Line], new_n: list[int]) -> bool:
     return old_n == new_n and all(
-        a.label == b.label and a.scale == b.scale and _same_seq(a.xs, b.xs, n) and _same_seq(a.ys, b.ys, n)
+        a.label == b.label
+        and a.scale == b.scale
+        and same_prefix(a.xs, b.xs, n)
+        and same_prefix(a.ys, b.ys, n)
         for a, b, n in zip(old, new, new_n, strict=True)
     )
-
-
-def finite_points(xs: Sequence[float], ys: Sequence[float | None]) -> tuple[list[float], list[float]]:
-    """The points whose y is a finite number (most often all of them: checked in C, at once)."""
-    n = min(len(xs), len(ys))
-    x, y = list(xs[:n]), list(ys[:n])
-    if None not in y and math.isfinite(sum(cast(list[float], y))):
-        return x, cast(list[float], y)
-    keep = [(px, py) for px, py in zip(x, y, strict=True) if py is not None and math.isfinite(py)]
-    return [p[0] for p in keep], [p[1] for p in keep]
