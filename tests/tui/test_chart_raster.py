@@ -82,6 +82,7 @@ def series(draw: st.DrawFn) -> tuple[list[float], list[float | None]]:
     xhi=st.sampled_from([1.0, 10.0, 80.0]),
     yhi=st.sampled_from([1.0, 50.0, 100.0]),
     seed=st.integers(0, 2**16),
+    scale=st.sampled_from([1.0, 1.0, 0.001, 3.0]),
 )
 @example(  # the canvas' corners and edges, and lines leaving it
     lines=[([0.0, 1.0, 1.0, 0.0, 1.1, -0.1, 0.5, 0.5], [0.0, 1.0, 0.0, 1.0, 0.5, 1.2, -0.2, 1.3])],
@@ -89,6 +90,17 @@ def series(draw: st.DrawFn) -> tuple[list[float], list[float | None]]:
     xhi=10.0,
     yhi=50.0,
     seed=1,
+    scale=1.0,
+)
+@example(  # a steep segment whose last computed point is a float off its end (plotext drops it)
+    lines=[
+        ([0.0] * 9 + [0.0125, 0.025, 0.0625], [0.0, None, None, None, None, 0.0, 1.1875, *[None] * 4, 0.0])
+    ],
+    size=(16, 24),
+    xhi=1.0,
+    yhi=1.0,
+    seed=0,
+    scale=1.0,
 )
 def test_lines_taken_in_bit_by_bit_draw_what_plotext_draws_of_every_point(
     lines: list[tuple[list[float], list[float | None]]],
@@ -96,15 +108,19 @@ def test_lines_taken_in_bit_by_bit_draw_what_plotext_draws_of_every_point(
     xhi: float,
     yhi: float,
     seed: int,
+    scale: float,
 ) -> None:
-    lines = [([x * xhi for x in xs], [y * yhi if y is not None else None for y in ys]) for xs, ys in lines]
-    want, width, height = plotext_cells(lines, size, xhi, yhi)
+    lines = [
+        ([x * xhi for x in xs], [y * yhi / scale if y is not None else None for y in ys]) for xs, ys in lines
+    ]
+    scaled = [(xs, [y * scale if y is not None else None for y in ys]) for xs, ys in lines]
+    want, width, height = plotext_cells(scaled, size, xhi, yhi)
     rnd = random.Random(seed)
     envelopes = []
     for xs, ys in lines:  # the points arrive in batches, drawn in between, on other axes too
         gx: list[float] = []
         gy: list[float | None] = []
-        env = Envelope(gx, gy)
+        env = Envelope(gx, gy, scale)
         while len(gx) < len(xs):
             k = len(gx) + rnd.randint(1, 40)
             gx.extend(xs[len(gx) : k])

@@ -20,6 +20,7 @@ characters. Pure: no Textual, no plotext state (only its constants and rounding)
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Hashable, Sequence
 from typing import Any, cast
 
@@ -41,8 +42,10 @@ def sub_cell(v: float, lo: float, hi: float, bins: int) -> int:
     return math.floor(rounded)
 
 
-def finite(y: float | None) -> bool:
-    return y is not None and math.isfinite(y)
+def all_finite(ys: Sequence[float | None]) -> bool:
+    """No y missing or infinite (checked in C, at once: a sum over an infinity or a NaN is not
+    finite; nor is one that overflows, which then takes the slow path)."""
+    return None not in ys and math.isfinite(sum(cast(Sequence[float], ys)))
 
 
 class Envelope:
@@ -78,6 +81,12 @@ class Envelope:
         if n < self.n:
             raise ValueError(f"a line shrank from {self.n} to {n} points: build a new Envelope")
         self.xs, self.ys = xs, ys
+        block = cast(list[float], list(ys[self.n : n]))
+        if block and self.scale > 0 and all_finite(block):  # most often: counted in C, at once
+            self.count += len(block)
+            self.highest = max(self.highest, self._scaled(max(block)))
+            self.last_x, self.n = xs[n - 1], n
+            return
         highest, last_x, count = self.highest, self.last_x, self.count
         for i in range(self.n, n):
             y = self.y(i)
@@ -91,23 +100,66 @@ class Envelope:
         """The runs of points per canvas column, for an x axis from ``lo`` to ``hi`` in ``bins``."""
         if self.axis != (lo, hi, bins):
             self.axis, self.runs, self._folded = (lo, hi, bins), [], 0
-        runs, xs = self.runs, self.xs
-        for i in range(self._folded, self.n):
+        start, n = self._folded, self.n
+        block = list(self.xs[start:n])
+        if self.scale > 0 and block == sorted(block):
+            self._fold_in_order(start, n, lo, hi, bins)
+        else:
+            self._fold(start, n, lo, hi, bins)
+        self._folded = n
+        return self.runs
+
+    def _scaled(self, y: float) -> float:
+        return y * self.scale if self.scale != 1.0 else y
+
+    def _fold(self, start: int, end: int, lo: float, hi: float, bins: int) -> None:
+        """Fold points ``start`` to ``end`` into the runs, one by one."""
+        xs = self.xs
+        for i in range(start, end):
             y = self.y(i)
             if y is None or not math.isfinite(y):
                 continue
+            self._add(sub_cell(xs[i], lo, hi, bins), xs[i], y, y, y, y)
+
+    def _add(self, col: int, x: float, first: float, low: float, high: float, last: float) -> None:
+        runs = self.runs
+        if runs and runs[-1][0] == col:
+            run = runs[-1]
+            run[3], run[4], run[5] = min(run[3], low), max(run[4], high), last
+        else:
+            runs.append([col, x, first, low, high, last])
+
+    def _fold_in_order(self, i: int, n: int, lo: float, hi: float, bins: int) -> None:
+        """:meth:`_fold` for points in x order (a run's seconds): each column's points are one
+        slice, found by bisection, and taken in at C speed when their ys are all finite (a
+        first look at an hour: ~100 slices, not 3,600 points)."""
+        xs, ys = self.xs, self.ys
+        step = (hi - lo) / (bins - 1) if bins > 1 else math.inf
+        while i < n:
             col = sub_cell(xs[i], lo, hi, bins)
-            if runs and runs[-1][0] == col:
-                run = runs[-1]
-                if y < run[3]:
-                    run[3] = y
-                elif y > run[4]:
-                    run[4] = y
-                run[5] = y
+            j = bisect_right(xs, lo + (col + 0.5) * step, i, n)  # where the next column should start
+            if not (j > i and sub_cell(xs[j - 1], lo, hi, bins) == col) or (
+                j < n and sub_cell(xs[j], lo, hi, bins) == col
+            ):
+                j = self._column_end(i, n, col, lo, hi, bins)
+            part = cast(list[float], list(ys[i:j]))
+            if all_finite(part):
+                low, high = self._scaled(min(part)), self._scaled(max(part))
+                self._add(col, xs[i], self._scaled(part[0]), low, high, self._scaled(part[-1]))
             else:
-                runs.append([col, xs[i], y, y, y, y])
-        self._folded = self.n
-        return runs
+                self._fold(i, j, lo, hi, bins)
+            i = j
+
+    def _column_end(self, i: int, n: int, col: int, lo: float, hi: float, bins: int) -> int:
+        """The first point after ``i`` (in x order) in a later column than ``col``, or ``n``."""
+        a, b = i + 1, n
+        while a < b:
+            mid = (a + b) // 2
+            if sub_cell(self.xs[mid], lo, hi, bins) == col:
+                a = mid + 1
+            else:
+                b = mid
+        return a
 
     def raster(self, xaxis: tuple[float, float, int], yaxis: tuple[float, float, int]) -> Raster:
         """The line on a canvas of ``xaxis[2]`` x ``yaxis[2]`` sub-cells, x and y from
@@ -181,19 +233,23 @@ class Raster:
         dx, dy = x1 - x0, y1 - y0
         if dx == 0:
             self.span(x0, y0, y1)
-        elif abs(dy) >= abs(dx):  # steep: y steps by exactly one, x by less: spans per x
-            n = abs(dy) + 1
-            xs = _linspace_ints(x0, x1, n)
+            return
+        # plotext keeps each segment's computed points but its last, then the exact end (the
+        # next segment's start, or the line's last point): the computed last may be a float
+        # off it (int(49 * (2 / 49)) is 1, not 2)
+        n = max(abs(dx), abs(dy)) + 1
+        xs = _linspace_ints(x0, x1, n)
+        if abs(dy) >= abs(dx):  # steep: y steps by exactly one, x by less: spans per x
             step = 1 if dy > 0 else -1
-            start = 0
-            for k in range(1, n + 1):
-                if k == n or xs[k] != xs[start]:
+            start, m = 0, n - 1
+            for k in range(1, m + 1):
+                if k == m or xs[k] != xs[start]:
                     self.span(xs[start], y0 + start * step, y0 + (k - 1) * step)
                     start = k
         else:
-            n = abs(dx) + 1
-            for x, y in zip(_linspace_ints(x0, x1, n), _linspace_ints(y0, y1, n), strict=True):
+            for x, y in zip(xs[:-1], _linspace_ints(y0, y1, n)[:-1], strict=True):
                 self.span(x, y, y)
+        self.span(x1, y1, y1)
 
     def cells(self) -> dict[tuple[int, int], str]:
         """The lit cells (x, y from the bottom left of the canvas) and their hd characters."""
