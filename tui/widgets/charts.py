@@ -378,6 +378,8 @@ class LineChart(ThemedPlot):
 
 @dataclass(frozen=True, slots=True)
 class Layout:
+    """What a chart draws this time: its lines with data (and their colours), ticks, title."""
+
     drawn: list[tuple[Envelope, RGB]]
     yticks: tuple[float, ...]
     xticks: tuple[float, ...]
