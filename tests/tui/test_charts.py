@@ -8,8 +8,10 @@ charts skip that pipeline; these tests keep them from diverging from it.
 from __future__ import annotations
 
 import math
+import random
 from typing import Any
 
+import pytest
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -18,7 +20,8 @@ from textual.visual import Visual, visualize
 
 from tests.tui.helpers import settle
 from themes.loader import bundled_themes
-from tui.widgets.charts import Line, LineChart, finite_points, thin
+from tui.widgets.chart_raster import Envelope, finite_points
+from tui.widgets.charts import Line, LineChart
 
 SIZE = (100, 30)
 XS = [float(t) for t in range(1, 41)]
@@ -166,23 +169,90 @@ def test_finite_points_drop_missing_and_non_finite_values() -> None:
     assert finite_points([1.0, 2.0, 3.0], [7.0, 8.0]) == ([1.0, 2.0], [7.0, 8.0])
 
 
-def test_thin_keeps_short_series_and_the_extremes_of_long_ones() -> None:
-    xs = [float(i) for i in range(100)]
-    ys = [float(i % 7) for i in range(100)]
-    assert thin(xs, ys, 50) == (xs, ys)  # up to 2 points a bucket: untouched
+def every_point(env: Envelope, lo: float, hi: float, bins: int) -> tuple[list[float], list[float]]:
+    """Instead of ``Envelope.points``: all the finite points, none left out."""
+    return finite_points(list(env.xs[: env.n]), [env.y(i) for i in range(env.n)])
 
-    xs = [float(i) for i in range(3600)]
-    ys = [float((i * 37) % 101) for i in range(3600)]
-    ys[1234] = 1000.0  # a spike
-    ys[2345] = -5.0  # a dip
-    tx, ty = thin(xs, ys, 50)
-    assert len(tx) <= 2 * 50 + 2
-    assert (tx[0], tx[-1]) == (xs[0], xs[-1])  # the same x range
-    assert tx == sorted(tx)
-    assert (1234.0, 1000.0) in zip(tx, ty, strict=True)
-    assert (2345.0, -5.0) in zip(tx, ty, strict=True)
-    for x, y in zip(tx, ty, strict=True):
-        assert ys[int(x)] == y  # points of the series, not made up
 
-    backwards = xs[::-1]
-    assert thin(backwards, ys, 50) == (backwards, ys)  # not in x order: left alone
+async def test_an_hour_is_drawn_as_plotext_draws_every_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """3,600 points a line, a one-second stall and spike among them: the chart shows the same
+    cells as plotext given every point (the reference here; the chart itself reduces them)."""
+    rnd = random.Random(3)
+    xs = [float(t) for t in range(1, 3601)]
+    qps: list[float | None] = [50_000 * (1 + 0.05 * rnd.random()) for _ in xs]
+    qps[1800] = 0.0
+    qps[2400] = 90_000.0
+    p95: list[float | None] = [rnd.uniform(20_000, 30_000) for _ in xs]
+    chart = LineChart("QPS")
+    app = ChartApp(chart)
+    async with app.run_test(size=SIZE) as pilot:
+        chart.set_lines([Line("QPS", xs, qps), Line("p95", xs, p95)])
+        await settle(pilot)
+        ours = chart_strips(chart)
+        assert chart.lines[0].ys is qps, "the chart reads the run's list, no copy"
+        monkeypatch.setattr(Envelope, "points", every_point)
+        assert cells(ours[:-1]) == cells(plotext_strips(chart)[:-1])
+        lines = text_lines(ours)
+        assert any(line.lstrip().startswith("100k┤") for line in lines), "the spike sets the y range"
+        bottom = next(i for i, line in enumerate(lines) if "└" in line) - 1
+        assert set(lines[bottom]) & set("▖▗▄▘▝▌▐▀▚▞▙▛▜▟█"), "the stall reaches the bottom row"
+
+
+async def test_a_growing_line_is_drawn_as_a_new_chart_draws_it() -> None:
+    """Samples appended to the lists a chart shows: after each second, through changes of the
+    x ticks and the y range, the chart shows what a new chart given a copy shows."""
+    grown, fresh = LineChart("QPS", id="grown"), LineChart("QPS", id="fresh")
+    app = ChartApp(grown, fresh)
+    rnd = random.Random(5)
+    xs: list[float] = []
+    ys: list[float | None] = []
+    cs: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        for t in range(1, 90):
+            xs.append(float(t))
+            ys.append(None if t % 17 == 0 else rnd.uniform(0, 10 * t))
+            cs.append(rnd.uniform(5_000, 9_000))
+            n = range(1, len(cs) + 1)
+            grown.set_lines([Line("QPS", xs, ys), Line("kcs", n, cs, scale=0.001)])
+            if t % 11 == 0 or t < 5:
+                fresh.set_lines(
+                    [Line("QPS", tuple(xs), tuple(ys)), Line("kcs", tuple(n), tuple(cs), scale=0.001)]
+                )
+                await settle(pilot)
+                assert cells(chart_strips(grown)) == cells(chart_strips(fresh)), t
+                assert_same_as_plotext(grown)
+
+
+async def test_a_second_more_of_an_hour_repaints_only_the_lines_it_changed() -> None:
+    rnd = random.Random(9)
+    xs = [float(t) for t in range(1, 3601)]
+    ys: list[float | None] = [50_000 * (1 + 0.05 * rnd.random()) for _ in xs]
+    chart, fresh = LineChart("QPS", id="grown"), LineChart("QPS", id="fresh")
+    app = ChartApp(chart, fresh)
+    async with app.run_test(size=SIZE) as pilot:
+        chart.set_lines([Line("QPS", xs, ys)])
+        await settle(pilot)
+        chart_strips(chart)
+        repainted: list[tuple[Any, ...]] = []
+        refresh = chart.refresh
+
+        def spy(*regions: Any, **kw: Any) -> Any:
+            repainted.append(regions)
+            return refresh(*regions, **kw)
+
+        chart.refresh = spy  # type: ignore[method-assign]
+        xs.append(3601.0)
+        ys.append(20_000.0)  # a dip: the last column reaches lower
+        chart.set_lines([Line("QPS", xs, ys)])
+        assert len(repainted) == 1
+        lines = sorted(y for region in repainted[0] for y in region.line_range)
+        assert 0 < len(lines) < chart.size.height // 2, lines
+
+        xs.append(3602.0)
+        ys.append(ys[-1])  # the same cells: nothing to repaint
+        chart.set_lines([Line("QPS", xs, ys)])
+        assert len(repainted) == 1
+
+        fresh.set_lines([Line("QPS", tuple(xs), tuple(ys))])
+        await settle(pilot)
+        assert cells(chart_strips(chart)) == cells(chart_strips(fresh))

@@ -86,17 +86,14 @@ class HostPane(Vertical):
         if line != self._line:  # its height is fixed: no layout
             self._line = line
             self.query_one(".live-headline", Static).update(line, layout=False)
-        xs = v.t
-        base = [Line("base", xs, [v.base_qps] * len(xs))] if v.base_qps and xs else []
+        xs = v.t  # the run's own lists, passed as they are: the charts take in what was appended
+        base = [Line("base", (xs[0], xs[-1]), (v.base_qps, v.base_qps))] if v.base_qps and xs else []
         self._chart("qps").set_lines([Line("QPS", xs, v.qps), *base])
         self._chart("lat").set_lines([Line("p95 ms", xs, v.p95)])
         n = range(1, len(v.vm["us"]) + 1)
-        self._chart("cpu").set_lines(
-            [Line(k, list(n), list(map(float, v.vm[k]))) for k in ("us", "sy", "id", "wa")]
-        )
-        kcs = [c / 1000 for c in v.vm["cs"]]
-        self._chart("cs").set_lines([Line("kcs/s", list(n), kcs), Line("r", list(n), v.vm["r"])])
-        m = list(range(1, len(v.io["r_s"]) + 1))
+        self._chart("cpu").set_lines([Line(k, n, v.vm[k]) for k in ("us", "sy", "id", "wa")])
+        self._chart("cs").set_lines([Line("kcs/s", n, v.vm["cs"], scale=0.001), Line("r", n, v.vm["r"])])
+        m = range(1, len(v.io["r_s"]) + 1)
         self._chart("iops").set_lines([Line("r/s", m, v.io["r_s"]), Line("w/s", m, v.io["w_s"])])
         self._chart("kbs").set_lines([Line("rKB/s", m, v.io["rkb_s"]), Line("wKB/s", m, v.io["wkb_s"])])
         self._show_log(v)

@@ -9,25 +9,26 @@ prints: the Live screen redraws six of them every second.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
-from plotext._utility import colors_to_ansi
+from plotext._utility import no_color
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from rich.terminal_theme import TerminalTheme
 from rich.text import Text
 from textual.app import RenderResult
 from textual.color import Color
+from textual.geometry import Region
 from textual.strip import Strip
-from textual.style import Style
 from textual_plotext import PlotextPlot
+from textual_plotext.plot import Plot
+
+from tui.widgets.chart_cells import Frame, build_matrix, cell_runs, cell_styles, matrix_rows
+from tui.widgets.chart_raster import Envelope, same_prefix, seq_key
 
 RGB = tuple[int, int, int]
-CellKey = tuple[Hashable, Hashable, Hashable]
-"""plotext's colours of a cell: (foreground, style, background)."""
 
 
 def theme_palette(plot: PlotextPlot) -> list[RGB]:
@@ -76,72 +77,12 @@ def theme_foreground(plot: PlotextPlot) -> RGB:
 
 @dataclass(frozen=True, slots=True)
 class Line:
+    """A line: ``ys[i] * scale`` at ``xs[i]`` (a missing or non-finite y is left out)."""
+
     label: str
     xs: Sequence[float]
     ys: Sequence[float | None]
-
-
-def sgr_style(sgr: str) -> RichStyle:
-    """The Rich style of an SGR escape sequence, as ``Text.from_ansi`` decodes it."""
-    text = Text.from_ansi(sgr + "x")
-    return RichStyle.combine(span.style for span in text.spans if isinstance(span.style, RichStyle))
-
-
-def build_matrix(plt: Any) -> Any:
-    """``plt.build()`` but for its last step (the ANSI text): plotext's character matrix."""
-    plt._set_sizes()
-    plt._build_matrix()
-    return plt.monitor.matrix
-
-
-def matrix_rows(matrix: Any) -> list[list[tuple[str, CellKey]]]:
-    """plotext's character matrix as rows of (text, colours) runs, top row first.
-
-    The matrix holds a row per line (bottom first) of markers, foreground, style and background;
-    ``matrix.set_canvas`` turns the same runs into ANSI text.
-    """
-    rows: list[list[tuple[str, CellKey]]] = []
-    for r in reversed(range(matrix.rows)):
-        chars = matrix.marker[r]
-        cells = list(zip(matrix.fullground[r], matrix.style[r], matrix.background[r], strict=True))
-        runs: list[tuple[str, CellKey]] = []
-        if cells:
-            start, key = 0, cells[0]
-            for col in range(1, len(cells)):
-                if cells[col] != key:
-                    runs.append(("".join(chars[start:col]), key))
-                    start, key = col, cells[col]
-            runs.append(("".join(chars[start:]), key))
-        rows.append(runs)
-    return rows
-
-
-class CellStyles(dict[CellKey, RichStyle]):
-    """The Rich style of cells per plotext colours, over a widget style (``base``)."""
-
-    def __init__(self, base: Style, ansi_theme: TerminalTheme) -> None:
-        super().__init__()
-        self.base = base
-        self.ansi_theme = ansi_theme
-
-    def __missing__(self, key: CellKey) -> RichStyle:
-        rich = sgr_style(colors_to_ansi(*key))
-        style = (self.base + Style.from_rich_style(rich, self.ansi_theme)).rich_style
-        self[key] = style
-        return style
-
-
-_CELL_STYLES: dict[tuple[Style, TerminalTheme], CellStyles] = {}
-
-
-def _cell_styles(base: Style, ansi_theme: TerminalTheme) -> CellStyles:
-    """The cell styles over ``base``, shared by all charts (a few themes, a few widget styles)."""
-    styles = _CELL_STYLES.get((base, ansi_theme))
-    if styles is None:
-        if len(_CELL_STYLES) > 64:
-            _CELL_STYLES.clear()
-        styles = _CELL_STYLES[base, ansi_theme] = CellStyles(base, ansi_theme)
-    return styles
+    scale: float = 1.0
 
 
 class ThemedPlot(PlotextPlot):
@@ -169,17 +110,37 @@ class ThemedPlot(PlotextPlot):
         self._version = 0
         self._strips: list[Strip] = []
         self._strips_key: tuple[object, ...] | None = None
+        self._checked = False  # in render_lines: _strips are current
         self.builds = 0
         """How many times the plot was built (for tests and benchmarks)."""
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+
+    def _theme_changed(self) -> None:
+        """Draw again at the next refresh, once textual-plotext knows the theme's colours."""
+        self._version += 1
+        self.refresh()
 
     def redraw(self) -> None:
-        """Draw again at the next refresh (new data)."""
+        """Draw again (new data): at once if the plot shows already, then repaint only the
+        lines that changed (a second more of an hour moves a few cells); else at its refresh."""
         self._version += 1
-        if self.is_mounted:
+        if not self.is_mounted:
+            return
+        size, old = self.size, self._strips
+        if self._strips_key is None or self._strips_key[1] != size or not size.area:
             self.refresh()
+            return
+        new = self._rendered()
+        if len(new) != len(old):
+            self.refresh()
+            return
+        changed = [
+            Region(0, y, size.width, 1) for y, (a, b) in enumerate(zip(old, new, strict=True)) if a != b
+        ]
+        if changed:
+            self.refresh(*changed)
 
     def draw(self) -> None:
         """Draw the data with ``self.plt``; subclasses override."""
@@ -201,8 +162,17 @@ class ThemedPlot(PlotextPlot):
         self._set_up()
         return Text.from_ansi(self.plt.build())
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The strips are checked (and built) once per render, not once per line."""
+        self._rendered()
+        self._checked = True
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._checked = False
+
     def render_line(self, y: int) -> Strip:
-        strips = self._rendered()
+        strips = self._strips if self._checked else self._rendered()
         if y < len(strips):
             return strips[y]
         return Strip.blank(self.size.width, self.visual_style.rich_style)
@@ -220,7 +190,7 @@ class ThemedPlot(PlotextPlot):
         self._set_up()
         matrix = build_matrix(self.plt)
         base = self.visual_style
-        styles = _cell_styles(base, self.app.ansi_theme)
+        styles = cell_styles(base, self.app.ansi_theme)
         blank, width = base.rich_style, self.size.width
         return [
             Strip([Segment(text, styles[key]) for text, key in runs]).adjust_cell_length(width, blank)
@@ -230,7 +200,16 @@ class ThemedPlot(PlotextPlot):
 
 class LineChart(ThemedPlot):
     """Lines over time (seconds), y from 0; ticks at round numbers; the legend on the last line,
-    below the plot (never over it)."""
+    below the plot (never over it).
+
+    Drawn as plotext draws it, cell for cell, at a cost bounded by the chart's size: plotext
+    draws the frame (axes, ticks, title), kept while they stay; the lines are reduced to what
+    shows of them per canvas column and lit by :mod:`tui.widgets.chart_raster`, taking in only
+    the points appended since the last draw.
+    """
+
+    ENVELOPES = 128
+    """Lines whose reduction a chart keeps (the hosts' runs a user switches between)."""
 
     def __init__(
         self, title: str, xlabel: str = "s", *, ymax: float | None = None, id: str | None = None
@@ -243,52 +222,117 @@ class LineChart(ThemedPlot):
         self.xmax: float | None = None
         """A fixed end of the x axis (charts side by side share it); else the data's last x."""
         self.lines: list[Line] = []
+        self._counts: list[int] = []  # the points of each line shown: its length when set
         self._legend: list[tuple[str, RGB]] = []
+        self._envelopes: OrderedDict[Hashable, Envelope] = OrderedDict()
+        self._frames: OrderedDict[tuple[object, ...], Frame] = OrderedDict()
+        self._frame_plt: Plot | None = None
 
     def set_lines(self, lines: Sequence[Line], xmax: float | None = None) -> None:
-        """Show ``lines`` (copied: the caller may go on appending); no redraw if they did not change."""
-        fresh = [Line(line.label, tuple(line.xs), tuple(line.ys)) for line in lines]
-        if fresh != self.lines or xmax != self.xmax:
-            self.lines = fresh
-            self.xmax = xmax
+        """Show ``lines``, each as long as it is now; no redraw if they did not change.
+
+        A line's sequences may go on growing by appending (a live run's samples) and be set
+        again: the chart takes in the new points only. Any other change needs new sequences.
+        """
+        counts = [min(len(line.xs), len(line.ys)) for line in lines]
+        if xmax != self.xmax or not _same_lines(self.lines, self._counts, lines, counts):
+            self.lines, self._counts, self.xmax = list(lines), counts, xmax
             self.redraw()
 
-    def draw(self) -> None:
-        plt = self.plt
+    def _envelope(self, line: Line, n: int) -> Envelope:
+        """The line's reduction, up to date with its first ``n`` points."""
+        key = (seq_key(line.xs), id(line.ys), line.scale)
+        env = self._envelopes.pop(key, None)
+        if env is None or n < env.n or env.ys is not line.ys:
+            env = Envelope(line.xs, line.ys, line.scale)
+        env.sync(line.xs, line.ys, n)
+        if not (isinstance(line.xs, tuple) and isinstance(line.ys, tuple)):  # may grow: keep
+            self._envelopes[key] = env
+            while len(self._envelopes) > self.ENVELOPES:
+                self._envelopes.popitem(last=False)
+        return env
+
+    def _layout(self) -> Layout:
+        """Which lines show (their envelopes and colours), the ticks, the title."""
         palette = theme_palette(self)
+        drawn: list[tuple[Envelope, RGB]] = []
         legend: list[tuple[str, RGB]] = []
         highest, last = 0.0, 0.0
-        for i, line in enumerate(self.lines):
-            xs, ys = finite_points(line.xs, line.ys)
-            if not ys:
+        for i, (line, n) in enumerate(zip(self.lines, self._counts, strict=True)):
+            env = self._envelope(line, n)
+            if not env.count:
                 continue
-            highest, last = max(highest, *ys), max(last, xs[-1])
-            xs, ys = thin(xs, ys, self.size.width)
+            highest, last = max(highest, env.highest), max(last, env.last_x)
             colour = palette[i % len(palette)]
-            plt.plot(xs, ys, color=colour, marker="hd")
+            drawn.append((env, colour))
             legend.append((line.label, colour))
         self._legend = legend
         rows = max(2, (self.size.height - 6) // 2)
         top = self.ymax if self.ymax is not None else highest
         yticks = round_ticks(0.0, top if top > 0 else 1.0, min(5, rows))
-        plt.ylim(0, yticks[-1])
-        plt.yticks(yticks, [fmt_tick(v) for v in yticks])
         end = self.xmax if self.xmax is not None else last
         xticks = round_ticks(0.0, end if end > 0 else 1.0, max(2, self.size.width // 12))
-        plt.xlim(0, xticks[-1])
-        plt.xticks(xticks, [fmt_tick(v) for v in xticks])
-        plt.title(self.chart_title if legend else f"{self.chart_title}: no samples")
+        title = self.chart_title if legend else f"{self.chart_title}: no samples"
+        return Layout(drawn, tuple(yticks), tuple(xticks), title)
+
+    def _axes(self, plt: Any, layout: Layout) -> None:
+        plt.ylim(0, layout.yticks[-1])
+        plt.yticks(list(layout.yticks), [fmt_tick(v) for v in layout.yticks])
+        plt.xlim(0, layout.xticks[-1])
+        plt.xticks(list(layout.xticks), [fmt_tick(v) for v in layout.xticks])
+        plt.title(layout.title)
         plt.xlabel(self.xlabel)
+
+    def _plot_size(self) -> tuple[int, int]:
+        width, height = self.size
+        return width, max(1, height - 1) if self.lines else height  # the last line is the legend's
+
+    def draw(self) -> None:
+        """plotext's own drawing (``render``, text selection): the reduced lines, the same chart."""
+        plt = self.plt
+        layout = self._layout()
+        frame = self._frame(layout) if layout.drawn else None
+        for env, colour in layout.drawn:
+            assert frame is not None
+            xs, ys = env.points(0.0, layout.xticks[-1], 2 * frame.width)
+            plt.plot(xs, ys, color=colour, marker="hd")
+        self._axes(plt, layout)
 
     def _set_up(self) -> None:
         super()._set_up()
-        if self.lines:  # the last line is the legend's
-            width, height = self.size
-            self.plt.plotsize(width, max(1, height - 1))
-            self.plt._set_size(width, max(1, height - 1))
+        width, height = self._plot_size()
+        self.plt.plotsize(width, height)
+        self.plt._set_size(width, height)
+
+    def _frame(self, layout: Layout) -> Frame:
+        """plotext's chart without the lines (cached): an empty line keeps the axes drawn."""
+        width, height = self._plot_size()
+        theme = self._get_plotext_theme_name(self.app.theme)
+        key = (width, height, theme, layout.yticks, layout.xticks, layout.title, self.xlabel)
+        frame = self._frames.pop(key, None)
+        if frame is None:
+            if self._frame_plt is None:
+                self._frame_plt = Plot()
+            plt = self._frame_plt
+            plt.clear_data()
+            plt.plot([], [], marker="hd")
+            self._axes(plt, layout)
+            plt.plotsize(width, height)
+            plt._set_size(width, height)
+            plt.theme(theme)
+            frame = Frame(build_matrix(plt))
+        self._frames[key] = frame
+        while len(self._frames) > 8:
+            self._frames.popitem(last=False)
+        return frame
 
     def _build_strips(self) -> list[Strip]:
-        strips = super()._build_strips()
+        layout = self._layout()
+        if not layout.drawn:  # nothing to draw: plotext's chart as it is
+            strips = super()._build_strips()
+        else:
+            self.builds += 1
+            strips = self._draw_lines(layout)
         if not self.lines:
             return strips
         base = self.visual_style.rich_style
@@ -298,35 +342,55 @@ class LineChart(ThemedPlot):
             segments.append(Segment(f"{label}  ", base))
         return [*strips, Strip(segments).adjust_cell_length(self.size.width, base)]
 
+    def _draw_lines(self, layout: Layout) -> list[Strip]:
+        """The frame's strips, the rows the lines cross drawn again with their cells."""
+        frame = self._frame(layout)
+        xend, yend = layout.xticks[-1], layout.yticks[-1]
+        cells: dict[tuple[int, int], tuple[str, RGB]] = {}
+        if frame.width > 0 and frame.height > 0:
+            for env, colour in layout.drawn:  # a later line over an earlier one, as in plotext
+                raster = env.raster((0.0, xend, 2 * frame.width), (0.0, yend, 2 * frame.height))
+                for cell, char in raster.cells().items():
+                    cells[cell] = (char, colour)
+        base = self.visual_style
+        styles = cell_styles(base, self.app.ansi_theme)
+        blank, width = base.rich_style, self.size.width
+        strips = frame.strips(styles, blank, width)
+        if not cells:
+            return strips
+        by_row: dict[int, list[tuple[int, str, RGB]]] = {}
+        for (x, y), (char, colour) in cells.items():
+            by_row.setdefault(y, []).append((x, char, colour))
+        strips = list(strips)
+        top = len(frame.markers) - 1
+        for y, row_cells in by_row.items():
+            row = frame.row0 + y  # plotext's rows count from the bottom
+            chars, keys = list(frame.markers[row]), list(frame.keys[row])
+            for x, char, colour in row_cells:
+                col = frame.col0 + x
+                chars[col] = char
+                keys[col] = (colour, no_color, keys[col][2])
+            strips[top - row] = Strip(
+                [Segment(text, styles[key]) for text, key in cell_runs(chars, keys)]
+            ).adjust_cell_length(width, blank)
+        return strips
 
-def finite_points(xs: Sequence[float], ys: Sequence[float | None]) -> tuple[list[float], list[float]]:
-    """The points whose y is a finite number (most often all of them: checked in C, at once)."""
-    n = min(len(xs), len(ys))
-    x, y = list(xs[:n]), list(ys[:n])
-    if None not in y and math.isfinite(sum(cast(list[float], y))):
-        return x, cast(list[float], y)
-    keep = [(px, py) for px, py in zip(x, y, strict=True) if py is not None and math.isfinite(py)]
-    return [p[0] for p in keep], [p[1] for p in keep]
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What a chart draws this time: its lines with data (and their colours), ticks, title."""
+
+    drawn: list[tuple[Envelope, RGB]]
+    yticks: tuple[float, ...]
+    xticks: tuple[float, ...]
+    title: str
 
 
-def thin(xs: list[float], ys: list[float], buckets: int) -> tuple[list[float], list[float]]:
-    """The points cut to the lowest and the highest of each of ``buckets`` equal x ranges.
-
-    Untouched up to ``2 * buckets`` points, or if ``xs`` is not in order. A chart ``buckets``
-    cells wide draws much the same lines from these (the first and last points stay, and the
-    peaks): plotext's work grows with the points, an hour of 1 s samples cost ~75 ms a chart.
-    """
-    n = len(xs)
-    if buckets < 1 or n <= 2 * buckets or not xs[-1] > xs[0] or xs != sorted(xs):
-        return xs, ys
-    lo, step = xs[0], (xs[-1] - xs[0]) / buckets
-    keep = {0, n - 1}
-    start = 0
-    for b in range(1, buckets + 1):
-        end = bisect_left(xs, lo + b * step, start) if b < buckets else n
-        if end > start:
-            part = ys[start:end]
-            keep.update((start + part.index(min(part)), start + part.index(max(part))))
-            start = end
-    kept = sorted(keep)
-    return [xs[i] for i in kept], [ys[i] for i in kept]
+def _same_lines(old: list[Line], old_n: list[int], new: Sequence[Line], new_n: list[int]) -> bool:
+    return old_n == new_n and all(
+        a.label == b.label
+        and a.scale == b.scale
+        and same_prefix(a.xs, b.xs, n)
+        and same_prefix(a.ys, b.ys, n)
+        for a, b, n in zip(old, new, new_n, strict=True)
+    )
