@@ -37,12 +37,12 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 
 from engine import dbbench_cmd, pgbench_cmd, provenance, table_check
 from engine.builtin.catalogue import BUILTIN_BUILDS
 from engine.builtin.plan import SqliteBuildError, check_sqlite_build, sqlite_build_plan
 from engine.catalogue import PGBENCH_PREFIX, family_of
+from engine.client_files import import_root, package_files
 from engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
 from engine.insertbench import steps as ib_steps
 from engine.inventory import BuildConfig, HostConfig, Inventory
@@ -437,8 +437,9 @@ def _insertbench_plan(
     files: tuple[tuple[str, str], ...] = ()
     if host.transport == "local":
         python = sys.executable
-        root = str(Path(__file__).resolve().parent.parent)  # import this benchdeck's client
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+        path = os.pathsep.join(p for p in (import_root(IB_PACKAGE), os.environ.get("PYTHONPATH")) if p)
+        if path:  # import this benchdeck's client
+            env["PYTHONPATH"] = path
     else:  # the client's sources go into the run directory: nothing of benchdeck to install
         python = "python3"
         files = insertbench_client_files()
@@ -566,17 +567,13 @@ def _pgbench_extra(extra: Mapping[str, str]) -> tuple[list[str], list[str]]:
 
 
 IB_CLIENT_DIR = "ib"  # in the run directory: engine/insertbench/*.py, importable from here
+IB_PACKAGE = "engine.insertbench"
 
 
 def insertbench_client_files() -> tuple[tuple[str, str], ...]:
     """The Insert Benchmark client as (path in the run directory, source) pairs: standard
     library plus the DB driver (PyMySQL or psycopg) the host must have."""
-    package = Path(__file__).resolve().parent / "insertbench"
-    sources = [(f"{IB_CLIENT_DIR}/engine/__init__.py", "")]
-    for name in ("__init__", "client", "schema", "steps", "workers"):
-        text = (package / f"{name}.py").read_text(encoding="utf-8")
-        sources.append((f"{IB_CLIENT_DIR}/engine/insertbench/{name}.py", text))
-    return tuple(sources)
+    return package_files(IB_PACKAGE, ("__init__", "client", "schema", "steps", "workers"), IB_CLIENT_DIR)
 
 
 def _dbbench_plan(

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.session import IB_PACKAGE, insertbench_client_files
 from tests.cli_helpers import CLI, ROOT, bd, db_rows, inventory_env, mariadb_build, remote_output, sshd_host
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
@@ -319,4 +320,6 @@ def test_insert_benchmark_runs_over_ssh_from_the_run_directory(env: dict[str, st
     ((qps,),) = db_rows(env, "SELECT qps FROM run_summary WHERE run_id = ?", [run_id])
     assert qps == float(printed.group(1))
     ((plan,),) = db_rows(env, "SELECT plan FROM remote_runs WHERE run_id = ?", [run_id])
-    assert '"ib/engine/insertbench/client.py"' in plan
+    shipped = [path for path, _ in insertbench_client_files()]
+    assert f"ib/{IB_PACKAGE.replace('.', '/')}/client.py" in shipped
+    assert all(f'"{path}"' in plan for path in shipped), plan

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
-from pathlib import Path
 
 from engine.builtin.catalogue import builtin_argv, is_builtin
+from engine.client_files import import_root, package_files
 from engine.inventory import BuildConfig, HostConfig
 from engine.plan import RunPlan, RunRequest
 
 CLIENT_DIR = "bi"  # in the run directory: engine/builtin/*.py, importable from here
+CLIENT_PACKAGE = "engine.builtin"
 _SOURCES = ("__init__", "catalogue", "sqlite_bench")
 
 
@@ -39,12 +40,7 @@ def check_sqlite_build(workload: str, build: BuildConfig) -> str:
 
 def client_files() -> tuple[tuple[str, str], ...]:
     """The workload's sources as (path in the run directory, text): standard library only."""
-    package = Path(__file__).resolve().parent
-    files = [(f"{CLIENT_DIR}/engine/__init__.py", "")]
-    for name in _SOURCES:
-        text = (package / f"{name}.py").read_text(encoding="utf-8")
-        files.append((f"{CLIENT_DIR}/engine/builtin/{name}.py", text))
-    return tuple(files)
+    return package_files(CLIENT_PACKAGE, _SOURCES, CLIENT_DIR)
 
 
 def sqlite_build_plan(
@@ -63,8 +59,9 @@ def sqlite_build_plan(
     files: tuple[tuple[str, str], ...] = ()
     if host.transport == "local":
         python = sys.executable
-        root = str(Path(__file__).resolve().parent.parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+        path = os.pathsep.join(p for p in (import_root(CLIENT_PACKAGE), os.environ.get("PYTHONPATH")) if p)
+        if path:
+            env["PYTHONPATH"] = path
     else:
         python = "python3"
         files = client_files()

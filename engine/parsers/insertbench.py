@@ -1,4 +1,4 @@
-"""Insert Benchmark output (``python3 -m engine.insertbench.client``): intervals, summary, SLA result.
+"""Insert Benchmark output (``python3 -m engine.insertbench.client``): intervals, summary, SLA.
 
 The client prints its effective command line first, then ``dbms: <name> <server version>``,
 one line per report interval and a summary block ending with ``elapsed: S s``::
@@ -43,7 +43,9 @@ _DBMS = re.compile(r"(?a)dbms: (mariadb|mysql|postgres) (\S.*)")
 _MESSAGE = re.compile(
     r"(?a)(ERROR|WARNING):|[\w.]*(Error|Exception)\b.*|Traceback \(most recent call last\):|.*: error: "
 )
-_CLIENT = ("engine.insertbench.client", "insertbench/client.py")
+# The client's module by its tail: outputs recorded before the namespace move say
+# "-m engine.insertbench.client", later ones "-m benchdeck.engine.insertbench.client".
+_CLIENT = ("insertbench.client", "insertbench/client.py")
 
 
 def parse_command(line: str) -> tuple[str, dict[str, str]] | None:

@@ -281,7 +281,7 @@ def test_recorded_values() -> None:
     assert (p.dbms, p.server_version) == ("mariadb", "10.11.19-MariaDB-0+deb12u1")
     o = s.options
     assert (o["rows-per-commit"], o["delete-per-insert"], o["password"]) == ("10", "on", "***")
-    assert (s.command or "").startswith("python3 -m engine.insertbench")
+    assert (s.command or "").startswith("python3 -m engine.insertbench")  # namespace: keep (recorded)
 
     s = read("insertbench_mariadb_l.i0.txt").summary()  # loads: QPS = inserts/s
     assert (s.qps, s.writes, s.reads, s.total_time_s) == (34001.78, 20000, 0, 0.59)

@@ -12,6 +12,7 @@ from engine.builds import parse_build_name
 from store.db import Store, StoreError, StoreLocked, StoreTooNew
 from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 from store.schema import LATEST_VERSION, MIGRATIONS
+from tests.cli_helpers import CLI
 
 HOLDER = """
 import sys, duckdb
@@ -173,7 +174,7 @@ def test_a_writer_waits_for_a_held_store_then_writes(tmp_path: Path) -> None:
     assert holder.stdout is not None
     assert holder.stdout.readline().strip() == "ready"
     recorded = Path(__file__).resolve().parent.parent / "data" / "recorded" / "sysbench_oltp_point_select.txt"
-    cmd = [sys.executable, "-c", "from tui.cli import main; main()", "--db", str(db), "import", "sysbench",
+    cmd = [*CLI, "--db", str(db), "import", "sysbench",
            str(recorded), "--host", "h2", "--build", "my8028_rel", "--workload", "w"]  # fmt: skip
     writer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert writer.stderr is not None
