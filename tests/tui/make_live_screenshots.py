@@ -84,7 +84,7 @@ def live_events() -> list[RunEvent]:
         host=HOST,
         workload=WORKLOAD,
         remote_dir="/srv/benchdeck/runs/run3-abc123",
-        bench_argv=("python", "-m", "engine.builtin.bench"),
+        bench_argv=("python", "-m", "engine.builtin.sqlite_bench"),
         duration_s=DURATION_S,
         build=BUILD,
     )
