@@ -166,11 +166,25 @@ def old_name(text: str) -> str | None:
     head = text.split(":")[0].split(".")
     if head[0] not in OLD:
         return None
-    for n in (len(head), len(head) - 1):
-        path = ROOT.joinpath(*head[:n])
-        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
-            return text
-    return None
+    path = ROOT.joinpath(*head)
+    if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+        return text
+    module = ROOT.joinpath(*head[:-1])
+    source = module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
+    return text if source.is_file() and head[-1] in top_level_names(source) else None
+
+
+def top_level_names(source: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
 
 
 _OLD_NAME = rf"(?:{'|'.join(OLD)})(?:\.\w+)*"
