@@ -32,11 +32,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.builds import parse_build_name
-from engine.changepoints import Options, detect
-from store.change_series import load_series
-from store.changes import analyse
-from store.db import Store
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.changepoints import Options, detect
+from benchdeck.store.change_series import load_series
+from benchdeck.store.changes import analyse
+from benchdeck.store.db import Store
 from tests.changes.otava_oracle import venv_python
 
 OTAVA_TIMER = """

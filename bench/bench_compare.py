@@ -23,10 +23,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.builds import parse_build_name
-from engine.catalogue import CLASSIC_42, default_catalogue
-from store.compare import compare
-from store.db import Store
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.catalogue import CLASSIC_42, default_catalogue
+from benchdeck.store.compare import compare
+from benchdeck.store.db import Store
 
 SAMPLES = 60
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from store.db import Store
-from store.importers import import_mytools_tree
+from benchdeck.store.db import Store
+from benchdeck.store.importers import import_mytools_tree
 from tests.store import mytools_tree as t
 
 TARGET_LINES_S = 300_000

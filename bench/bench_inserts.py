@@ -46,16 +46,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import duckdb
 import numpy as np
 
-from engine.builds import parse_build_name
-from engine.events import BenchBatch, IostatBatch, VmstatBatch
-from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
-from store import bulk
-from store.db import Store
-from store.importers import import_mytools_tree
-from store.importers.writer import _RUN_COLS, _RUN_TYPES, _SUMMARY_COLS, _SUMMARY_TYPES
-from store.ingest import EventSink
-from store.runs import NewRun, create_run
-from store.samples import append_many, append_skipped_many
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.events import BenchBatch, IostatBatch, VmstatBatch
+from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+from benchdeck.store import bulk
+from benchdeck.store.db import Store
+from benchdeck.store.importers import import_mytools_tree
+from benchdeck.store.importers.writer import _RUN_COLS, _RUN_TYPES, _SUMMARY_COLS, _SUMMARY_TYPES
+from benchdeck.store.ingest import EventSink
+from benchdeck.store.runs import NewRun, create_run
+from benchdeck.store.samples import append_many, append_skipped_many
 
 Columns = Mapping[str, tuple[str, Sequence[Any]]]
 Insert = Callable[[duckdb.DuckDBPyConnection, str, Columns], int]

@@ -58,14 +58,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from stream_timing import BARE_FOLLOW, GENERATOR, NO_RC_FILES, Load, LoopLag, fmt, line_times, stats_ms
 
-from engine.builds import parse_build_name
-from engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
-from engine.runner import Runner, RunPlan
-from engine.transport import HostSpec, SSHTransport
-from store import db, ingest, shared_hold
-from store.db import Store
-from store.ingest import EventSink, pump
-from store.runs import NewRun, create_run
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
+from benchdeck.engine.runner import Runner, RunPlan
+from benchdeck.engine.transport import HostSpec, SSHTransport
+from benchdeck.store import db, ingest, shared_hold
+from benchdeck.store.db import Store
+from benchdeck.store.ingest import EventSink, pump
+from benchdeck.store.runs import NewRun, create_run
 from tests.servers.sshd import SshdServer, start_sshd
 
 TARGET_P99_MS = 250.0

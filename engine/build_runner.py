@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.events import LogLine, Phase, RemoteProc, RunStarted
-from engine.follow import LineFollower
-from engine.recipes import BuildSpec, missing_profiles
-from engine.transport import DetachedProcess, Transport, TransportError
+from benchdeck.engine.events import LogLine, Phase, RemoteProc, RunStarted
+from benchdeck.engine.follow import LineFollower
+from benchdeck.engine.recipes import BuildSpec, missing_profiles
+from benchdeck.engine.transport import DetachedProcess, Transport, TransportError
 
 POLL_S = 0.5
 TAIL_LINES = 15

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.metrics import PerOp
-from engine.plan import RunPlan
-from engine.records import (
+from benchdeck.engine.metrics import PerOp
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.records import (
     BenchInterval,
     IostatSample,
     RunRecord,

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 
-from engine.transport import Transport, TransportError
+from benchdeck.engine.transport import Transport, TransportError
 
 
 class LineFollower:

@@ -15,9 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TypeVar
 
-from engine.requirements import PACKAGES
-from engine.transport.base import Transport, sh
-from engine.transport.errors import AuthFailed, ConnectionLost, HostKeyError, HostUnreachable, TransportError
+from benchdeck.engine.requirements import PACKAGES
+from benchdeck.engine.transport.base import Transport, sh
+from benchdeck.engine.transport.errors import (
+    AuthFailed,
+    ConnectionLost,
+    HostKeyError,
+    HostUnreachable,
+    TransportError,
+)
 
 T = TypeVar("T")
 TIMEOUT = 10.0

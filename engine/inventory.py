@@ -18,9 +18,9 @@ from typing import Any
 
 import platformdirs
 
-from engine.builds import Build, BuildNameError, parse_build_name
-from engine.recipes import Recipe, parse_recipe
-from engine.transport.base import HostSpec
+from benchdeck.engine.builds import Build, BuildNameError, parse_build_name
+from benchdeck.engine.recipes import Recipe, parse_recipe
+from benchdeck.engine.transport.base import HostSpec
 
 CONFIG_ENV = "BENCHDECK_CONFIG"
 DEFAULTS: dict[str, Any] = {"workdir": "~/benchdeck-runs", "threads": 1, "tables": 1, "table_size": 100000}

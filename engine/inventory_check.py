@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from engine.inventory import ConfigError, HostConfig, Inventory, KeyPath, dotted, key_lines
-from engine.transport.base import Transport, sh
+from benchdeck.engine.inventory import ConfigError, HostConfig, Inventory, KeyPath, dotted, key_lines
+from benchdeck.engine.transport.base import Transport, sh
 
 
 @dataclass(frozen=True, slots=True)

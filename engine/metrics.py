@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (six dataclasses, ~4 ms to create: compare needs none of them)
-    from engine.records import IostatSample, SysbenchSummary, VmstatSample
+    from benchdeck.engine.records import IostatSample, SysbenchSummary, VmstatSample
 
 SCAN_TESTS = ("scan",)
 

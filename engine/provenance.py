@@ -16,13 +16,13 @@ import shlex
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from engine.events import RawOutputs, RunCancelled, RunEvent, RunFailed, RunFinished
-from engine.hostfacts import gather_facts
-from engine.inventory import BuildConfig
-from engine.plan import RunPlan
-from engine.records import RunRecord
-from engine.servers import ManagedServer
-from engine.transport import Transport, TransportError
+from benchdeck.engine.events import RawOutputs, RunCancelled, RunEvent, RunFailed, RunFinished
+from benchdeck.engine.hostfacts import gather_facts
+from benchdeck.engine.inventory import BuildConfig
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.records import RunRecord
+from benchdeck.engine.servers import ManagedServer
+from benchdeck.engine.transport import Transport, TransportError
 
 TIMEOUT = 30.0
 MAX_CONFIG_BYTES = 1 << 20

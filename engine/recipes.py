@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.builds import Build
+from benchdeck.engine.builds import Build
 
 STEPS = ("configure", "build", "install")
 PGO_VARIANTS = ("pgo_gen", "pgo_use")

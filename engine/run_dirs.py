@@ -12,7 +12,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from engine.transport import Transport
+from benchdeck.engine.transport import Transport
 
 # $1 runs directory, $2 our own run directory (skipped). Prints "DIR NAME PGID PID" for each
 # live process group of another run; a constant script, the paths passed as data.

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from engine import table_check
-from engine.events import (
+from benchdeck.engine import table_check
+from benchdeck.engine.events import (
     BenchBatch,
     IostatBatch,
     LogLine,
@@ -36,14 +36,14 @@ from engine.events import (
     StepStarted,
     VmstatBatch,
 )
-from engine.follow import LineFollower
-from engine.metrics import per_op, run_qps
-from engine.parsers import IostatParser, VmstatParser
-from engine.plan import Marks, RunPlan
-from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
-from engine.requirements import PACKAGES
-from engine.run_dirs import busy_reason, runs_dir
-from engine.transport import DetachedProcess, Transport, TransportError
+from benchdeck.engine.follow import LineFollower
+from benchdeck.engine.metrics import per_op, run_qps
+from benchdeck.engine.parsers import IostatParser, VmstatParser
+from benchdeck.engine.plan import Marks, RunPlan
+from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+from benchdeck.engine.requirements import PACKAGES
+from benchdeck.engine.run_dirs import busy_reason, runs_dir
+from benchdeck.engine.transport import DetachedProcess, Transport, TransportError
 
 POLL_S = 5.0  # the measured step also wakes on sysbench's last line
 STEP_POLL_S = 0.5
@@ -529,10 +529,10 @@ class BenchParser(Protocol):
 
 
 _FAMILY_PARSERS = {
-    "sysbench": ("engine.parsers.sysbench", "SysbenchParser"),
-    "dbbench": ("engine.parsers.dbbench", "DbBenchParser"),
-    "pgbench": ("engine.parsers.pgbench", "PgbenchParser"),
-    "insertbench": ("engine.parsers.insertbench", "InsertBenchParser"),
+    "sysbench": ("benchdeck.engine.parsers.sysbench", "SysbenchParser"),
+    "dbbench": ("benchdeck.engine.parsers.dbbench", "DbBenchParser"),
+    "pgbench": ("benchdeck.engine.parsers.pgbench", "PgbenchParser"),
+    "insertbench": ("benchdeck.engine.parsers.insertbench", "InsertBenchParser"),
 }
 
 

@@ -38,19 +38,19 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from engine import dbbench_cmd, pgbench_cmd, provenance, table_check
-from engine.builtin.catalogue import BUILTIN_BUILDS
-from engine.builtin.plan import SqliteBuildError, check_sqlite_build, sqlite_build_plan
-from engine.catalogue import PGBENCH_PREFIX, family_of
-from engine.client_files import import_root, package_files
-from engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
-from engine.insertbench import steps as ib_steps
-from engine.inventory import BuildConfig, HostConfig, Inventory
-from engine.plan import RunPlan, RunRequest
-from engine.runner import Runner
-from engine.servers import ManagedServer, ServerError, ServerSpec, make_server
-from engine.servers import state as server_state
-from engine.sysbench_cmd import (
+from benchdeck.engine import dbbench_cmd, pgbench_cmd, provenance, table_check
+from benchdeck.engine.builtin.catalogue import BUILTIN_BUILDS
+from benchdeck.engine.builtin.plan import SqliteBuildError, check_sqlite_build, sqlite_build_plan
+from benchdeck.engine.catalogue import PGBENCH_PREFIX, family_of
+from benchdeck.engine.client_files import import_root, package_files
+from benchdeck.engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
+from benchdeck.engine.insertbench import steps as ib_steps
+from benchdeck.engine.inventory import BuildConfig, HostConfig, Inventory
+from benchdeck.engine.plan import RunPlan, RunRequest
+from benchdeck.engine.runner import Runner
+from benchdeck.engine.servers import ManagedServer, ServerError, ServerSpec, make_server
+from benchdeck.engine.servers import state as server_state
+from benchdeck.engine.sysbench_cmd import (
     SysbenchCommand,
     WorkloadError,
     default_duration,
@@ -59,7 +59,7 @@ from engine.sysbench_cmd import (
     post_write_sql,
     step_for,
 )
-from engine.transport import Transport, TransportError, make_transport
+from benchdeck.engine.transport import Transport, TransportError, make_transport
 
 BUILTIN_BUILD = "sqlite"
 _DEFAULT_PORTS = {"mariadb": 3306, "mysql": 3306, "fbmysql": 3306, "postgres": 5432}
@@ -326,7 +326,7 @@ def _builtin_plan(
     table_size: int,
     duration: int,
 ) -> RunPlan:
-    from engine.builtin.catalogue import builtin_argv  # the built-in SQLite workload
+    from benchdeck.engine.builtin.catalogue import builtin_argv  # the built-in SQLite workload
 
     db_path = posixpath.join(posixpath.dirname(posixpath.dirname(remote_dir)), f"builtin-{req.build}.sqlite")
     run, prepare = (
@@ -567,7 +567,7 @@ def _pgbench_extra(extra: Mapping[str, str]) -> tuple[list[str], list[str]]:
 
 
 IB_CLIENT_DIR = "ib"  # in the run directory: engine/insertbench/*.py, importable from here
-IB_PACKAGE = "engine.insertbench"
+IB_PACKAGE = "benchdeck.engine.insertbench"
 
 
 def insertbench_client_files() -> tuple[tuple[str, str], ...]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 
-from engine.catalogue import split_workload_name
+from benchdeck.engine.catalogue import split_workload_name
 
 _KEY = re.compile(r"^[a-z][a-z0-9_-]*$")
 COMMON_SCRIPT = "bd_common"
@@ -120,7 +120,7 @@ def default_duration(workload: str) -> int:
 
 def lua_source(script: str) -> str:
     """The text of one of benchdeck's Lua scripts (package data), e.g. ``lua_source("bd_points")``."""
-    res = resources.files("engine") / "lua" / f"{script}.lua"
+    res = resources.files("benchdeck.engine") / "lua" / f"{script}.lua"
     if not res.is_file():
         raise WorkloadError(f"benchdeck Lua script {script!r} is missing from the package")
     return res.read_text(encoding="utf-8")

@@ -18,11 +18,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.catalogue import default_catalogue, parse_mytools_suffix
-from store.compare import HW_KEYS, CompareError, compare
-from store.db import Store
-from store.importers.mytools import split_run_dir
-from store.report import fmt_hw, fmt_rel
+from benchdeck.engine.catalogue import default_catalogue, parse_mytools_suffix
+from benchdeck.store.compare import HW_KEYS, CompareError, compare
+from benchdeck.store.db import Store
+from benchdeck.store.importers.mytools import split_run_dir
+from benchdeck.store.report import fmt_hw, fmt_rel
 
 
 @dataclass

@@ -18,12 +18,12 @@ from typing import Any
 
 import duckdb
 
-from engine.build_runner import BuildResult
-from engine.builds import Build
-from engine.events import RemoteProc
-from engine.inventory import BuildConfig
-from engine.recipes import BuildSpec
-from store.dialect import insert_returning
+from benchdeck.engine.build_runner import BuildResult
+from benchdeck.engine.builds import Build
+from benchdeck.engine.events import RemoteProc
+from benchdeck.engine.inventory import BuildConfig
+from benchdeck.engine.recipes import BuildSpec
+from benchdeck.store.dialect import insert_returning
 
 BUILD_STATUSES = ("queued", "running", "finished", "failed", "interrupted", "superseded")
 

@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 from numpy.typing import NDArray
 
-from store.changes import METRICS, MIN_POINTS, OVER, ChangesError, Over, Series
+from benchdeck.store.changes import METRICS, MIN_POINTS, OVER, ChangesError, Over, Series
 
 _RUNS_SQL = """
 SELECT r.workload_id, coalesce(r.threads, -1) AS dop, r.config, r.build_id, r.run_id,

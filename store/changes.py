@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.changepoints import Options, TTest, detect, split_test
+from benchdeck.engine.changepoints import Options, TTest, detect, split_test
 
 Over = Literal["version", "time"]
 OVER: tuple[Over, ...] = ("version", "time")

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.changepoints import Options
-from store.changes import METRICS, Change, MetricMove, Point, Series, SeriesChanges
-from store.report import fmt_ratio
+from benchdeck.engine.changepoints import Options
+from benchdeck.store.changes import METRICS, Change, MetricMove, Point, Series, SeriesChanges
+from benchdeck.store.report import fmt_ratio
 
 FORMATS = ("text", "md", "csv", "json")
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from engine.metrics import relative
-from store.columns import Column
+from benchdeck.engine.metrics import relative
+from benchdeck.store.columns import Column
 
 if TYPE_CHECKING:
-    from store.noise import RatioCI
+    from benchdeck.store.noise import RatioCI
 
 HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
 _HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
@@ -321,7 +321,7 @@ def _intervals(
             if c is None or r is None:
                 continue
             if b.n > 1 or c.n > 1:
-                from store.noise import ratio_ci_repeats  # numpy and scipy: only now
+                from benchdeck.store.noise import ratio_ci_repeats  # numpy and scipy: only now
 
                 out[(wl, d, name)] = ratio_ci_repeats(c.run_qps, b.run_qps)
             else:
@@ -336,7 +336,7 @@ def _intervals(
     if single:
         import numpy as np
 
-        from store.noise import ratio_cis_samples
+        from benchdeck.store.noise import ratio_cis_samples
 
         ids = sorted({i for _, c_id, b_id, _ in single for i in (c_id, b_id)})
         # ids as one string: a list parameter costs ~0.5 ms per element (DuckDB probes each

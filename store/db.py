@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 
-from store import dialect, faults
-from store.schema import LATEST_VERSION, MIGRATIONS
+from benchdeck.store import dialect, faults
+from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
 
 if TYPE_CHECKING:
-    from store.lake_session import LakeSession
+    from benchdeck.store.lake_session import LakeSession
 
 DB_ENV = "BENCHDECK_DB"
 CLOSE_LOCK_WAIT_S = 2.0
@@ -147,7 +147,7 @@ class Store:
     def _open_lake(cls, conninfo: str, *, read_only: bool) -> Store:
         """A DuckLake team store (store/lake_session.py): made in an empty catalog database by
         a writer (its data path from ``$BENCHDECK_LAKE_DATA``, which ``--lake-data`` sets)."""
-        from store import lake, lake_session  # (psycopg and the extensions: a team store only)
+        from benchdeck.store import lake, lake_session  # (psycopg and the extensions: a team store only)
 
         url = lake.LakeUrl(conninfo)
         data = os.environ.get(lake.DATA_ENV, "").strip()
@@ -184,7 +184,7 @@ class Store:
     @classmethod
     def _open_snapshot(cls, p: Path, attempts: int = 5) -> Store:
         """Open a consistent copy; the writer may finish meanwhile (then read ``p`` itself)."""
-        from store import snapshot  # (only when a writer holds the store)
+        from benchdeck.store import snapshot  # (only when a writer holds the store)
 
         why = ""
         for _ in range(attempts):
@@ -337,7 +337,7 @@ class Store:
             raise StoreError(faults.describe(self.label, exc)) from None
         finally:
             if self.snapshot_of is not None:
-                from store import snapshot
+                from benchdeck.store import snapshot
 
                 snapshot.discard(self.path)
 
@@ -423,8 +423,8 @@ class Store:
     def _lake_transaction(self, session: LakeSession) -> Iterator[duckdb.DuckDBPyConnection]:
         """A team store's transaction: its statements are kept, and replayed if the COMMIT
         meets another writer's (store/lake_session.py); errors are one line."""
-        from store.lake import LakeError
-        from store.lake_session import Recorder
+        from benchdeck.store.lake import LakeError
+        from benchdeck.store.lake_session import Recorder
 
         with self._use() as cur:
             rec = Recorder(cur)
@@ -489,7 +489,7 @@ class Store:
         self._migrate(set(pending))
 
     def _migrate(self, pending: set[int]) -> None:
-        from store import views  # (only when the schema changes)
+        from benchdeck.store import views  # (only when the schema changes)
 
         try:
             with self.transaction() as cur:
@@ -533,7 +533,7 @@ def _lake_url(path: Path | str | None) -> str | None:
     text = str(path) if path is not None else os.environ.get(DB_ENV, "")
     if not text.startswith("ducklake:"):
         return None
-    from store import lake
+    from benchdeck.store import lake
 
     try:
         url = lake.LakeUrl.parse(text)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # (the app's first frame imports store.queries, which needs no DuckDB)
     import duckdb
 
-    from store.lake_session import LakeSession
+    from benchdeck.store.lake_session import LakeSession
 
 _BOUND: weakref.WeakKeyDictionary[Any, LakeSession] = weakref.WeakKeyDictionary()
 

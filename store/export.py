@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from store.compare import HW_KEYS, Cell, Comparison, RqpsRow
+from benchdeck.store.compare import HW_KEYS, Cell, Comparison, RqpsRow
 
 CSV_TABLES = ("rqps", "groups", "perop")
 JSON_VERSION = 2
@@ -167,7 +167,7 @@ def _cell_json(cmp: Comparison, row: RqpsRow, i: int, cell: Cell | None) -> dict
 
 def to_json(cmp: Comparison) -> dict[str, Any]:
     """The shape docs/compare.schema.json documents (``version`` :data:`JSON_VERSION`)."""
-    from store.noise import LEVEL  # numpy: not at import, for the commands that never need it
+    from benchdeck.store.noise import LEVEL  # numpy: not at import, for the commands that never need it
 
     return {
         "version": JSON_VERSION,

@@ -8,7 +8,7 @@ from typing import Final
 
 import duckdb
 
-from store.views import VIEWS
+from benchdeck.store.views import VIEWS
 
 EXPORT_FORMATS: Final = ("parquet", "csv")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from store.schema import MIGRATIONS
+from benchdeck.store.schema import MIGRATIONS
 
 DB_ENV = "BENCHDECK_DB"
 PICK_ANOTHER = f"pick another store with --db or ${DB_ENV}"

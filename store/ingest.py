@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from engine.events import (
+from benchdeck.engine.events import (
     BenchBatch,
     EndEvent,
     IostatBatch,
@@ -30,15 +30,15 @@ from engine.events import (
     StepStarted,
     VmstatBatch,
 )
-from engine.plan import RunPlan
-from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
-from store.db import Store
-from store.limits import fit_records
-from store.live import save_started, save_step
-from store.records import save_outputs, save_record
-from store.runs import RunSummary, save_summary, set_status
-from store.samples import append_many, append_skipped_many
-from store.shared_hold import SHARED_HOLD_S, SharedHold
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+from benchdeck.store.db import Store
+from benchdeck.store.limits import fit_records
+from benchdeck.store.live import save_started, save_step
+from benchdeck.store.records import save_outputs, save_record
+from benchdeck.store.runs import RunSummary, save_summary, set_status
+from benchdeck.store.samples import append_many, append_skipped_many
+from benchdeck.store.shared_hold import SHARED_HOLD_S, SharedHold
 
 
 @dataclass

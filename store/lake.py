@@ -33,8 +33,8 @@ import duckdb
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from store import views
-from store.schema import LATEST_VERSION, MIGRATIONS
+from benchdeck.store import views
+from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
 
 PREFIX: Final = "ducklake:postgres:"
 DATA_ENV: Final = "BENCHDECK_LAKE_DATA"

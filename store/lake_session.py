@@ -27,8 +27,8 @@ from typing import Any, Final
 import duckdb
 import psycopg
 
-from store import dialect, lake
-from store.schema import LATEST_VERSION
+from benchdeck.store import dialect, lake
+from benchdeck.store.schema import LATEST_VERSION
 
 STATS_ENV: Final = "BENCHDECK_LAKE_STATS"
 """Set: a process prints its team-store commits and conflict replays at close (stderr)."""

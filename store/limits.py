@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from typing import Any, TypeVar
 
-from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 
 INT32_MAX = 2**31 - 1  # INTEGER columns
 INT64_MAX = 2**63 - 1  # BIGINT columns

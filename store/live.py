@@ -8,9 +8,9 @@ from typing import Any
 
 import duckdb
 
-from engine.events import RemoteProc, RunStarted, StepStarted
-from engine.plan import Marks, RunPlan
-from store.dialect import insert_or_replace
+from benchdeck.engine.events import RemoteProc, RunStarted, StepStarted
+from benchdeck.engine.plan import Marks, RunPlan
+from benchdeck.store.dialect import insert_or_replace
 
 
 @dataclass(frozen=True, slots=True)

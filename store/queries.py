@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # (the app's first frame lists runs read elsewhere: it need not load DuckDB)
     import duckdb
 
-from store.dialect import lake_of
+from benchdeck.store.dialect import lake_of
 
 
 def list_hosts(cur: duckdb.DuckDBPyConnection) -> list[str]:
@@ -160,7 +160,7 @@ def delete_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
     """Delete a run with its samples, summary, raw files, skipped lines and remote_runs row, in
     one transaction (``cur`` must not be inside one). Returns False if the run did not exist."""
     if lake_of(cur) is not None:  # no RETURNING; another writer's commit may clash: again
-        from store.lake import retry_conflicts
+        from benchdeck.store.lake import retry_conflicts
 
         return retry_conflicts(lambda: _delete_run_on_lake(cur, run_id))
     cur.execute("BEGIN TRANSACTION")

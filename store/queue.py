@@ -10,8 +10,8 @@ from typing import Any
 
 import duckdb
 
-from store.dialect import insert_returning, lake_of, next_ids
-from store.following import local_base
+from benchdeck.store.dialect import insert_returning, lake_of, next_ids
+from benchdeck.store.following import local_base
 
 ITEM_STATUSES = ("pending", "running", "finished", "failed", "cancelled")
 

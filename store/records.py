@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import duckdb
 
-from engine.records import RunRecord
-from store.dialect import insert_or_replace
-from store.raw import decompress, save_raw
+from benchdeck.engine.records import RunRecord
+from benchdeck.store.dialect import insert_or_replace
+from benchdeck.store.raw import decompress, save_raw
 
 
 def save_record(cur: duckdb.DuckDBPyConnection, run_id: int, r: RunRecord) -> None:

@@ -11,11 +11,11 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from store.compare import HW_KEYS, Comparison, HwBlock, RqpsRow
-from store.export import CSV_TABLES, JSON_VERSION, render_csv, to_json
+from benchdeck.store.compare import HW_KEYS, Comparison, HwBlock, RqpsRow
+from benchdeck.store.export import CSV_TABLES, JSON_VERSION, render_csv, to_json
 
 if TYPE_CHECKING:
-    from store.noise import RatioCI
+    from benchdeck.store.noise import RatioCI
 
 FORMATS = ("text", "md", "csv", "json")
 NOISE_MARK = "~"
@@ -115,7 +115,7 @@ def _text_lines(cmp: Comparison) -> Iterator[str]:
     for row in cmp.rqps:
         yield "\t".join([*(_cell(row, i) for i in range(len(cmp.columns))), _label(row, multi)])
     if any(any(r.within_noise) for r in cmp.rqps):
-        from store.noise import LEVEL  # numpy: loaded only where intervals were computed
+        from benchdeck.store.noise import LEVEL  # numpy: loaded only where intervals were computed
 
         yield ""
         yield f"{NOISE_MARK} = within noise: the {LEVEL:.0%} confidence interval of the ratio contains 1"

@@ -15,8 +15,8 @@ from typing import Any
 
 import duckdb
 
-from engine.records import RunRecord
-from store.records import load_record
+from benchdeck.engine.records import RunRecord
+from benchdeck.store.records import load_record
 
 SECTIONS = ("dbms", "variables", "config", "host", "command")
 # Server variables that move by themselves while a server runs (MariaDB, MySQL, PostgreSQL).

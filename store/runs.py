@@ -9,10 +9,10 @@ from typing import Any
 
 import duckdb
 
-from engine.builds import Build
-from engine.metrics import PerOp
-from store import raw
-from store.dialect import insert_or_replace, insert_returning, lake_of
+from benchdeck.engine.builds import Build
+from benchdeck.engine.metrics import PerOp
+from benchdeck.store import raw
+from benchdeck.store.dialect import insert_or_replace, insert_returning, lake_of
 
 RUN_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
 

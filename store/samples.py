@@ -7,8 +7,8 @@ from typing import Any
 
 import duckdb
 
-from engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
-from store import bulk
+from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
+from benchdeck.store import bulk
 
 # Record field -> (table column, DuckDB type), in the tables' column order.
 _BENCH = {

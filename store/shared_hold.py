@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from store.db import Store, StoreError
+from benchdeck.store.db import Store, StoreError
 
 SHARED_HOLD_S = 0.5
 """The longest a shared store is held over consecutive flushes before others get the file."""

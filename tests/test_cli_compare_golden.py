@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.builds import parse_build_name
-from engine.metrics import PerOp
-from engine.records import BenchInterval
-from store.db import Store
-from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from store.samples import append_bench
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.metrics import PerOp
+from benchdeck.engine.records import BenchInterval
+from benchdeck.store.db import Store
+from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.samples import append_bench
 from tests.cli_helpers import ROOT, bd
 
 GOLDEN = ROOT / "tests" / "data" / "compare_golden"

@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchdeck.tui.cli import main
 from tests.seed001 import write_dell32_tree, write_single_run_files
-from tui.cli import main
 
 BUILD = "my8028_rel_o2nofp"
 TempFactory = pytest.TempPathFactory

@@ -18,7 +18,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from store.db import Store
+from benchdeck.store.db import Store
 from tests.servers import free_port
 from tests.servers.sshd import SshdServer
 
@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 CLI = [
     sys.executable,
     "-c",
-    "from tui.cli import cli, main\n"
-    "from tui.cli_hosts import hosts_group\n"
+    "from benchdeck.tui.cli import cli, main\n"
+    "from benchdeck.tui.cli_hosts import hosts_group\n"
     "if 'hosts' not in cli.commands: cli.add_command(hosts_group)\n"
     "main()",
 ]

@@ -7,36 +7,34 @@ import sys
 
 import pytest
 
-import engine
-import store
-import tui
+from benchdeck import engine, store, tui
 
 CORE_MODULES = [
-    "engine",
-    "engine.builds",
-    "engine.catalogue",
-    "engine.metrics",
-    "engine.records",
-    "engine.parsers",
-    "engine.events",
-    "engine.transport",
-    "engine.transport.ssh",
-    "engine.transport.local",
-    "engine.transport.hostkeys",
-    "engine.inventory",
-    "engine.hostfacts",
-    "engine.servers",
-    "engine.runner",
-    "engine.follow",
-    "engine.sysbench_cmd",
-    "store",
-    "store.db",
-    "store.compare",
-    "store.report",
-    "store.importers",
-    "store.ingest",
-    "store.queries",
-    "store.live",
+    "benchdeck.engine",
+    "benchdeck.engine.builds",
+    "benchdeck.engine.catalogue",
+    "benchdeck.engine.metrics",
+    "benchdeck.engine.records",
+    "benchdeck.engine.parsers",
+    "benchdeck.engine.events",
+    "benchdeck.engine.transport",
+    "benchdeck.engine.transport.ssh",
+    "benchdeck.engine.transport.local",
+    "benchdeck.engine.transport.hostkeys",
+    "benchdeck.engine.inventory",
+    "benchdeck.engine.hostfacts",
+    "benchdeck.engine.servers",
+    "benchdeck.engine.runner",
+    "benchdeck.engine.follow",
+    "benchdeck.engine.sysbench_cmd",
+    "benchdeck.store",
+    "benchdeck.store.db",
+    "benchdeck.store.compare",
+    "benchdeck.store.report",
+    "benchdeck.store.importers",
+    "benchdeck.store.ingest",
+    "benchdeck.store.queries",
+    "benchdeck.store.live",
 ]
 
 

@@ -17,8 +17,8 @@ import duckdb
 import jsonschema
 import pytest
 
-from store.columns import Column, builds_of_config, column_choices, series_columns
-from store.db import Store
+from benchdeck.store.columns import Column, builds_of_config, column_choices, series_columns
+from benchdeck.store.db import Store
 from tests.cli_helpers import ROOT, bd
 
 TREE = ROOT / "tests" / "data" / "mixed_config"
@@ -130,8 +130,8 @@ def test_json_validates_against_the_schema_and_carries_pairs(tree: Tree) -> None
 
 def test_json_has_no_strings_in_numeric_fields() -> None:
     """inf (x/0) and NaN become null, and the result still validates."""
-    from store.compare import Cell, Comparison, GroupStat, HwBlock, HwRow, RqpsRow
-    from store.export import to_json
+    from benchdeck.store.compare import Cell, Comparison, GroupStat, HwBlock, HwRow, RqpsRow
+    from benchdeck.store.export import to_json
 
     inf, nan = float("inf"), float("nan")
     vals: dict[str, float | None] = {

@@ -24,17 +24,23 @@ from textual.screen import Screen
 from textual.signal import Signal
 from textual.worker import Worker
 
-from themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
-from themes.settings import SettingsError, UiSettings, load_ui_settings, save_ui_settings, user_themes_dir
-from tui.commands import BenchdeckCommands
-from tui.screens.base import Selection, report_worker_error, tcss
-from tui.screens.runs import RerunRequested, RunsScreen
-from tui.store_handle import Opening, RunsPage
+from benchdeck.themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
+from benchdeck.themes.settings import (
+    SettingsError,
+    UiSettings,
+    load_ui_settings,
+    save_ui_settings,
+    user_themes_dir,
+)
+from benchdeck.tui.commands import BenchdeckCommands
+from benchdeck.tui.screens.base import Selection, report_worker_error, tcss
+from benchdeck.tui.screens.runs import RerunRequested, RunsScreen
+from benchdeck.tui.store_handle import Opening, RunsPage
 
 if TYPE_CHECKING:
-    from store.db import Store
-    from store.rerun import RunAgain
-    from tui.live_hub import LiveHub
+    from benchdeck.store.db import Store
+    from benchdeck.store.rerun import RunAgain
+    from benchdeck.tui.live_hub import LiveHub
 
 
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
@@ -74,35 +80,35 @@ NAV: tuple[Nav, ...] = (
         "compare",
         "Compare",
         "2",
-        lazy_screen("tui.screens.compare", "CompareScreen"),
+        lazy_screen("benchdeck.tui.screens.compare", "CompareScreen"),
         "rQPS of builds against a base, per-op metrics",
     ),
     Nav(
         "triage",
         "Triage",
         "3",
-        lazy_screen("tui.screens.triage", "TriageScreen"),
+        lazy_screen("benchdeck.tui.screens.triage", "TriageScreen"),
         "Regressions first, with the metrics that moved",
     ),
     Nav(
         "launch",
         "Launch",
         "4",
-        lazy_screen("tui.screens.launch", "LaunchScreen"),
+        lazy_screen("benchdeck.tui.screens.launch", "LaunchScreen"),
         "Pick hosts, builds and workloads; queue the matrix",
     ),
     Nav(
         "live",
         "Live",
         "5",
-        lazy_screen("tui.screens.live", "LiveScreen"),
+        lazy_screen("benchdeck.tui.screens.live", "LiveScreen"),
         "Watch running benchmarks: QPS, vmstat, iostat, log",
     ),
     Nav(
         "changes",
         "Changes",
         "6",
-        lazy_screen("tui.screens.changes", "ChangesScreen"),
+        lazy_screen("benchdeck.tui.screens.changes", "ChangesScreen"),
         "Where did QPS change: change points across versions or over time",
     ),
 )
@@ -198,7 +204,7 @@ class BenchdeckApp(App[None]):
 
     @selection.setter
     def selection(self, sel: Selection) -> None:
-        from tui.choices import remembered  # (with store.columns: not needed for the first frame)
+        from benchdeck.tui.choices import remembered  # (with store.columns: not needed for the first frame)
 
         self._selection = sel
         saved = remembered(sel)
@@ -213,7 +219,7 @@ class BenchdeckApp(App[None]):
         Made on first use (it loads the engine's run side, which the first frame does not need).
         """
         if self._hub is None:
-            from tui.live_hub import LiveHub
+            from benchdeck.tui.live_hub import LiveHub
 
             self._hub = LiveHub(self.store.get, base_build=lambda: self.selection.base)
             self._hub.on_error = lambda message: self.notify(message, title="Live", severity="error")
@@ -289,7 +295,7 @@ class BenchdeckApp(App[None]):
         if self._hub is None or not self._hub.busy:
             self.exit()
             return
-        from tui.screens.dialogs import ConfirmDialog
+        from benchdeck.tui.screens.dialogs import ConfirmDialog
 
         n = len(self._hub.model.active())
         going = f"{n} run(s) are going" if n else "A queue is going"
@@ -397,8 +403,8 @@ class BenchdeckApp(App[None]):
     async def on_rerun_requested(self, msg: RerunRequested) -> None:
         """Queue the same host, build and workload again, with the same concurrency, duration
         and queue options (tables, warm-up ...)."""
-        from engine.plan import RunOptions
-        from store.rerun import run_again
+        from benchdeck.engine.plan import RunOptions
+        from benchdeck.store.rerun import run_again
 
         def lookup(store: Store) -> RunAgain | None:
             cur = store.cursor()

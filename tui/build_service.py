@@ -18,13 +18,13 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine.build_runner import BuildEvent, BuildFailed, BuildFinished, BuildResult, BuildRunner
-from engine.builds import Build
-from engine.events import RunStarted
-from engine.recipes import BuildSpec, build_spec
-from engine.session import Session
-from store import build_records as br
-from store.db import Store
+from benchdeck.engine.build_runner import BuildEvent, BuildFailed, BuildFinished, BuildResult, BuildRunner
+from benchdeck.engine.builds import Build
+from benchdeck.engine.events import RunStarted
+from benchdeck.engine.recipes import BuildSpec, build_spec
+from benchdeck.engine.session import Session
+from benchdeck.store import build_records as br
+from benchdeck.store.db import Store
 
 BuildListener = Callable[[BuildEvent], None]
 T = TypeVar("T")
@@ -144,7 +144,7 @@ class BuildService:
         return await self._drive(rec.build_run_id, spec, runner, rec.procs)
 
     def _note(self, bid: int, text: str) -> None:
-        from engine.events import LogLine
+        from benchdeck.engine.events import LogLine
 
         if self.listener is not None:
             self.listener(LogLine(bid, "benchdeck", text))
@@ -167,6 +167,6 @@ class BuildService:
 
     def refresh_inventory(self) -> None:
         """The session's inventory with the builds registered in the store (after a build)."""
-        from engine.inventory import load_inventory
+        from benchdeck.engine.inventory import load_inventory
 
         self.session.inventory = load_inventory(None).with_builds(br.registered(self.store.cursor()))

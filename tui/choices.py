@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from store.columns import Column, ColumnChoice, column_choices
-from store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
-from themes.settings import SavedComparison, UiSettings
-from tui.screens.base import Selection
+from benchdeck.store.columns import Column, ColumnChoice, column_choices
+from benchdeck.store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
+from benchdeck.themes.settings import SavedComparison, UiSettings
+from benchdeck.tui.screens.base import Selection
 
 if TYPE_CHECKING:  # store.compare brings numpy and scipy: loaded when a comparison is made
-    from store.compare import Comparison
+    from benchdeck.store.compare import Comparison
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +146,8 @@ def is_warmup(workload: str, group: str) -> bool:
 def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison:
     """``compare`` for a complete selection, with the default workload catalogue; warm-up
     steps are left out."""
-    from engine.catalogue import default_catalogue
-    from store.compare import compare
+    from benchdeck.engine.catalogue import default_catalogue
+    from benchdeck.store.compare import compare
 
     cat = default_catalogue()
     assert sel.host is not None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 if TYPE_CHECKING:  # (loaded by the commands that use the store: the app's first frame may not)
-    from store.db import Store, StoreLocked
+    from benchdeck.store.db import Store, StoreLocked
 
 ROOT_OPTIONS = ("--db", "--lake-data", "--groups", "--inventory")
 
@@ -35,7 +35,7 @@ class Ctx:
 
     def open_store_for_reading(self) -> Store:
         """The store for a command that only reads (attached: this process opens no other)."""
-        from store.db import Store
+        from benchdeck.store.db import Store
 
         _QuickExit.only_read = True
         return Store.open_for_reading(self.db, attach=True)
@@ -79,7 +79,7 @@ def lock_wait_s() -> float:
 def open_shared_store(db: Path | None) -> Store:
     """Open the store for writing as a good neighbour: the file is held per batch, and a store
     held by another process is waited for (``$BENCHDECK_LOCK_WAIT``), saying so once."""
-    from store.db import Store
+    from benchdeck.store.db import Store
 
     wait = lock_wait_s()
 
@@ -99,23 +99,23 @@ def fail(message: str, code: int = 1) -> NoReturn:
 # asyncssh, the runner or the change-point code). A name not here loads every module through
 # _register(), and so does listing the commands (--help).
 _LAZY = {
-    "hosts": ("tui.cli_hosts", "hosts_group"),
-    "import": ("tui.cli_import", "import_group"),
-    "run": ("tui.cli_run", "run_cmd"),
-    "queue": ("tui.cli_run", "queue_cmd"),
-    "resume": ("tui.cli_run", "resume_cmd"),
-    "cancel": ("tui.cli_run", "cancel_cmd"),
-    "compare": ("tui.cli_compare", "compare_cmd"),
-    "changes": ("tui.cli_changes", "changes_cmd"),
-    "diff": ("tui.cli_diff", "diff_cmd"),
-    "export": ("tui.cli_export", "export_cmd"),
-    "server": ("tui.cli_server", "server_group"),
-    "build": ("tui.cli_build", "build_cmd"),
-    "pgo": ("tui.cli_build", "pgo_cmd"),
-    "compiled": ("tui.cli_build", "builds_cmd"),
-    "runs": ("tui.cli_store", "runs_cmd"),
-    "builds": ("tui.cli_store", "builds_cmd"),
-    "lake": ("tui.cli_lake", "lake_group"),
+    "hosts": ("benchdeck.tui.cli_hosts", "hosts_group"),
+    "import": ("benchdeck.tui.cli_import", "import_group"),
+    "run": ("benchdeck.tui.cli_run", "run_cmd"),
+    "queue": ("benchdeck.tui.cli_run", "queue_cmd"),
+    "resume": ("benchdeck.tui.cli_run", "resume_cmd"),
+    "cancel": ("benchdeck.tui.cli_run", "cancel_cmd"),
+    "compare": ("benchdeck.tui.cli_compare", "compare_cmd"),
+    "changes": ("benchdeck.tui.cli_changes", "changes_cmd"),
+    "diff": ("benchdeck.tui.cli_diff", "diff_cmd"),
+    "export": ("benchdeck.tui.cli_export", "export_cmd"),
+    "server": ("benchdeck.tui.cli_server", "server_group"),
+    "build": ("benchdeck.tui.cli_build", "build_cmd"),
+    "pgo": ("benchdeck.tui.cli_build", "pgo_cmd"),
+    "compiled": ("benchdeck.tui.cli_build", "builds_cmd"),
+    "runs": ("benchdeck.tui.cli_store", "runs_cmd"),
+    "builds": ("benchdeck.tui.cli_store", "builds_cmd"),
+    "lake": ("benchdeck.tui.cli_lake", "lake_group"),
 }
 
 
@@ -186,27 +186,27 @@ def cli(
         os.environ["BENCHDECK_LAKE_DATA"] = str(lake_data)
     ctx.obj = Ctx(db, groups)
     if ctx.invoked_subcommand is None:
-        from tui.store_handle import Opening
+        from benchdeck.tui.store_handle import Opening
 
         opening = Opening(db)  # the store opens (and reads the first screen) while Textual loads
-        from tui.app import run_app  # imported late: Textual is not needed by other commands
+        from benchdeck.tui.app import run_app  # imported late: Textual is not needed by other commands
 
         run_app(db=db, opening=opening)
 
 
 def _register() -> None:
-    from tui.cli_build import build_cmd, pgo_cmd
-    from tui.cli_build import builds_cmd as compiled_cmd  # 'compiled': builds is the store's list
-    from tui.cli_changes import changes_cmd
-    from tui.cli_compare import compare_cmd
-    from tui.cli_diff import diff_cmd
-    from tui.cli_export import export_cmd
-    from tui.cli_hosts import hosts_group
-    from tui.cli_import import import_group
-    from tui.cli_lake import lake_group
-    from tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
-    from tui.cli_server import server_group
-    from tui.cli_store import builds_cmd, runs_cmd
+    from benchdeck.tui.cli_build import build_cmd, pgo_cmd
+    from benchdeck.tui.cli_build import builds_cmd as compiled_cmd  # 'compiled': builds is the store's list
+    from benchdeck.tui.cli_changes import changes_cmd
+    from benchdeck.tui.cli_compare import compare_cmd
+    from benchdeck.tui.cli_diff import diff_cmd
+    from benchdeck.tui.cli_export import export_cmd
+    from benchdeck.tui.cli_hosts import hosts_group
+    from benchdeck.tui.cli_import import import_group
+    from benchdeck.tui.cli_lake import lake_group
+    from benchdeck.tui.cli_run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
+    from benchdeck.tui.cli_server import server_group
+    from benchdeck.tui.cli_store import builds_cmd, runs_cmd
 
     for command in (
         hosts_group,
@@ -254,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.Abort:
         fail("aborted", 1)
     except Exception as exc:
-        if _is_a(exc, "store.db", "StoreError"):
+        if _is_a(exc, "benchdeck.store.db", "StoreError"):
             fail(_one_line(str(exc)), 1)
         if isinstance(exc, ValueError | OSError):
             if os.environ.get("BENCHDECK_DEBUG"):
@@ -274,7 +274,7 @@ def _is_a(error: BaseException, module: str, name: str) -> bool:
 
 
 def _is_compare_error(error: BaseException) -> bool:
-    return _is_a(error, "store.compare", "CompareError")
+    return _is_a(error, "benchdeck.store.compare", "CompareError")
 
 
 def _command_words(argv: Sequence[str] | None) -> list[str]:

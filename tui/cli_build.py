@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from engine.build_runner import BuildEvent, BuildFailed, BuildFinished
-from engine.events import LogLine, Phase, RunEvent, RunFailed, RunFinished, RunStarted
-from engine.recipes import ALL_VARIANTS, VARIANTS
-from store.db import Store
+from benchdeck.engine.build_runner import BuildEvent, BuildFailed, BuildFinished
+from benchdeck.engine.events import LogLine, Phase, RunEvent, RunFailed, RunFinished, RunStarted
+from benchdeck.engine.recipes import ALL_VARIANTS, VARIANTS
+from benchdeck.store.db import Store
 
 if TYPE_CHECKING:
-    from tui.build_service import BuildOutcome, BuildService
-    from tui.cli import Ctx
-    from tui.run_service import RunService
+    from benchdeck.tui.build_service import BuildOutcome, BuildService
+    from benchdeck.tui.cli import Ctx
+    from benchdeck.tui.run_service import RunService
 
 T = TypeVar("T")
 
@@ -66,11 +66,11 @@ async def _services(
 ) -> T:
     """Run ``fn`` with a build and a run service; ``after`` sees the store once every event of
     the runs is written (the run service closed)."""
-    from engine.inventory import load_inventory
-    from engine.session import Session
-    from store import build_records as br
-    from tui.build_service import BuildService
-    from tui.run_service import RunService
+    from benchdeck.engine.inventory import load_inventory
+    from benchdeck.engine.session import Session
+    from benchdeck.store import build_records as br
+    from benchdeck.tui.build_service import BuildService
+    from benchdeck.tui.run_service import RunService
 
     show = _printer(quiet_log)
     with Store.open(db) as store:
@@ -131,9 +131,9 @@ def build_cmd(obj: Ctx, /, host: str, recipe: str, variant: str, base_variant: s
 
 def _workloads(names: Sequence[str], what: str) -> list[str]:
     """Suite names (builtin, the catalogue's, the inventory's) expanded; workload names kept."""
-    from engine.builtin import BUILTIN_WORKLOADS
-    from engine.catalogue import SUITES
-    from engine.inventory import load_inventory
+    from benchdeck.engine.builtin import BUILTIN_WORKLOADS
+    from benchdeck.engine.catalogue import SUITES
+    from benchdeck.engine.inventory import load_inventory
 
     inv = load_inventory(None)
     out: list[str] = []
@@ -153,11 +153,11 @@ def _workloads(names: Sequence[str], what: str) -> list[str]:
 
 def _check_workloads(recipe: str, names: Sequence[str]) -> None:
     """Every workload runs on the recipe's builds (before anything is compiled for nothing)."""
-    from engine.builds import Build
-    from engine.catalogue import family_of
-    from engine.inventory import BuildConfig, load_inventory
-    from engine.session import check_build
-    from engine.sysbench_cmd import WorkloadError, step_for
+    from benchdeck.engine.builds import Build
+    from benchdeck.engine.catalogue import family_of
+    from benchdeck.engine.inventory import BuildConfig, load_inventory
+    from benchdeck.engine.session import check_build
+    from benchdeck.engine.sysbench_cmd import WorkloadError, step_for
 
     r = load_inventory(None).recipe(recipe)
     probe = BuildConfig(build=Build(r.build_name("o2nofp"), r.dbms, r.version), library_dir="-")
@@ -212,9 +212,9 @@ def pgo_cmd(
     quiet_log: bool,
 ) -> None:
     """PGO end to end: base and pgo_gen builds, training runs, pgo_use build, measurement, rQPS."""
-    from engine.plan import RunOptions
-    from store.report import render
-    from tui.pgo import PgoError, PgoResult, pgo_comparison, pgo_loop
+    from benchdeck.engine.plan import RunOptions
+    from benchdeck.store.report import render
+    from benchdeck.tui.pgo import PgoError, PgoResult, pgo_comparison, pgo_loop
 
     trained, measured = _workloads(train, "--train"), _workloads(measure, "--measure")
     _check_workloads(recipe, [*trained, *measured])
@@ -251,7 +251,7 @@ def pgo_cmd(
 @click.pass_obj
 def builds_cmd(obj: Ctx, host: str | None, show_all: bool) -> None:
     """The builds benchdeck compiled: name, host, flags, compiler, duration, binary size."""
-    from store import build_records as br
+    from benchdeck.store import build_records as br
 
     with Store.open_for_reading(obj.db) as store:
         rows = br.records(store.cursor(), host=host, status=None if show_all else "finished")

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engine.catalogue import default_catalogue, load_group_overrides
-from engine.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_MAGNITUDE, Options
-from store.change_series import load_series
-from store.changes import OVER, ChangesError, analyse
-from store.changes_report import FORMATS, Request, render
+from benchdeck.engine.catalogue import default_catalogue, load_group_overrides
+from benchdeck.engine.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_MAGNITUDE, Options
+from benchdeck.store.change_series import load_series
+from benchdeck.store.changes import OVER, ChangesError, analyse
+from benchdeck.store.changes_report import FORMATS, Request, render
 
 if TYPE_CHECKING:
-    from tui.cli import Ctx
+    from benchdeck.tui.cli import Ctx
 
 
 @click.command("changes")

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engine.catalogue import SUITES, default_catalogue, load_group_overrides
-from store.columns import Column
-from store.report import CSV_TABLES, FORMATS, render
-from tui.suites import SUITE_HELP, suite_steps
+from benchdeck.engine.catalogue import SUITES, default_catalogue, load_group_overrides
+from benchdeck.store.columns import Column
+from benchdeck.store.report import CSV_TABLES, FORMATS, render
+from benchdeck.tui.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:
-    from tui.cli import Ctx
+    from benchdeck.tui.cli import Ctx
 
 OUTPUT_FORMATS = ("rich", *FORMATS)
 
@@ -86,7 +86,7 @@ def compare_cmd(
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
     if table is not None and fmt != "csv":
         raise click.UsageError("--table goes with --format csv")
-    from store.compare import compare  # numpy and scipy: only for this command
+    from benchdeck.store.compare import compare  # numpy and scipy: only for this command
 
     overrides = load_group_overrides(obj.groups) if obj.groups else None
     steps = suite_steps(suite) if suite else None
@@ -104,7 +104,7 @@ def compare_cmd(
             only=set(steps) if steps is not None else None,
         )
     if fmt == "rich":
-        from tui.render_rich import print_comparison
+        from benchdeck.tui.render_rich import print_comparison
 
         print_comparison(result)
     else:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from store.run_diff import Difference
-    from tui.cli import Ctx
+    from benchdeck.store.run_diff import Difference
+    from benchdeck.tui.cli import Ctx
 
 
 def _show(value: str | None) -> str:
@@ -49,7 +49,7 @@ def format_differences(run_a: int, run_b: int, diffs: list[Difference]) -> list[
 @click.pass_obj
 def diff_cmd(obj: Ctx, run_a: int, run_b: int, sections: tuple[str, ...], volatile: bool) -> None:
     """What differs between two runs: DBMS version, variables, config files, host, commands."""
-    from store.run_diff import NoRecord, diff_runs
+    from benchdeck.store.run_diff import NoRecord, diff_runs
 
     with obj.open_store_for_reading() as store:
         try:

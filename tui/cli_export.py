@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from store.export_db import EXPORT_FORMATS, export_store
+from benchdeck.store.export_db import EXPORT_FORMATS, export_store
 
 if TYPE_CHECKING:
-    from tui.cli import Ctx
+    from benchdeck.tui.cli import Ctx
 
 
 @click.command("export")

@@ -15,21 +15,21 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 if TYPE_CHECKING:  # engine imports are deferred: asyncssh costs every other command ~0.2 s
-    from engine.hostfacts import HostFacts
-    from engine.inventory import ConfigError, HostConfig, Inventory
-    from engine.transport import HostKeyError
-    from tui.cli import Ctx
+    from benchdeck.engine.hostfacts import HostFacts
+    from benchdeck.engine.inventory import ConfigError, HostConfig, Inventory
+    from benchdeck.engine.transport import HostKeyError
+    from benchdeck.tui.cli import Ctx
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
-    from tui.cli import fail
+    from benchdeck.tui.cli import fail
 
     fail(" ".join(message.split()), code)
 
 
 def _inventory() -> Inventory:
     """The inventory from ``$BENCHDECK_CONFIG`` (set by ``--config``) or the default file."""
-    from engine.inventory import ConfigError, load_inventory
+    from benchdeck.engine.inventory import ConfigError, load_inventory
 
     try:
         return load_inventory(None)
@@ -38,7 +38,7 @@ def _inventory() -> Inventory:
 
 
 def _select(inv: Inventory, names: Sequence[str]) -> list[HostConfig]:
-    from engine.inventory import ConfigError
+    from benchdeck.engine.inventory import ConfigError
 
     if not names:
         return list(inv.hosts.values())
@@ -65,7 +65,7 @@ def list_cmd() -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[3])
-    from engine.inventory_check import missing_here
+    from benchdeck.engine.inventory_check import missing_here
 
     for problem in missing_here(inv):  # what this machine can see; hosts check asks the hosts
         click.echo(f"benchdeck: warning: {problem}", err=True)
@@ -73,9 +73,9 @@ def list_cmd() -> None:
 
 async def _facts(inv: Inventory, host: HostConfig) -> tuple[HostFacts, list[ConfigError]]:
     """The host's facts, and the files its builds name that it does not have."""
-    from engine.hostfacts import gather_facts
-    from engine.inventory_check import missing_on_host
-    from engine.transport import make_transport
+    from benchdeck.engine.hostfacts import gather_facts
+    from benchdeck.engine.inventory_check import missing_on_host
+    from benchdeck.engine.transport import make_transport
 
     transport = make_transport(host.spec)
     try:
@@ -96,10 +96,10 @@ async def _check_all(
 @click.pass_obj
 def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
     """Connect to hosts (all by default) at once, store their facts, name missing tools."""
-    from engine.hostfacts import describe, missing_tools
-    from engine.inventory_check import missing_here
-    from engine.transport import TransportError
-    from store.runs import save_host_facts
+    from benchdeck.engine.hostfacts import describe, missing_tools
+    from benchdeck.engine.inventory_check import missing_here
+    from benchdeck.engine.transport import TransportError
+    from benchdeck.store.runs import save_host_facts
 
     inv = _inventory()
     hosts = _select(inv, names)
@@ -141,7 +141,7 @@ async def _offered_key(host: HostConfig) -> HostKeyError | None:
     Connecting the way ``hosts check`` does makes the trusted entry the one that check
     looks up (also for ``ssh = alias`` hosts whose HostName/Port come from ~/.ssh/config).
     """
-    from engine.transport import AuthFailed, HostKeyError, SSHTransport
+    from benchdeck.engine.transport import AuthFailed, HostKeyError, SSHTransport
 
     transport = SSHTransport(host.spec, connect_timeout=15)
     try:
@@ -160,7 +160,7 @@ async def _offered_key(host: HostConfig) -> HostKeyError | None:
 @click.option("--yes", "-y", is_flag=True, help="Trust the key without asking.")
 def trust_cmd(name: str, yes: bool) -> None:
     """Show a host's SSH host key and add it to known_hosts once you confirm."""
-    from engine.transport import SSHTransport, TransportError, hostkeys
+    from benchdeck.engine.transport import SSHTransport, TransportError, hostkeys
 
     host = _select(_inventory(), [name])[0]
     if host.transport == "local":
@@ -202,7 +202,7 @@ def _devices(host: HostConfig, facts: HostFacts) -> None:
 @click.argument("name")
 def forget_cmd(name: str) -> None:
     """Remove a host's key from known_hosts (after a reinstall, before trusting the new one)."""
-    from engine.transport import SSHTransport, hostkeys
+    from benchdeck.engine.transport import SSHTransport, hostkeys
 
     host = _select(_inventory(), [name])[0]
     if host.transport == "local":

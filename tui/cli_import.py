@@ -16,8 +16,8 @@ import click
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from store.importers import ImportProgress
-    from tui.cli import Ctx
+    from benchdeck.store.importers import ImportProgress
+    from benchdeck.tui.cli import Ctx
 
 PLAIN_EVERY_S = 2.0  # a plain progress line at most this often (and at the end)
 
@@ -78,8 +78,8 @@ def import_sysbench(
     variant: str | None,
 ) -> None:
     """Import one sysbench run; prints the new run id."""
-    from engine.builds import BuildNameError, parse_build_name
-    from store.importers import RunFiles, import_run_files
+    from benchdeck.engine.builds import BuildNameError, parse_build_name
+    from benchdeck.store.importers import RunFiles, import_run_files
 
     if iostat and not device:
         raise click.UsageError("--iostat needs --device (the benchmark's storage device)")
@@ -119,7 +119,7 @@ def import_sysbench(
 @click.pass_obj
 def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, table_size: int | None) -> None:
     """Import a result tree of x.<build>.<config>.pk1/ folders; prints a summary line."""
-    from store.importers import import_mytools_tree
+    from benchdeck.store.importers import import_mytools_tree
 
     with obj.open_store() as store, ImportBar(plain=not sys.stderr.isatty()) as bar:
         res = import_mytools_tree(store, directory, host, device, progress=bar, table_size=table_size)
@@ -134,7 +134,7 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         f"{len(res.failed)} files not imported{extra}{explain})"
     )
     if res.failed and not res.run_ids:
-        from tui.cli import fail
+        from benchdeck.tui.cli import fail
 
         fail(f"no new run imported from {directory}: {len(res.failed)} file(s) failed (lines above)")
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from tui.cli import Ctx
+    from benchdeck.tui.cli import Ctx
 
 
 @click.group("lake")
@@ -33,8 +33,8 @@ def maintain_cmd(obj: Ctx, days: int) -> None:
     Example (weekly, e.g. from cron, on one machine):
       benchdeck --db 'ducklake:postgres:dbname=bench host=db1 user=bench' lake maintain
     """
-    from store.lake_session import maintain
-    from tui.cli import fail
+    from benchdeck.store.lake_session import maintain
+    from benchdeck.tui.cli import fail
 
     if not str(obj.db or "").startswith("ducklake:"):
         fail("--db (or $BENCHDECK_DB) names no team store (ducklake:postgres:...): nothing to maintain")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from engine.events import (
+from benchdeck.engine.events import (
     BenchBatch,
     LogLine,
     Phase,
@@ -28,22 +28,22 @@ from engine.events import (
     RunFinished,
     RunStarted,
 )
-from engine.inventory import Inventory, load_inventory
-from engine.plan import RunOptions, RunRequest
-from engine.records import BenchInterval
-from engine.session import Session
-from store import queue as q
-from store.db import Store
-from store.following import is_followed
-from tui.suites import SUITE_HELP, suite_steps
+from benchdeck.engine.inventory import Inventory, load_inventory
+from benchdeck.engine.plan import RunOptions, RunRequest
+from benchdeck.engine.records import BenchInterval
+from benchdeck.engine.session import Session
+from benchdeck.store import queue as q
+from benchdeck.store.db import Store
+from benchdeck.store.following import is_followed
+from benchdeck.tui.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
     from rich.live import Live
     from rich.table import Table
 
-    from store.live import LiveRun
-    from tui.cli import Ctx
-    from tui.run_service import Outcome, RunService
+    from benchdeck.store.live import LiveRun
+    from benchdeck.tui.cli import Ctx
+    from benchdeck.tui.run_service import Outcome, RunService
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -149,9 +149,9 @@ def _report(outcomes: Sequence[Outcome], blocked: Sequence[str] = ()) -> None:
 async def _with_service(
     db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
 ) -> list[Outcome]:
-    from store.build_records import registered
-    from tui.cli import open_shared_store
-    from tui.run_service import RunService
+    from benchdeck.store.build_records import registered
+    from benchdeck.tui.cli import open_shared_store
+    from benchdeck.tui.run_service import RunService
 
     session = Session(load_inventory(None))
     plain = not sys.stdout.isatty()
@@ -231,8 +231,8 @@ def _run_options(f: F) -> F:
 
 def _with_registered(inv: Inventory, db: Path | None) -> Inventory:
     """The inventory plus the builds `benchdeck build` registered in the store (if there is one)."""
-    from store.build_records import registered
-    from store.db import default_db_path
+    from benchdeck.store.build_records import registered
+    from benchdeck.store.db import default_db_path
 
     if not (db or default_db_path()).exists():
         return inv
@@ -248,7 +248,7 @@ def _check(
     names: Sequence[str],
 ) -> None:
     """Typos are usage errors, found before anything is stored or started (known names listed)."""
-    from engine.request_check import RequestError, check_requests
+    from benchdeck.engine.request_check import RequestError, check_requests
 
     try:
         check_requests(inv, hosts, builds, configs, names)
@@ -379,7 +379,7 @@ def resume_cmd(obj: Ctx) -> None:
 @click.pass_obj
 def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
     """Stop a running benchmark (its remote processes are killed, its samples kept), or a queue."""
-    from store.live import unfinished
+    from benchdeck.store.live import unfinished
 
     if (run_id is None) == (queue_id is None):
         raise click.UsageError("give a RUN_ID or --queue N")
@@ -414,7 +414,7 @@ def _cancel_runs(obj: Ctx, store_path: Path, runs: Sequence[LiveRun]) -> tuple[i
     """Stop runs on their hosts. A run a live benchdeck follows is only stopped (that one stores
     the rest and records the end); the others are backfilled from their files here, then marked
     cancelled. Returns the process groups stopped (of followed runs) and a note."""
-    from engine.runner import cancel_remote
+    from benchdeck.engine.runner import cancel_remote
 
     followed = [r for r in runs if is_followed(store_path, r.run_id)]
     alone = [r for r in runs if r not in followed]
@@ -446,7 +446,7 @@ def _cancel_runs(obj: Ctx, store_path: Path, runs: Sequence[LiveRun]) -> tuple[i
 def _cancel_queue(obj: Ctx, store_path: Path, queue_id: int, live: dict[int, LiveRun]) -> None:
     """Waiting items cancelled (directly, or through a request the benchdeck running the queue
     picks up before its next item), then its running runs stopped."""
-    from store.db import StoreLocked
+    from benchdeck.store.db import StoreLocked
 
     try:  # a queue's benchdeck holds a shared store only per batch: wait that out, not more
         with Store.open(obj.db, shared=True, lock_wait=5.0) as store, store.transaction() as cur:

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 
 import click
 
-from engine.inventory import Inventory, load_inventory
-from engine.request_check import RequestError, check_host
-from engine.run_dirs import busy_reason
-from engine.servers import ServerError, make_server
-from engine.servers import state as server_state
-from engine.session import Session
-from engine.transport import TransportError
+from benchdeck.engine.inventory import Inventory, load_inventory
+from benchdeck.engine.request_check import RequestError, check_host
+from benchdeck.engine.run_dirs import busy_reason
+from benchdeck.engine.servers import ServerError, make_server
+from benchdeck.engine.servers import state as server_state
+from benchdeck.engine.session import Session
+from benchdeck.engine.transport import TransportError
 
 
 @click.group("server")

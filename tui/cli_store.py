@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from store.db import Store
-from store.queries import BuildRow, HistoryRow, RunFilter, build_rows, count_runs, run_history
+from benchdeck.store.db import Store
+from benchdeck.store.queries import BuildRow, HistoryRow, RunFilter, build_rows, count_runs, run_history
 
 if TYPE_CHECKING:
-    from tui.cli import Ctx
+    from benchdeck.tui.cli import Ctx
 
 OUTPUT_FORMATS = ("rich", "text", "md", "csv", "json")  # compare's (store.report: numpy, not needed)
 STATUSES = ("queued", "running", "finished", "failed", "cancelled")

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from themes.loader import RQPS_VARIABLES
+from benchdeck.themes.loader import RQPS_VARIABLES
 
 
 class BenchdeckCommands(Provider):
@@ -57,7 +57,7 @@ class BenchdeckCommands(Provider):
 
 def _build_commands(app: Any) -> Iterator[tuple[str, str, Callable[[], Any]]]:
     """``Build: RECIPE VARIANT on HOST`` for the recipes of the inventory Launch last read."""
-    from engine.recipes import VARIANTS
+    from benchdeck.engine.recipes import VARIANTS
 
     hub = getattr(app, "_hub", None)
     inv = getattr(hub, "last_inventory", None)

@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from store.queries import HistoryRow
-from tui.store_handle import RunsPage
+from benchdeck.store.queries import HistoryRow
+from benchdeck.tui.store_handle import RunsPage
 
 CACHE_DIR_ENV = "BENCHDECK_CACHE_DIR"
 FORMAT = 1

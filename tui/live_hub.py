@@ -11,17 +11,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.build_runner import BuildEvent
-from engine.events import Planned, RunEvent
-from engine.inventory import Inventory, load_inventory
-from engine.plan import RunOptions
-from store import queue as q
-from store.db import Store
-from tui.live_model import LiveModel
+from benchdeck.engine.build_runner import BuildEvent
+from benchdeck.engine.events import Planned, RunEvent
+from benchdeck.engine.inventory import Inventory, load_inventory
+from benchdeck.engine.plan import RunOptions
+from benchdeck.store import queue as q
+from benchdeck.store.db import Store
+from benchdeck.tui.live_model import LiveModel
 
 if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a queue starts
-    from engine.session import Session
-    from tui.run_service import Outcome
+    from benchdeck.engine.session import Session
+    from benchdeck.tui.run_service import Outcome
 
 T = TypeVar("T")
 
@@ -53,7 +53,7 @@ class LiveHub:
     async def inventory(self) -> Inventory:
         """The inventory as the file says now (read on a thread: the loop never waits on disk),
         with the builds ``benchdeck build`` registered in the store."""
-        from store.build_records import registered
+        from benchdeck.store.build_records import registered
 
         inv = await asyncio.to_thread(load_inventory, None)
         try:
@@ -71,8 +71,8 @@ class LiveHub:
         self._changed()
 
     async def _build(self, host: str, recipe: str, variant: str) -> None:
-        from engine.session import Session
-        from tui.build_service import BuildService
+        from benchdeck.engine.session import Session
+        from benchdeck.tui.build_service import BuildService
 
         name = f"{recipe} {variant}"
 
@@ -168,8 +168,8 @@ class LiveHub:
         return qid
 
     async def _run(self, queue_id: int) -> None:
-        from engine.session import Session
-        from tui.run_service import RunService
+        from benchdeck.engine.session import Session
+        from benchdeck.tui.run_service import RunService
 
         try:
             if self.session is None:
@@ -189,11 +189,11 @@ class LiveHub:
         view = self.model.runs.get(run_id)
         if view is None or view.done or self.session is None:
             return
-        from engine.runner import cancel_remote
+        from benchdeck.engine.runner import cancel_remote
 
         remote_dir, procs = view.remote_dir, view.procs
         if not procs:  # a reattached run: its processes are in the store
-            from store.live import unfinished
+            from benchdeck.store.live import unfinished
 
             live = {r.run_id: r for r in await self.query(lambda st: unfinished(st.cursor(), view.host))}
             if run_id not in live:
@@ -225,7 +225,7 @@ class LiveHub:
 
     async def pending_work(self) -> tuple[int, int]:
         """(runs an earlier benchdeck left running, queued runs waiting) in a writable store."""
-        from store.live import unfinished
+        from benchdeck.store.live import unfinished
 
         def count(store: Store) -> tuple[int, int]:
             if store.read_only:
@@ -243,8 +243,8 @@ class LiveHub:
         self._changed()
 
     async def _resume(self) -> None:
-        from engine.session import Session
-        from tui.run_service import RunService
+        from benchdeck.engine.session import Session
+        from benchdeck.tui.run_service import RunService
 
         try:
             if self.session is None:

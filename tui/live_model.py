@@ -7,8 +7,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.build_runner import BuildEvent, BuildFailed, BuildFinished
-from engine.events import (
+from benchdeck.engine.build_runner import BuildEvent, BuildFailed, BuildFinished
+from benchdeck.engine.events import (
     BenchBatch,
     IostatBatch,
     LogLine,
@@ -24,7 +24,7 @@ from engine.events import (
     StepStarted,
     VmstatBatch,
 )
-from engine.records import BenchInterval, IostatSample, VmstatSample
+from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
 
 VM_KEYS = ("us", "sy", "id", "wa", "cs", "r")
 IO_KEYS = ("r_s", "w_s", "rkb_s", "wkb_s")

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine.catalogue import default_catalogue
-from engine.plan import RunOptions, RunRequest
-from store import build_records as br
-from store.compare import Comparison, compare
-from store.db import Store
-from tui.build_service import BuildOutcome, BuildService
-from tui.run_service import Outcome, RunService
+from benchdeck.engine.catalogue import default_catalogue
+from benchdeck.engine.plan import RunOptions, RunRequest
+from benchdeck.store import build_records as br
+from benchdeck.store.compare import Comparison, compare
+from benchdeck.store.db import Store
+from benchdeck.tui.build_service import BuildOutcome, BuildService
+from benchdeck.tui.run_service import Outcome, RunService
 
 Say = Callable[[str], None]
 

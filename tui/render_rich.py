@@ -8,8 +8,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from store.compare import HW_KEYS, Comparison
-from store.report import NOISE_MARK, fmt_hw, fmt_ratio, fmt_rel, shown_ratio
+from benchdeck.store.compare import HW_KEYS, Comparison
+from benchdeck.store.report import NOISE_MARK, fmt_hw, fmt_ratio, fmt_rel, shown_ratio
 
 RED_AT = 0.95
 GREEN_AT = 1.05

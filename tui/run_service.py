@@ -19,17 +19,17 @@ from typing import TypeVar
 
 import duckdb
 
-from engine.builds import Build, BuildNameError, parse_build_name
-from engine.builtin.catalogue import BUILTIN_BUILDS
-from engine.catalogue import family_of
-from engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
-from engine.inventory import BuildConfig
-from engine.plan import Marks, RunOptions, RunRequest
-from engine.provenance import with_outputs
-from engine.run_dirs import busy_reason
-from engine.runner import Runner
-from engine.servers import ServerError
-from engine.session import (
+from benchdeck.engine.builds import Build, BuildNameError, parse_build_name
+from benchdeck.engine.builtin.catalogue import BUILTIN_BUILDS
+from benchdeck.engine.catalogue import family_of
+from benchdeck.engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
+from benchdeck.engine.inventory import BuildConfig
+from benchdeck.engine.plan import Marks, RunOptions, RunRequest
+from benchdeck.engine.provenance import with_outputs
+from benchdeck.engine.run_dirs import busy_reason
+from benchdeck.engine.runner import Runner
+from benchdeck.engine.servers import ServerError
+from benchdeck.engine.session import (
     BUILTIN_BUILD,
     Session,
     build_password,
@@ -37,14 +37,14 @@ from engine.session import (
     needs_post_write,
     post_write,
 )
-from engine.sysbench_cmd import WorkloadError, default_duration, step_for
-from engine.transport import TransportError
-from store import queue as q
-from store.db import Store
-from store.following import following
-from store.ingest import EventSink, pump
-from store.live import LiveRun, marks, unfinished
-from store.runs import NewRun, create_run, set_status
+from benchdeck.engine.sysbench_cmd import WorkloadError, default_duration, step_for
+from benchdeck.engine.transport import TransportError
+from benchdeck.store import queue as q
+from benchdeck.store.db import Store
+from benchdeck.store.following import following
+from benchdeck.store.ingest import EventSink, pump
+from benchdeck.store.live import LiveRun, marks, unfinished
+from benchdeck.store.runs import NewRun, create_run, set_status
 
 Listener = Callable[[RunEvent], None]
 STEP_OVERHEAD_S = 15.0
@@ -326,7 +326,7 @@ class RunService:
     async def cancel(self, live: LiveRun) -> Outcome:
         """Cancel a run no benchdeck follows (it was killed): stop its remote processes, store
         every sample their files hold beyond what is stored, then record it as cancelled."""
-        from engine.runner import cancel_remote
+        from benchdeck.engine.runner import cancel_remote
 
         transport = await self.session.transport(live.host)
         await cancel_remote(transport, live.plan.remote_dir, live.procs)

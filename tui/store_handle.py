@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from store.queries import HistoryRow, RunFilter, count_runs, list_builds, list_hosts, run_history
+from benchdeck.store.queries import HistoryRow, RunFilter, count_runs, list_builds, list_hosts, run_history
 
 if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it)
     import duckdb
 
-    from store.db import Store
+    from benchdeck.store.db import Store
 
 
 class StoreHandle:
@@ -46,7 +46,7 @@ class StoreHandle:
             self._refresh = True
 
     def get(self) -> Store:
-        from store.db import Store, StoreError, StoreLocked, StoreNotWritable
+        from benchdeck.store.db import Store, StoreError, StoreLocked, StoreNotWritable
 
         with self._lock:
             if self._closed:  # the app is quitting: a late worker must not open it again
@@ -97,7 +97,7 @@ class StoreHandle:
         return self.get().cursor()
 
     def writable_cursor(self) -> duckdb.DuckDBPyConnection:
-        from store.db import StoreError
+        from benchdeck.store.db import StoreError
 
         store = self.get()
         if store.read_only and store.snapshot_of is None:
@@ -174,7 +174,7 @@ class Opening:
     """
 
     def __init__(self, db: Path | None) -> None:
-        from tui import first_page
+        from benchdeck.tui import first_page
 
         self.store = StoreHandle(db)
         self.opened: Future[int] = Future()
@@ -200,7 +200,7 @@ class Opening:
         if self._started:
             return
         self._started = True
-        from tui import first_page
+        from benchdeck.tui import first_page
 
         path = self._path
         before = first_page.identity(path) if path is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from engine.catalogue import SUITES
+from benchdeck.engine.catalogue import SUITES
 
 SUITE_HELP = f"{', '.join(sorted(SUITES))}, builtin, or one from the inventory's [suites]"
 
@@ -16,10 +16,10 @@ def suite_steps(name: str) -> list[str]:
     if name in SUITES:
         return [n for n, _ in SUITES[name]]
     if name == "builtin":
-        from engine.builtin.catalogue import BUILTIN_WORKLOADS
+        from benchdeck.engine.builtin.catalogue import BUILTIN_WORKLOADS
 
         return list(BUILTIN_WORKLOADS)
-    from engine.inventory import load_inventory
+    from benchdeck.engine.inventory import load_inventory
 
     inv_suites = load_inventory(None).suites
     if name in inv_suites:

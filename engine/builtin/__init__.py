@@ -4,6 +4,6 @@ They need neither sysbench nor a DBMS server, so a fresh machine can run, watch 
 something real at once; their output is sysbench 1.0.20's text format.
 """
 
-from engine.builtin.catalogue import BUILTIN_WORKLOADS, builtin_argv, is_builtin
+from benchdeck.engine.builtin.catalogue import BUILTIN_WORKLOADS, builtin_argv, is_builtin
 
 __all__ = ["BUILTIN_WORKLOADS", "builtin_argv", "is_builtin"]

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-MODULE = "engine.builtin.sqlite_bench"
+MODULE = "benchdeck.engine.builtin.sqlite_bench"
 # Built-in "builds": the same SQLite with two durability settings, so there is something to compare.
 BUILTIN_BUILDS: dict[str, str] = {"sqlite": "normal", "sqlite-sync": "full"}
 ZIPF_EXP = 0.8  # sysbench's --rand-zipfian-exp default
@@ -261,7 +261,7 @@ def builtin_argv(
     rand_type: str = "uniform",
     durability: str = "normal",
 ) -> list[str]:
-    """``python -m engine.builtin.sqlite_bench ... WORKLOAD COMMAND`` (prepare, run or cleanup)."""
+    """``python -m benchdeck.engine.builtin.sqlite_bench ... WORKLOAD COMMAND`` (prepare, run or cleanup)."""
     if not is_builtin(workload):
         raise ValueError(f"{workload!r} is not a built-in workload ({', '.join(BUILTIN_WORKLOADS)})")
     if command not in ("prepare", "run", "cleanup"):

@@ -13,13 +13,13 @@ import os
 import posixpath
 import sys
 
-from engine.builtin.catalogue import builtin_argv, is_builtin
-from engine.client_files import import_root, package_files
-from engine.inventory import BuildConfig, HostConfig
-from engine.plan import RunPlan, RunRequest
+from benchdeck.engine.builtin.catalogue import builtin_argv, is_builtin
+from benchdeck.engine.client_files import import_root, package_files
+from benchdeck.engine.inventory import BuildConfig, HostConfig
+from benchdeck.engine.plan import RunPlan, RunRequest
 
 CLIENT_DIR = "bi"  # in the run directory: engine/builtin/*.py, importable from here
-CLIENT_PACKAGE = "engine.builtin"
+CLIENT_PACKAGE = "benchdeck.engine.builtin"
 _SOURCES = ("__init__", "catalogue", "sqlite_bench")
 
 

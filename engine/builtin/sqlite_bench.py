@@ -3,7 +3,7 @@
 Standard library only, so a machine without sysbench or a DBMS can still run, watch and compare
 real benchmarks; the ordinary sysbench parser reads the output. Its first line is the command
 line in sysbench's form (the parser and importers read ``--table-size`` etc. from it); the banner
-says which program really ran. ``python3 -m engine.builtin.sqlite_bench --help`` lists options.
+says which program really ran. ``python3 -m benchdeck.engine.builtin.sqlite_bench --help`` lists options.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from types import FrameType
 
-from engine.builtin.catalogue import (
+from benchdeck.engine.builtin.catalogue import (
     WORKLOADS,
     Counts,
     Ctx,

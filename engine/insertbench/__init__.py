@@ -1,11 +1,20 @@
 """benchdeck's Insert Benchmark client (after Mark Callaghan's iibench): steps l.i0 ... qp1000.
 
-Run a step with ``python3 -m engine.insertbench.client`` (:mod:`engine.insertbench.client`);
+Run a step with ``python3 -m benchdeck.engine.insertbench.client`` (:mod:`engine.insertbench.client`);
 the step list and defaults are in :mod:`engine.insertbench.steps`; its output is read by
 :class:`engine.parsers.insertbench.InsertBenchParser`. The DB drivers (PyMySQL, psycopg 3)
 are imported only when a connection is made.
 """
 
-from engine.insertbench.steps import CLASSIC, STEP_NAMES, STEPS, Config, Step, get_step, step_argv, step_kind
+from benchdeck.engine.insertbench.steps import (
+    CLASSIC,
+    STEP_NAMES,
+    STEPS,
+    Config,
+    Step,
+    get_step,
+    step_argv,
+    step_kind,
+)
 
 __all__ = ["CLASSIC", "STEPS", "STEP_NAMES", "Config", "Step", "get_step", "step_argv", "step_kind"]

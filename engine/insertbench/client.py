@@ -1,6 +1,6 @@
 """Insert Benchmark client: runs one step against MariaDB/MySQL or PostgreSQL and reports it.
 
-``python3 -m engine.insertbench.client --dbms mariadb --host H --port P --user U --password X
+``python3 -m benchdeck.engine.insertbench.client --dbms mariadb --host H --port P --user U --password X
 --database D --step l.i0 --rows N --report-interval 1`` (``--help`` lists all options).
 
 Output (read by :class:`engine.parsers.insertbench.InsertBenchParser`): the effective command
@@ -28,9 +28,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from engine.insertbench import schema
-from engine.insertbench.steps import CLIENT_MODULE, Config, get_step
-from engine.insertbench.workers import (
+from benchdeck.engine.insertbench import schema
+from benchdeck.engine.insertbench.steps import CLIENT_MODULE, Config, get_step
+from benchdeck.engine.insertbench.workers import (
     DONE_NS,
     ERRS,
     HIST,

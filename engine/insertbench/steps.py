@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 StepKind = Literal["load", "index", "write", "query"]
-CLIENT_MODULE = "engine.insertbench.client"
+CLIENT_MODULE = "benchdeck.engine.insertbench.client"
 _QUERY_STEP = re.compile(r"(?a)q([rp])([1-9]\d{0,7})")
 
 
@@ -100,12 +100,14 @@ class Config:
     seed: int
 
     def tables(self) -> list[str]:
-        from engine.insertbench import schema  # (the SQL and drivers: only for a run, not the names)
+        from benchdeck.engine.insertbench import (
+            schema,  # (the SQL and drivers: only for a run, not the names)
+        )
 
         return [schema.table_name(self.table_prefix, n) for n in range(1, self.table_count + 1)]
 
     def connect(self, *, autocommit: bool) -> Any:
-        from engine.insertbench import schema
+        from benchdeck.engine.insertbench import schema
 
         return schema.connect(
             self.dbms, self.host, self.port, self.user, self.password, self.database, autocommit=autocommit

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.insertbench import schema
-from engine.insertbench.steps import Config, get_step
+from benchdeck.engine.insertbench import schema
+from benchdeck.engine.insertbench.steps import Config, get_step
 
 OPS, ROWS, ERRS, DONE_NS, LAT_SUM_US, LAT_MAX_US = range(6)
 NB, LO_MS, HI_MS = 256, 1e-3, 1e5  # latency histogram: NB log buckets between LO and HI ms

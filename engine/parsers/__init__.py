@@ -3,15 +3,15 @@
 No I/O here: callers feed lines (live tailing) or whole outputs (archives).
 """
 
-from engine.parsers.iostat import IostatParser, IostatResult, parse_iostat
-from engine.parsers.sysbench import (
+from benchdeck.engine.parsers.iostat import IostatParser, IostatResult, parse_iostat
+from benchdeck.engine.parsers.sysbench import (
     SysbenchParser,
     SysbenchResult,
     parse_command,
     parse_interval,
     parse_sysbench_output,
 )
-from engine.parsers.vmstat import VmstatParser, VmstatResult, parse_vmstat
+from benchdeck.engine.parsers.vmstat import VmstatParser, VmstatResult, parse_vmstat
 
 __all__ = [
     "IostatParser",

@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from engine.parsers.command import command_words, ends_command
-from engine.records import BenchInterval, SkippedLine, SysbenchSummary
+from benchdeck.engine.parsers.command import command_words, ends_command
+from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _N = r"\d{1,30}(?:\.\d{1,30})?"  # bounded: int() refuses very long digit strings
 _STATS = re.compile(

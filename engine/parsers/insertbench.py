@@ -1,4 +1,4 @@
-"""Insert Benchmark output (``python3 -m engine.insertbench.client``): intervals, summary, SLA.
+"""Insert Benchmark output (``python3 -m benchdeck.engine.insertbench.client``): intervals, summary, SLA.
 
 The client prints its effective command line first, then ``dbms: <name> <server version>``,
 one line per report interval and a summary block ending with ``elapsed: S s``::
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 
-from engine.insertbench.steps import step_kind
-from engine.parsers.command import command_words, ends_command
-from engine.records import BenchInterval, SkippedLine, SysbenchSummary
+from benchdeck.engine.insertbench.steps import step_kind
+from benchdeck.engine.parsers.command import command_words, ends_command
+from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _F = r"\d{1,15}\.\d{2}"
 _INTERVAL = re.compile(

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.records import IostatSample, SkippedLine
+from benchdeck.engine.records import IostatSample, SkippedLine
 
 # Linux 6.x (host)  date  arch  (n CPU)
 _BANNER = re.compile(r"(?a)\S+\s+\S+\s+\(.*\)\s+\S+\s+.*\(\d+ CPU\)")

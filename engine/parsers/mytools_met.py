@@ -18,8 +18,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.metrics import PerOp
-from engine.records import SkippedLine
+from benchdeck.engine.metrics import PerOp
+from benchdeck.engine.records import SkippedLine
 
 MET_TITLE = "iostat, vmstat normalized by operation rate"
 _PER_OP = {"cpu/o": "cpu_o", "cs/o": "cs_o", "r/o": "r_o", "rKB/o": "rkb_o", "wKB/o": "wkb_o"}

@@ -15,8 +15,8 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from engine.parsers.command import command_words, ends_command
-from engine.records import BenchInterval, SkippedLine, SysbenchSummary
+from benchdeck.engine.parsers.command import command_words, ends_command
+from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _F = r"\d{1,20}(?:\.\d{1,20})?"
 _NAN = r"-?nan|NaN|-?inf"

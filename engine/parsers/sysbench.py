@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.parsers.command import command_words, ends_command
-from engine.records import BenchInterval, SkippedLine, SysbenchSummary
+from benchdeck.engine.parsers.command import command_words, ends_command
+from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
 _F = r"\d+\.\d{2}"  # sysbench prints every rate with %4.2f: exactly two decimals
 _TEXT_TPS = re.compile(

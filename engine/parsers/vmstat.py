@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.records import SkippedLine, VmstatSample
+from benchdeck.engine.records import SkippedLine, VmstatSample
 
 # Columns every sample needs (``gu`` is optional); VmstatSample names ``in`` as ``in_``.
 _REQUIRED = ("r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo", "in", "cs",

@@ -13,10 +13,10 @@ database and user, stop -- all through a Transport, so it works locally and over
 
 from __future__ import annotations
 
-from engine.servers.base import ManagedServer, ServerError, ServerSpec
-from engine.servers.mysql import MySQLServer
-from engine.servers.postgres import PostgresServer
-from engine.transport import Transport
+from benchdeck.engine.servers.base import ManagedServer, ServerError, ServerSpec
+from benchdeck.engine.servers.mysql import MySQLServer
+from benchdeck.engine.servers.postgres import PostgresServer
+from benchdeck.engine.transport import Transport
 
 
 def make_server(transport: Transport, spec: ServerSpec) -> ManagedServer:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.transport import CommandResult, CommandTimeout, Transport
+from benchdeck.engine.transport import CommandResult, CommandTimeout, Transport
 
 Dbms = Literal["mariadb", "mysql", "postgres"]
 ProbeState = Literal["ready", "starting", "dead"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import posixpath
 
-from engine.servers.base import ManagedServer, ProbeState, ServerError, ServerSpec, check_name
-from engine.transport import DetachedProcess, Transport
+from benchdeck.engine.servers.base import ManagedServer, ProbeState, ServerError, ServerSpec, check_name
+from benchdeck.engine.transport import DetachedProcess, Transport
 
 # Defaults the user's config_file (and ``extra``) can override.
 DEFAULT_OPTIONS: tuple[tuple[str, str], ...] = (

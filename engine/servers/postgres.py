@@ -14,8 +14,8 @@ import posixpath
 import re
 import shlex
 
-from engine.servers.base import ManagedServer, ProbeState, ServerError, ServerSpec, check_name
-from engine.transport import Transport
+from benchdeck.engine.servers.base import ManagedServer, ProbeState, ServerError, ServerSpec, check_name
+from benchdeck.engine.transport import Transport
 
 SUPERUSER = "postgres"
 FAILED = re.compile(rb"\b(FATAL|PANIC):")

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from engine.run_dirs import busy_reason
-from engine.servers.base import Dbms, ManagedServer, ServerError, ServerSpec
-from engine.transport import Transport
+from benchdeck.engine.run_dirs import busy_reason
+from benchdeck.engine.servers.base import Dbms, ManagedServer, ServerError, ServerSpec
+from benchdeck.engine.transport import Transport
 
 # $1 directory: every record, one JSON document per line.
 _READ_ALL = 'for f in "$1"/*.json; do [ -f "$f" ] && tr -d "\\n" <"$f" && echo; done; exit 0'
@@ -144,7 +144,7 @@ async def claim_port(
     record whose server is gone is dropped; a port held by a process no record explains is a
     ServerError of one line naming the port and, where it can be found, the process.
     """
-    from engine.servers import make_server  # the package imports this module's siblings
+    from benchdeck.engine.servers import make_server  # the package imports this module's siblings
 
     spec = server.spec
     rec = await read(transport, workdir, spec.port)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.transport.base import CommandResult, DetachedProcess, HostSpec, Transport
-from engine.transport.errors import (
+from benchdeck.engine.transport.base import CommandResult, DetachedProcess, HostSpec, Transport
+from benchdeck.engine.transport.errors import (
     AuthFailed,
     CommandTimeout,
     ConnectionLost,
@@ -16,16 +16,16 @@ from engine.transport.errors import (
     HostUnreachable,
     TransportError,
 )
-from engine.transport.local import LocalTransport
+from benchdeck.engine.transport.local import LocalTransport
 
 if TYPE_CHECKING:
-    from engine.transport.ssh import SSHTransport
+    from benchdeck.engine.transport.ssh import SSHTransport
 
 
 def __getattr__(name: str) -> Any:
     """``SSHTransport`` loads asyncssh (~0.15 s), so it is imported on first use only."""
     if name == "SSHTransport":
-        from engine.transport.ssh import SSHTransport
+        from benchdeck.engine.transport.ssh import SSHTransport
 
         return SSHTransport
     raise AttributeError(name)
@@ -35,7 +35,7 @@ def make_transport(spec: HostSpec, **ssh_options: Any) -> SSHTransport | LocalTr
     """The transport a spec asks for; ``ssh_options`` go to :class:`SSHTransport`."""
     if spec.transport == "local":
         return LocalTransport(spec)
-    from engine.transport.ssh import SSHTransport
+    from benchdeck.engine.transport.ssh import SSHTransport
 
     return SSHTransport(spec, **ssh_options)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal, Protocol, Self
 
-from engine.transport.errors import TransportError
+from benchdeck.engine.transport.errors import TransportError
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import asyncssh
 
-from engine.transport.errors import HostKeyError, HostUnreachable, TransportError
+from benchdeck.engine.transport.errors import HostKeyError, HostUnreachable, TransportError
 
 DEFAULT_PORT = 22
 

@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
 
-from engine.transport.base import HostSpec, ShellTransport
-from engine.transport.errors import CommandTimeout, TransportError
+from benchdeck.engine.transport.base import HostSpec, ShellTransport
+from benchdeck.engine.transport.errors import CommandTimeout, TransportError
 
 
 class LocalTransport(ShellTransport):

@@ -26,9 +26,9 @@ from typing import Any, TypeVar
 import asyncssh
 from asyncssh.config import SSHClientConfig
 
-from engine.transport import hostkeys
-from engine.transport.base import HostSpec, ShellTransport, sh
-from engine.transport.errors import (
+from benchdeck.engine.transport import hostkeys
+from benchdeck.engine.transport.base import HostSpec, ShellTransport, sh
+from benchdeck.engine.transport.errors import (
     AuthFailed,
     CommandTimeout,
     ConnectionLost,

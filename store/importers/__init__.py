@@ -1,7 +1,7 @@
 """Importers of raw result files (sysbench output, vmstat, iostat, mytools result trees)."""
 
-from store.importers.mytools import ImportProgress, MytoolsImport, import_mytools_tree
-from store.importers.sysbench_files import ImportedRun, ImportError_, RunFiles, import_run_files
+from benchdeck.store.importers.mytools import ImportProgress, MytoolsImport, import_mytools_tree
+from benchdeck.store.importers.sysbench_files import ImportedRun, ImportError_, RunFiles, import_run_files
 
 __all__ = [
     "ImportError_",

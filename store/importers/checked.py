@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.parsers import IostatParser, SysbenchParser, VmstatParser
-from engine.records import BenchInterval, SkippedLine, SysbenchSummary
-from store.limits import feed_checked
+from benchdeck.engine.parsers import IostatParser, SysbenchParser, VmstatParser
+from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
+from benchdeck.store.limits import feed_checked
 
 
 @dataclass(frozen=True, slots=True)

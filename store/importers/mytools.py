@@ -17,14 +17,14 @@ from datetime import datetime
 from itertools import chain
 from pathlib import Path
 
-from engine.builds import BuildNameError, parse_build_name
-from engine.catalogue import ResultSuffix, parse_mytools_suffix
-from engine.parsers import parse_command
-from store.db import Store
-from store.importers.dating import parse_stamp
-from store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run
-from store.importers.writer import RunWriter
-from store.limits import path_problem
+from benchdeck.engine.builds import BuildNameError, parse_build_name
+from benchdeck.engine.catalogue import ResultSuffix, parse_mytools_suffix
+from benchdeck.engine.parsers import parse_command
+from benchdeck.store.db import Store
+from benchdeck.store.importers.dating import parse_stamp
+from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run
+from benchdeck.store.importers.writer import RunWriter
+from benchdeck.store.limits import path_problem
 
 _RUN_DIR = re.compile(r"^x\.(?P<build>[^.]+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")
 _ROCKS_DIR = re.compile(r"^x\.(?P<build>\d+\.\d+\.\d+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")

@@ -11,17 +11,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from engine.builds import Build
-from engine.metrics import PerOp, is_scan, per_op, run_qps
-from engine.parsers.explain import LINE, ZONE_END, ZONE_START, find_explain
-from engine.parsers.mytools_met import MetTable, parse_met, split_met_tail
-from engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
-from store.db import StoreError
-from store.importers.checked import Checked
-from store.importers.dating import Dated, from_mtime, from_start, parse_stamp
-from store.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
-from store.raw import compress
-from store.runs import NewRun, RunSummary
+from benchdeck.engine.builds import Build
+from benchdeck.engine.metrics import PerOp, is_scan, per_op, run_qps
+from benchdeck.engine.parsers.explain import LINE, ZONE_END, ZONE_START, find_explain
+from benchdeck.engine.parsers.mytools_met import MetTable, parse_met, split_met_tail
+from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+from benchdeck.store.db import StoreError
+from benchdeck.store.importers.checked import Checked
+from benchdeck.store.importers.dating import Dated, from_mtime, from_start, parse_stamp
+from benchdeck.store.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
+from benchdeck.store.raw import compress
+from benchdeck.store.runs import NewRun, RunSummary
 
 _NCPU = re.compile(r"(?am)^\s*(\d+) CPUs?\s*$")
 _IOSTAT_NCPU = re.compile(r"\((\d+) CPU\)")

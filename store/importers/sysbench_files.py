@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from store.db import Store
-from store.importers.read_run import ImportError_, RunFiles, read_run
-from store.importers.writer import RunWriter
+from benchdeck.store.db import Store
+from benchdeck.store.importers.read_run import ImportError_, RunFiles, read_run
+from benchdeck.store.importers.writer import RunWriter
 
 __all__ = ["ImportError_", "ImportedRun", "RunFiles", "import_run_files"]
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import duckdb
 
-from store import bulk
-from store.db import Store
-from store.dialect import next_ids
-from store.importers.read_run import ParsedRun
-from store.runs import ensure_build, ensure_host, ensure_workload
-from store.samples import append_many, append_skipped_many
+from benchdeck.store import bulk
+from benchdeck.store.db import Store
+from benchdeck.store.dialect import next_ids
+from benchdeck.store.importers.read_run import ParsedRun
+from benchdeck.store.runs import ensure_build, ensure_host, ensure_workload
+from benchdeck.store.samples import append_many, append_skipped_many
 
 _RUN_COLS = (
     "run_id", "host_id", "build_id", "workload_id", "config", "threads", "tables", "table_size",

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.builds import parse_build_name
-from store.db import Store
-from store.runs import ensure_build, ensure_host, ensure_workload
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.store.db import Store
+from benchdeck.store.runs import ensure_build, ensure_host, ensure_workload
 
 HOST = "beelink"
 CONFIG = "z11a_bee"

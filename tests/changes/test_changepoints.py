@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.changepoints import ChangePoint, Options, detect, split_test, ttest
+from benchdeck.engine.changepoints import ChangePoint, Options, detect, split_test, ttest
 from tests.changes.synthetic import Case, below_magnitude, known_cases
 
 

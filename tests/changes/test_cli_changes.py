@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.builds import parse_build_name
-from store.db import Store
-from store.runs import NewRun, RunSummary, create_run, save_summary
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.store.db import Store
+from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary
 from tests.changes.post_series import HOST, write_store
 from tests.cli_helpers import bd
 

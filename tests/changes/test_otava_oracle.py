@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.changepoints import Options, detect
+from benchdeck.engine.changepoints import Options, detect
 from tests.changes.otava_oracle import otava_change_points
 from tests.changes.synthetic import below_magnitude, known_cases
 

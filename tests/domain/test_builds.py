@@ -1,6 +1,6 @@
 import pytest
 
-from engine.builds import BuildNameError, parse_build_name, version_sort_key
+from benchdeck.engine.builds import BuildNameError, parse_build_name, version_sort_key
 
 
 @pytest.mark.parametrize(

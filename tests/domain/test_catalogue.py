@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.catalogue import (
+from benchdeck.engine.catalogue import (
     CLASSIC_42,
     MODERN_33,
     SUITES,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.hostfacts import (
+from benchdeck.engine.hostfacts import (
     TOOLS,
     CpuInfo,
     Disk,
@@ -34,7 +34,7 @@ from engine.hostfacts import (
     parse_tools,
     version_of,
 )
-from engine.transport import HostKeyError, HostSpec, LocalTransport, SSHTransport
+from benchdeck.engine.transport import HostKeyError, HostSpec, LocalTransport, SSHTransport
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "hostfacts"
 VM_CPU = "Intel(R) Xeon(R) Processor"

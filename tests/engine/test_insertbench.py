@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.insertbench.client import parse_args
-from engine.insertbench.steps import CLASSIC, STEP_NAMES, get_step, scaled, step_argv, step_kind
-from engine.parsers.insertbench import InsertBenchParser, parse_command, parse_interval
-from engine.records import BenchInterval
+from benchdeck.engine.insertbench.client import parse_args
+from benchdeck.engine.insertbench.steps import CLASSIC, STEP_NAMES, get_step, scaled, step_argv, step_kind
+from benchdeck.engine.parsers.insertbench import InsertBenchParser, parse_command, parse_interval
+from benchdeck.engine.records import BenchInterval
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "tests" / "data" / "recorded"
@@ -52,7 +52,7 @@ def parse(text: str) -> InsertBenchParser:
 
 
 def client(args: list[str], timeout: float = 120) -> Run:
-    argv = [sys.executable, "-m", "engine.insertbench.client", *args]
+    argv = [sys.executable, "-m", "benchdeck.engine.insertbench.client", *args]
     t0 = time.monotonic()
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False)
     return Run(argv, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - t0)
@@ -97,7 +97,7 @@ def test_step_runs_and_parses(runs: dict[tuple[str, str], Run], dbms: str, step:
     assert run.rc == 0, run.out
     p = run.parsed()
     assert p.skipped == [], run.out
-    assert run.out.splitlines()[0].startswith("python3 -m engine.insertbench.client ")
+    assert run.out.splitlines()[0].startswith("python3 -m benchdeck.engine.insertbench.client ")
     s = p.summary()
     assert (s.options["step"], p.step, p.dbms, p.finished, s.ignored_errors) == (step, step, dbms, True, 0)
     assert "--password=***" in run.out or dbms == "postgres"
@@ -170,7 +170,7 @@ def test_tables_and_threads(request: pytest.FixtureRequest) -> None:
 def test_sigterm_stops_the_workers(request: pytest.FixtureRequest) -> None:
     conn = [*server_args(request, "postgres"), "--table-prefix=sig"]
     assert client([*conn, "--step=l.i0", "--rows=500"]).rc == 0
-    argv = [sys.executable, "-m", "engine.insertbench.client", *conn]
+    argv = [sys.executable, "-m", "benchdeck.engine.insertbench.client", *conn]
     proc = subprocess.Popen([*argv, "--step=qp100", "--seconds=60"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
     assert proc.stdout is not None

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.builds import Build
-from engine.inventory import (
+from benchdeck.engine.builds import Build
+from benchdeck.engine.inventory import (
     CONFIG_ENV,
     ConfigError,
     Inventory,

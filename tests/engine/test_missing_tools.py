@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.builtin.catalogue import builtin_argv
-from engine.events import LogLine, RunFailed, RunFinished, RunStarted
-from engine.plan import RunPlan
-from engine.runner import Runner
-from engine.transport import LocalTransport
+from benchdeck.engine.builtin.catalogue import builtin_argv
+from benchdeck.engine.events import LogLine, RunFailed, RunFinished, RunStarted
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.runner import Runner
+from benchdeck.engine.transport import LocalTransport
 
 
 @pytest.fixture

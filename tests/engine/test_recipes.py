@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.build_runner import build_script
-from engine.inventory import ConfigError, parse_inventory
-from engine.recipes import (
+from benchdeck.engine.build_runner import build_script
+from benchdeck.engine.inventory import ConfigError, parse_inventory
+from benchdeck.engine.recipes import (
     PGO_VARIANTS,
     Recipe,
     RecipeError,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.inventory import Inventory, parse_inventory
-from engine.request_check import RequestError, check_requests
+from benchdeck.engine.inventory import Inventory, parse_inventory
+from benchdeck.engine.request_check import RequestError, check_requests
 
 INVENTORY = """
 [hosts.dell32]

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.builds import parse_build_name
-from engine.events import BenchBatch, LogLine, RunEvent, RunFailed, RunFinished, RunStarted
-from engine.runner import Runner, RunPlan
-from engine.sysbench_cmd import SysbenchCommand
-from engine.transport import HostSpec, SSHTransport
-from store.db import Store
-from store.ingest import EventSink
-from store.live import marks, unfinished
-from store.runs import NewRun, create_run
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.events import BenchBatch, LogLine, RunEvent, RunFailed, RunFinished, RunStarted
+from benchdeck.engine.runner import Runner, RunPlan
+from benchdeck.engine.sysbench_cmd import SysbenchCommand
+from benchdeck.engine.transport import HostSpec, SSHTransport
+from benchdeck.store.db import Store
+from benchdeck.store.ingest import EventSink
+from benchdeck.store.live import marks, unfinished
+from benchdeck.store.runs import NewRun, create_run
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from engine.servers import ManagedServer, ServerError, ServerSpec, make_server
-from engine.servers.mysql import MySQLServer
-from engine.servers.postgres import PostgresServer
-from engine.transport import HostSpec, LocalTransport, SSHTransport, Transport, make_transport
+from benchdeck.engine.servers import ManagedServer, ServerError, ServerSpec, make_server
+from benchdeck.engine.servers.mysql import MySQLServer
+from benchdeck.engine.servers.postgres import PostgresServer
+from benchdeck.engine.transport import HostSpec, LocalTransport, SSHTransport, Transport, make_transport
 from tests.servers import free_port, kill_and_wait, pid_alive
 from tests.servers.sshd import SshdServer
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.catalogue import CLASSIC_42, MODERN_33
-from engine.parsers import parse_sysbench_output
-from engine.records import SysbenchSummary
-from engine.sysbench_cmd import (
+from benchdeck.engine.catalogue import CLASSIC_42, MODERN_33
+from benchdeck.engine.parsers import parse_sysbench_output
+from benchdeck.engine.records import SysbenchSummary
+from benchdeck.engine.sysbench_cmd import (
     COMMON_SCRIPT,
     SysbenchCommand,
     lua_source,

@@ -12,7 +12,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from engine.transport import (
+from benchdeck.engine.transport import (
     AuthFailed,
     CommandTimeout,
     ConnectionLost,
@@ -25,7 +25,7 @@ from engine.transport import (
     TransportError,
     hostkeys,
 )
-from engine.transport.base import ShellTransport
+from benchdeck.engine.transport.base import ShellTransport
 from tests.servers import free_port
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer

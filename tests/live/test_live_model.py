@@ -3,7 +3,7 @@
 from dataclasses import replace
 from datetime import datetime
 
-from engine.events import (
+from benchdeck.engine.events import (
     BenchBatch,
     LogLine,
     Phase,
@@ -14,11 +14,11 @@ from engine.events import (
     StepStarted,
     VmstatBatch,
 )
-from engine.metrics import PerOp
-from engine.plan import RunPlan
-from engine.records import BenchInterval, SysbenchSummary, VmstatSample
-from tui.live_model import LOG_LINES, LiveModel
-from tui.screens.live import headline
+from benchdeck.engine.metrics import PerOp
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.records import BenchInterval, SysbenchSummary, VmstatSample
+from benchdeck.tui.live_model import LOG_LINES, LiveModel
+from benchdeck.tui.screens.live import headline
 
 NOW = datetime(2026, 11, 21, 12, 0, 0)
 

@@ -7,7 +7,7 @@ import shlex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.parsers.command import command_words
+from benchdeck.engine.parsers.command import command_words
 
 PLAIN = st.text(alphabet=st.characters(blacklist_characters="'\"\\", blacklist_categories=("Cs",)))
 

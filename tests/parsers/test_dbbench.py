@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.parsers.dbbench import DbBenchParser, parse_command, parse_dbbench_output
+from benchdeck.engine.parsers.dbbench import DbBenchParser, parse_command, parse_dbbench_output
 from tests.parsers.conftest import RECORDED
 
 # the argv of each recorded run, as README_families.md lists it (shape flags left out)

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.parsers import IostatParser, SysbenchParser, VmstatParser
-from engine.parsers.command import command_words, split_shell
-from engine.parsers.dbbench import DbBenchParser
-from engine.parsers.insertbench import InsertBenchParser
-from engine.parsers.pgbench import PgbenchParser
-from engine.parsers.sysbench import parse_sysbench_output
+from benchdeck.engine.parsers import IostatParser, SysbenchParser, VmstatParser
+from benchdeck.engine.parsers.command import command_words, split_shell
+from benchdeck.engine.parsers.dbbench import DbBenchParser
+from benchdeck.engine.parsers.insertbench import InsertBenchParser
+from benchdeck.engine.parsers.pgbench import PgbenchParser
+from benchdeck.engine.parsers.sysbench import parse_sysbench_output
 from tests.parsers.conftest import RECORDED, read_lines
 
 BIG = "9" * 5000  # past Python's 4,300-digit int() limit
@@ -174,8 +174,8 @@ def test_one_megabyte_command_line_is_read_in_linear_time(line: str) -> None:
 
 @pytest.mark.parametrize("size", ["1" + "0" * 39, "9" * 400, "9" * 5000])
 def test_scan_rate_from_a_huge_table_size_never_raises(size: str) -> None:
-    from engine.metrics import run_qps
-    from engine.records import SysbenchSummary
+    from benchdeck.engine.metrics import run_qps
+    from benchdeck.engine.records import SysbenchSummary
 
     s = SysbenchSummary(lat_avg_ms=0.01, options={"table-size": size})
     qps = run_qps(s, "scan_range=100")

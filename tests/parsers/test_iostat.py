@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.parsers import IostatParser, parse_iostat
-from engine.records import IostatSample
+from benchdeck.engine.parsers import IostatParser, parse_iostat
+from benchdeck.engine.records import IostatSample
 from tests.parsers.conftest import read_lines
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.parsers.pgbench import PgbenchParser, parse_command, parse_pgbench_output
+from benchdeck.engine.parsers.pgbench import PgbenchParser, parse_command, parse_pgbench_output
 from tests.parsers.conftest import RECORDED, field
 
 # file -> (intervals, messages, aborted, version)

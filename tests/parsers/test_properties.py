@@ -14,8 +14,8 @@ from dataclasses import astuple
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.parsers import IostatParser, SysbenchParser, VmstatParser
-from engine.records import BenchInterval, IostatSample, VmstatSample
+from benchdeck.engine.parsers import IostatParser, SysbenchParser, VmstatParser
+from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
 from tests.parsers.conftest import RECORDED, read_lines
 
 SYSBENCH = sorted(p.name for p in RECORDED.glob("sysbench*.txt"))

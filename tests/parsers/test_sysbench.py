@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from engine.parsers import SysbenchParser, parse_interval, parse_sysbench_output
-from engine.records import BenchInterval
+from benchdeck.engine.parsers import SysbenchParser, parse_interval, parse_sysbench_output
+from benchdeck.engine.records import BenchInterval
 from tests.parsers.conftest import field, read_lines
 
 # file -> (interval count, version, test has SQL statistics)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.parsers import VmstatParser, parse_vmstat
+from benchdeck.engine.parsers import VmstatParser, parse_vmstat
 from tests.parsers.conftest import read_lines
 
 FIELDS = ("r", "b", "swpd", "free", "buff", "cache", "si", "so", "bi", "bo", "in_", "cs",

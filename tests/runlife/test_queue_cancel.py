@@ -51,8 +51,8 @@ def test_cancel_queue_while_another_benchdeck_runs_it(env: dict[str, str]) -> No
 
 
 def test_cancel_queue_with_nobody_running_it(env: dict[str, str]) -> None:
-    from store.db import Store
-    from store.queue import create_queue
+    from benchdeck.store.db import Store
+    from benchdeck.store.queue import create_queue
 
     with Store.open(env["BENCHDECK_DB"]) as store, store.transaction() as cur:
         qid = create_queue(cur, ["sshd"], [MARIADB], [WORKLOAD, WORKLOAD], {})

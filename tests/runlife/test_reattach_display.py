@@ -8,10 +8,10 @@ import signal
 import subprocess
 import time
 
-from engine.events import BenchBatch, Replayed
+from benchdeck.engine.events import BenchBatch, Replayed
+from benchdeck.tui.live_model import RunView
 from tests.cli_helpers import CLI, ROOT, bd, remote_output
 from tests.runlife.conftest import MARIADB, WORKLOAD
-from tui.live_model import RunView
 
 
 def interval_ts(text: str) -> list[float]:
@@ -48,7 +48,7 @@ def test_resume_prints_every_backfilled_interval(env: dict[str, str]) -> None:
 
 
 def test_live_view_shows_samples_stored_before_reattaching() -> None:
-    from engine.records import BenchInterval
+    from benchdeck.engine.records import BenchInterval
 
     view = RunView(1)
     view.apply(Replayed(1, bench=(BenchInterval(1.0, 1, 10.0, 100.0), BenchInterval(2.0, 1, 11.0, 110.0))))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from store.raw import decompress
+from benchdeck.store.raw import decompress
 from tests.cli_helpers import ROOT, bd, db_rows, remote_output
 from tests.runlife.conftest import MARIADB, POSTGRES, WORKLOAD
 from tests.servers.mariadb import MariaDBServer
@@ -158,9 +158,9 @@ def git_basedir(tmp_path: Path) -> tuple[Path, str]:
 async def test_binary_version_and_git_commit_of_the_basedir(
     tmp_path: Path, mariadb_server: MariaDBServer, git_basedir: tuple[Path, str]
 ) -> None:
-    from engine.plan import RunPlan
-    from engine.provenance import DbAccess, capture
-    from engine.transport import HostSpec, LocalTransport
+    from benchdeck.engine.plan import RunPlan
+    from benchdeck.engine.provenance import DbAccess, capture
+    from benchdeck.engine.transport import HostSpec, LocalTransport
 
     base, head = git_basedir
     t = LocalTransport(HostSpec(name="local", hostname="localhost", transport="local"))

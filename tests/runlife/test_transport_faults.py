@@ -12,7 +12,14 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from engine.transport import AuthFailed, HostKeyError, HostSpec, HostUnreachable, SSHTransport, hostkeys
+from benchdeck.engine.transport import (
+    AuthFailed,
+    HostKeyError,
+    HostSpec,
+    HostUnreachable,
+    SSHTransport,
+    hostkeys,
+)
 from tests.cli_helpers import ROOT, bd
 from tests.servers import free_port, kill_and_wait, wait_until
 from tests.servers.sshd import SshdServer

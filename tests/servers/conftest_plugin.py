@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import pytest
 
-from engine.transport import HostSpec
+from benchdeck.engine.transport import HostSpec
 from tests.servers import MissingBinary, ServerStartError
 from tests.servers.mariadb import MariaDBServer, start_mariadb
 from tests.servers.postgres import PostgresServer, start_postgres

@@ -12,11 +12,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from engine.builds import parse_build_name
-from store.db import Store, StoreError
-from store.faults import expected_tables
-from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from store.schema import MIGRATIONS
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.store.db import Store, StoreError
+from benchdeck.store.faults import expected_tables
+from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.schema import MIGRATIONS
 
 
 def _attached_names() -> set[str]:

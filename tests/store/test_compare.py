@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.builds import parse_build_name
-from engine.catalogue import default_catalogue
-from engine.metrics import PerOp
-from store.compare import CompareError, Comparison, compare
-from store.db import Store
-from store.report import render, render_text, to_json
-from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.catalogue import default_catalogue
+from benchdeck.engine.metrics import PerOp
+from benchdeck.store.compare import CompareError, Comparison, compare
+from benchdeck.store.db import Store
+from benchdeck.store.report import render, render_text, to_json
+from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 
 CAT = default_catalogue()
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.builds import parse_build_name
-from store.db import Store, StoreError, StoreLocked, StoreTooNew
-from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from store.schema import LATEST_VERSION, MIGRATIONS
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.store.db import Store, StoreError, StoreLocked, StoreTooNew
+from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
 from tests.cli_helpers import CLI
 
 HOLDER = """
@@ -117,7 +117,7 @@ def test_locked_store_cli_prints_one_line(holder: tuple[Path, subprocess.Popen[s
         [
             sys.executable,
             "-c",
-            "from tui.cli import main; main()",
+            "from benchdeck.tui.cli import main; main()",
             "--db",
             str(db),
             "import",
@@ -149,9 +149,9 @@ def test_a_process_killed_after_creating_the_store_leaves_it_openable(tmp_path: 
     db = tmp_path / "crash.duckdb"
     code = (
         "import os, sys\n"
-        "from store.db import Store\n"
-        "from store.runs import NewRun, create_run\n"
-        "from engine.builds import parse_build_name\n"
+        "from benchdeck.store.db import Store\n"
+        "from benchdeck.store.runs import NewRun, create_run\n"
+        "from benchdeck.engine.builds import parse_build_name\n"
         "s = Store.open(sys.argv[1])\n"
         "with s.transaction() as cur:\n"
         "    create_run(cur, NewRun('h', parse_build_name('my8028_rel'), 'scan_range=100', 'test'))\n"

@@ -7,9 +7,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from store.db import Store, StoreError
-from store.faults import complete_store_versions, describe, expected_tables
-from store.schema import MIGRATIONS
+from benchdeck.store.db import Store, StoreError
+from benchdeck.store.faults import complete_store_versions, describe, expected_tables
+from benchdeck.store.schema import MIGRATIONS
 
 
 @pytest.mark.parametrize(

@@ -8,15 +8,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from engine.builds import parse_build_name
-from engine.parsers.explain import find_explain
-from engine.parsers.mytools_met import parse_met, split_met_tail
-from store.db import Store
-from store.importers import ImportError_, RunFiles, import_run_files
-from store.importers.dating import parse_stamp
-from store.importers.read_run import read_run
-from store.raw import read_raw
-from store.schema import MIGRATIONS
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.parsers.explain import find_explain
+from benchdeck.engine.parsers.mytools_met import parse_met, split_met_tail
+from benchdeck.store.db import Store
+from benchdeck.store.importers import ImportError_, RunFiles, import_run_files
+from benchdeck.store.importers.dating import parse_stamp
+from benchdeck.store.importers.read_run import read_run
+from benchdeck.store.raw import read_raw
+from benchdeck.store.schema import MIGRATIONS
 from tests.store import mytools_tree as t
 
 BUILD = parse_build_name(t.A)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.catalogue import default_catalogue
-from store.compare import Comparison, compare
-from store.db import Store
-from store.importers import ImportProgress, MytoolsImport, import_mytools_tree
-from store.raw import read_raw
-from store.report import render_text
+from benchdeck.engine.catalogue import default_catalogue
+from benchdeck.store.compare import Comparison, compare
+from benchdeck.store.db import Store
+from benchdeck.store.importers import ImportProgress, MytoolsImport, import_mytools_tree
+from benchdeck.store.raw import read_raw
+from benchdeck.store.report import render_text
 from tests.store import mytools_tree as t
 
 HOST = "dell16"
@@ -95,7 +95,7 @@ def test_scan_qps_is_rows_per_second_and_rqps_matches_o_s(imported: tuple[Path, 
 
 
 def test_triage_moved_most_reads_imported_metrics(imported: tuple[Path, Path, MytoolsImport]) -> None:
-    from tui.screens.triage import rank
+    from benchdeck.tui.screens.triage import rank
 
     db, _, _ = imported
     items = {it.workload: it for it in rank(_compare(db), column=0)}

@@ -3,13 +3,21 @@
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.builds import parse_build_name
-from engine.events import BenchBatch, LogLine, RunCancelled, RunFailed, RunFinished, Skipped, VmstatBatch
-from engine.metrics import PerOp
-from engine.records import BenchInterval, SkippedLine, SysbenchSummary, VmstatSample
-from store.db import Store
-from store.ingest import EventSink
-from store.runs import NewRun, create_run
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.events import (
+    BenchBatch,
+    LogLine,
+    RunCancelled,
+    RunFailed,
+    RunFinished,
+    Skipped,
+    VmstatBatch,
+)
+from benchdeck.engine.metrics import PerOp
+from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary, VmstatSample
+from benchdeck.store.db import Store
+from benchdeck.store.ingest import EventSink
+from benchdeck.store.runs import NewRun, create_run
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC).replace(tzinfo=None)
 
@@ -95,8 +103,8 @@ async def test_pump_tells_of_a_run_end_once_it_is_written(tmp_path: Path) -> Non
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from engine.events import RunEvent
-    from store.ingest import pump
+    from benchdeck.engine.events import RunEvent
+    from benchdeck.store.ingest import pump
 
     store, rid = _store_with_run(tmp_path)
     seen: list[tuple[str, str]] = []

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.catalogue import default_catalogue
-from store import lake
-from store.compare import compare
-from store.faults import expected_tables
-from store.schema import LATEST_VERSION
+from benchdeck.engine.catalogue import default_catalogue
+from benchdeck.store import lake
+from benchdeck.store.compare import compare
+from benchdeck.store.faults import expected_tables
+from benchdeck.store.schema import LATEST_VERSION
 from tests.cli_helpers import ROOT
 from tests.servers.postgres import PostgresServer
 
@@ -33,7 +33,7 @@ BUILDS = ("my8028_rel_o2nofp", "my8403_rel_o2nofp")
 WRITER = r"""
 import sys
 import duckdb
-from store import lake
+from benchdeck.store import lake
 url, build, n = lake.LakeUrl.parse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 workloads = sys.argv[4].split(",")
 con, pg = lake.connect(url), lake.pg_connect(url)
@@ -188,7 +188,7 @@ def test_two_writers_into_one_lake_and_a_third_compares(lake_url: lake.LakeUrl) 
         con.close()
     print("conflict retries per writer:", [o.strip() for o, _ in outs])
     # The CLI as a third process: --db names the lake.
-    argv = [sys.executable, "-c", "from tui.cli import main; main()", "--db", url]
+    argv = [sys.executable, "-c", "from benchdeck.tui.cli import main; main()", "--db", url]
     got = subprocess.run(
         [*argv, "compare", "--host", "team", "--base", BUILDS[0], "--with", BUILDS[1], "--format", "csv"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.builds import parse_build_name
-from engine.events import BenchBatch, VmstatBatch
-from engine.records import BenchInterval, IostatSample, VmstatSample
-from store.db import Store
-from store.ingest import EventSink
-from store.limits import feed_checked, path_problem, record_problem
-from store.runs import NewRun, create_run
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.events import BenchBatch, VmstatBatch
+from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
+from benchdeck.store.db import Store
+from benchdeck.store.ingest import EventSink
+from benchdeck.store.limits import feed_checked, path_problem, record_problem
+from benchdeck.store.runs import NewRun, create_run
 
 
 def vm(seq: int, free: int = 5, us: int = 1) -> VmstatSample:
@@ -31,7 +31,7 @@ def test_record_problems_name_the_field_and_the_range() -> None:
 
 
 def test_feed_checked_keeps_the_line_of_a_record_that_does_not_fit() -> None:
-    from engine.parsers import VmstatParser
+    from benchdeck.engine.parsers import VmstatParser
 
     lines = [
         "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----",

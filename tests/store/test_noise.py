@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.builds import parse_build_name
-from engine.catalogue import default_catalogue
-from engine.records import BenchInterval
-from store.compare import compare
-from store.db import Store
-from store.noise import block_length, ratio_ci_repeats, ratio_ci_samples
-from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from store.samples import append_bench
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.catalogue import default_catalogue
+from benchdeck.engine.records import BenchInterval
+from benchdeck.store.compare import compare
+from benchdeck.store.db import Store
+from benchdeck.store.noise import block_length, ratio_ci_repeats, ratio_ci_samples
+from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.samples import append_bench
 
 CAT = default_catalogue()
 
@@ -206,6 +206,6 @@ def test_base_runs_without_throughput_give_no_interval_and_no_warning() -> None:
 
 def test_compare_skips_runs_with_too_few_samples_at_the_same_bound() -> None:
     """store.compare counts samples in SQL before loading numpy: the same minimum as here."""
-    from store import compare, noise
+    from benchdeck.store import compare, noise
 
     assert compare.MIN_SAMPLES == noise.MIN_SAMPLES

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from engine.plan import REDACTED, RunPlan
-from store.live import plan_from_dict, plan_to_dict
+from benchdeck.engine.plan import REDACTED, RunPlan
+from benchdeck.store.live import plan_from_dict, plan_to_dict
 
 
 def test_passwords_are_masked_in_argv_and_env_and_the_rest_round_trips() -> None:

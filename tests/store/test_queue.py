@@ -6,10 +6,10 @@ from pathlib import Path
 
 import duckdb
 
-from engine.plan import RunOptions
-from store import queue as q
-from store.db import Store
-from store.schema import LATEST_VERSION, MIGRATIONS
+from benchdeck.engine.plan import RunOptions
+from benchdeck.store import queue as q
+from benchdeck.store.db import Store
+from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
 
 
 def test_matrix_order_with_configs_per_host_and_build(tmp_path: Path) -> None:

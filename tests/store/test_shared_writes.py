@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import BenchBatch
-from engine.records import BenchInterval
-from store import db as store_db
-from store.db import Store
-from store.ingest import EventSink
+from benchdeck.engine.events import BenchBatch
+from benchdeck.engine.records import BenchInterval
+from benchdeck.store import db as store_db
+from benchdeck.store.db import Store
+from benchdeck.store.ingest import EventSink
 from tests.store.test_ingest import Clock, _count, _store_with_run
 
 

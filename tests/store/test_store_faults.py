@@ -25,8 +25,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from store.db import Store
-from store.schema import MIGRATIONS
+from benchdeck.store.db import Store
+from benchdeck.store.schema import MIGRATIONS
 from tests.cli_helpers import CLI, ROOT
 from tests.fs_limits import read_only, tmpfs
 from tests.seed001 import write_single_run_files

@@ -21,10 +21,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from store.db import Store, StoreError
-from store.faults import expected_tables
-from store.raw import read_raw
-from store.views import VIEWS
+from benchdeck.store.db import Store, StoreError
+from benchdeck.store.faults import expected_tables
+from benchdeck.store.raw import read_raw
+from benchdeck.store.views import VIEWS
 from tests.cli_helpers import CLI, ROOT, bd
 from tests.servers.postgres import SECURE_DB, SECURE_USER, PostgresServer
 from tests.store import mytools_tree as tree
@@ -198,8 +198,8 @@ def test_a_transaction_that_meets_another_writers_commit_is_replayed(
     """Two stores (two writers) on one lake; the second commits into `runs` while the first's
     transaction is open: the first's COMMIT conflicts (DuckLake does not retry an UPDATE) and is
     replayed; a transaction whose read the other writer changed is refused in one line."""
-    from engine.builds import parse_build_name
-    from store.runs import NewRun, create_run, set_status
+    from benchdeck.engine.builds import parse_build_name
+    from benchdeck.store.runs import NewRun, create_run, set_status
 
     url = _url(postgres_server, _new_db(postgres_server, tmp_path, "replay"))
     os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
@@ -252,8 +252,8 @@ def test_a_name_claimed_by_a_writer_that_died_is_added_by_the_next(
 ) -> None:
     """A process claims host 'ghost' in the catalog and dies before adding the lake's row; a
     later writer finds the row missing and, the claim being over a minute old, adds it."""
-    from store import lake
-    from store.runs import ensure_host
+    from benchdeck.store import lake
+    from benchdeck.store.runs import ensure_host
 
     url = _url(postgres_server, _new_db(postgres_server, tmp_path, "ghost"))
     os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
@@ -261,7 +261,7 @@ def test_a_name_claimed_by_a_writer_that_died_is_added_by_the_next(
         with Store.open(url):
             pass  # makes the lake
         claim = (
-            "from store import lake; import os, sys; u = lake.LakeUrl.parse(sys.argv[1]); "
+            "from benchdeck.store import lake; import os, sys; u = lake.LakeUrl.parse(sys.argv[1]); "
             "print(lake.claim_name(lake.pg_connect(u), 'hosts', 'ghost', 'host_id_seq')[0]); os._exit(9)"
         )
         died = subprocess.run([*CLI[:2], claim, url], cwd=ROOT, capture_output=True, text=True, timeout=60)

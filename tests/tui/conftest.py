@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from benchdeck.themes.settings import CONFIG_DIR_ENV
+from benchdeck.tui.first_page import CACHE_DIR_ENV
 from tests.tui.storedata import Demo, build_demo
-from themes.settings import CONFIG_DIR_ENV
-from tui.first_page import CACHE_DIR_ENV
 
 
 @pytest.fixture(autouse=True)

@@ -18,8 +18,8 @@ SIZE = (100, 30)
 
 
 async def _shots(db: Path) -> list[Path]:
-    from tui.app import BenchdeckApp
-    from tui.screens.base import Selection
+    from benchdeck.tui.app import BenchdeckApp
+    from benchdeck.tui.screens.base import Selection
 
     written = []
     app = BenchdeckApp(db)

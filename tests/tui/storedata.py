@@ -6,12 +6,12 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.builds import parse_build_name
-from engine.metrics import PerOp
-from engine.records import BenchInterval, IostatSample, VmstatSample
-from store.db import Store
-from store.runs import NewRun, RunSummary, create_run, save_raw, save_summary, set_status
-from store.samples import append_bench, append_iostat, append_vmstat
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.metrics import PerOp
+from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
+from benchdeck.store.db import Store
+from benchdeck.store.runs import NewRun, RunSummary, create_run, save_raw, save_summary, set_status
+from benchdeck.store.samples import append_bench, append_iostat, append_vmstat
 
 HOST = "dell32"
 OTHER_HOST = "beelink"

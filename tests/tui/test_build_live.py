@@ -9,11 +9,11 @@ import pytest
 from textual.css.query import NoMatches
 from textual.widgets import SelectionList
 
-from engine.inventory import CONFIG_ENV
+from benchdeck.engine.inventory import CONFIG_ENV
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.commands import _build_commands
+from benchdeck.tui.screens.live import LiveScreen
 from tests.tui.test_launch_live import SIZE, headline, open_launch, wait_for
-from tui.app import BenchdeckApp
-from tui.commands import _build_commands
-from tui.screens.live import LiveScreen
 
 
 @pytest.fixture(autouse=True)

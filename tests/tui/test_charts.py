@@ -18,10 +18,10 @@ from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
+from benchdeck.themes.loader import bundled_themes
+from benchdeck.tui.widgets.chart_raster import Envelope, finite_points
+from benchdeck.tui.widgets.charts import Line, LineChart
 from tests.tui.helpers import settle
-from themes.loader import bundled_themes
-from tui.widgets.chart_raster import Envelope, finite_points
-from tui.widgets.charts import Line, LineChart
 
 SIZE = (100, 30)
 XS = [float(t) for t in range(1, 41)]

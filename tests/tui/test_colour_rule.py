@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from store.report import fmt_ratio, shown_ratio
-from tui.render_rich import rqps_style
-from tui.widgets.rqps import RqpsColours
+from benchdeck.store.report import fmt_ratio, shown_ratio
+from benchdeck.tui.render_rich import rqps_style
+from benchdeck.tui.widgets.rqps import RqpsColours
 
 COLOURS = RqpsColours(bad="#ff0000", good="#00ff00", neutral="#888888")
 

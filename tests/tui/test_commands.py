@@ -11,12 +11,12 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.screen import Screen
 
+from benchdeck.tui.app import NAV, BenchdeckApp
+from benchdeck.tui.commands import BenchdeckCommands
+from benchdeck.tui.screens.base import Selection
+from benchdeck.tui.screens.compare import CompareScreen
 from tests.tui.helpers import settle
 from tests.tui.storedata import BASE, HOST, NEW, Demo
-from tui.app import NAV, BenchdeckApp
-from tui.commands import BenchdeckCommands
-from tui.screens.base import Selection
-from tui.screens.compare import CompareScreen
 
 SIZE = (100, 30)
 

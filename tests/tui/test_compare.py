@@ -9,18 +9,18 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
-from store.compare import Comparison
-from store.db import Store
-from store.report import render
+from benchdeck.store.compare import Comparison
+from benchdeck.store.db import Store
+from benchdeck.store.report import render
+from benchdeck.themes.loader import load_theme_file
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.base import Selection
+from benchdeck.tui.screens.compare import CompareScreen, run_comparison
+from benchdeck.tui.screens.dialogs import ExportDialog
+from benchdeck.tui.screens.multi_pick import MultiPickDialog
+from benchdeck.tui.widgets.rqps_bars import RqpsBars
 from tests.tui.helpers import cell_colour, column_texts, on_screen, settle, static_text
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
-from themes.loader import load_theme_file
-from tui.app import BenchdeckApp
-from tui.screens.base import Selection
-from tui.screens.compare import CompareScreen, run_comparison
-from tui.screens.dialogs import ExportDialog
-from tui.screens.multi_pick import MultiPickDialog
-from tui.widgets.rqps_bars import RqpsBars
 
 SIZE = (100, 30)
 THEMES = Path(__file__).resolve().parents[2] / "themes"
@@ -215,8 +215,8 @@ async def test_export_writes_the_report(demo: Demo, tmp_path: Path, fmt: str) ->
 
 
 async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path: Path) -> None:
-    from engine.builds import parse_build_name
-    from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+    from benchdeck.engine.builds import parse_build_name
+    from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 
     db = tmp_path / "s.duckdb"
     with Store.open(db) as store:
@@ -291,8 +291,8 @@ async def test_config_and_dop_pickers_appear_when_the_data_has_several(tmp_path:
 def test_warm_up_steps_are_not_rows(tmp_path: Path) -> None:
     """The author's trees hold ``point-query.warm`` at dop 8 beside the dop 40 steps: even with
     all dops it is not a row; ``scan.warm`` (a measured step of the modern suite) is."""
-    from engine.builds import parse_build_name
-    from store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+    from benchdeck.engine.builds import parse_build_name
+    from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 
     db = tmp_path / "s.duckdb"
     with Store.open(db) as store:

@@ -15,14 +15,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 from bench.bench_compare import build_store
-from store.db import Store
+from benchdeck.store.db import Store
+from benchdeck.tui import first_page
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.runs import RunsScreen
+from benchdeck.tui.store_handle import Opening, RunsPage
 from tests.cli_helpers import ROOT
 from tests.tui.helpers import column_texts, settle
 from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, PROBE
-from tui import first_page
-from tui.app import BenchdeckApp
-from tui.screens.runs import RunsScreen
-from tui.store_handle import Opening, RunsPage
 
 SIZE = (100, 30)
 
@@ -112,7 +112,7 @@ def _rest(page: RunsPage) -> tuple[list[str], list[str], int]:
 def test_with_a_kept_page_the_first_frame_does_not_load_duckdb(store: Path) -> None:
     read(store)
     assert first_page.load(store) is not None
-    mods = (*NOT_FOR_THE_FIRST_FRAME, "duckdb", "store.db")
+    mods = (*NOT_FOR_THE_FIRST_FRAME, "duckdb", "benchdeck.store.db")
     r = subprocess.run(
         [sys.executable, "-c", PROBE.format(mods=mods), str(store)],
         capture_output=True,
@@ -140,8 +140,8 @@ async def test_a_store_that_fails_to_open_after_a_kept_page_says_so(
 ) -> None:
     """A fake failure (the file is as it was, so opening it fails only in ways this machine
     cannot make happen on cue): the kept rows were shown, and the error is told all the same."""
-    from store.db import StoreError
-    from tui.store_handle import StoreHandle
+    from benchdeck.store.db import StoreError
+    from benchdeck.tui.store_handle import StoreHandle
 
     read(store)
 

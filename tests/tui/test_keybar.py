@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.runs import RunsScreen
+from benchdeck.tui.widgets.keybar import KeyBar
 from tests.tui.helpers import on_screen, settle
 from tests.tui.storedata import Demo
-from tui.app import BenchdeckApp
-from tui.screens.runs import RunsScreen
-from tui.widgets.keybar import KeyBar
 
 
 async def test_keys_follow_the_screen_and_a_click_presses_one(demo: Demo) -> None:

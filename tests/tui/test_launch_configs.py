@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import SelectionList
 
-from engine.inventory import CONFIG_ENV
+from benchdeck.engine.inventory import CONFIG_ENV
+from benchdeck.tui.app import BenchdeckApp
 from tests.tui.test_launch_live import SIZE, matrix, open_launch, wait_for
-from tui.app import BenchdeckApp
 
 BUILD = "ma101119_rel"
 

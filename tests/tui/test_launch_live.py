@@ -16,13 +16,13 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
 
-from engine.inventory import CONFIG_ENV
-from store.db import Store
+from benchdeck.engine.inventory import CONFIG_ENV
+from benchdeck.store.db import Store
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.run_service import Outcome
+from benchdeck.tui.screens.launch import LaunchScreen
+from benchdeck.tui.screens.live import HostTab, LiveScreen
 from tests.tui.helpers import on_screen, static_text
-from tui.app import BenchdeckApp
-from tui.run_service import Outcome
-from tui.screens.launch import LaunchScreen
-from tui.screens.live import HostTab, LiveScreen
 
 SIZE = (120, 36)
 POLL_S = 0.05  # how often a wait looks again (a deadline bounds every wait)
@@ -184,9 +184,9 @@ async def test_a_store_slower_to_open_than_the_wait_still_opens_on_launch(
     """The app waits a moment for the store before its first screen; when the store takes
     longer (here the wait is 0 s), Runs shows first and Launch follows once the store is
     found empty. The opening itself is never cut short."""
-    import tui.app
+    import benchdeck.tui.app
 
-    monkeypatch.setattr(tui.app, "OPEN_WAIT_S", 0.0)
+    monkeypatch.setattr(benchdeck.tui.app, "OPEN_WAIT_S", 0.0)
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:
         await open_launch(pilot)
@@ -195,7 +195,7 @@ async def test_a_store_slower_to_open_than_the_wait_still_opens_on_launch(
 
 
 async def test_rerun_keeps_the_original_duration(tmp_path: Path) -> None:
-    from store.rerun import run_again
+    from benchdeck.store.rerun import run_again
 
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:

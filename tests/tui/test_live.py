@@ -9,16 +9,16 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
-from engine.events import BenchBatch, LogLine, Planned, RunEvent, RunStarted
-from engine.inventory import CONFIG_ENV
-from engine.plan import RunPlan
-from engine.records import BenchInterval
+from benchdeck.engine.events import BenchBatch, LogLine, Planned, RunEvent, RunStarted
+from benchdeck.engine.inventory import CONFIG_ENV
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.records import BenchInterval
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.live_model import RunView
+from benchdeck.tui.screens.live import HostPane, HostTab, HostTabs, LiveScreen, headline
+from benchdeck.tui.widgets.charts import LineChart
 from tests.tui.helpers import on_screen, settle, static_text
 from tests.tui.make_live_screenshots import show_live, wait_for_launch, write_inventory
-from tui.app import BenchdeckApp
-from tui.live_model import RunView
-from tui.screens.live import HostPane, HostTab, HostTabs, LiveScreen, headline
-from tui.widgets.charts import LineChart
 
 SIZE = (120, 36)
 OPEN_ENDED_S = 14400  # what engine.session plans for a load step: a cap, not its length

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import pytest
 from textual.widgets import DataTable
 
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.runs import RunsScreen
+from benchdeck.tui.widgets.keybar import KeyBar
 from tests.tui.helpers import settle
 from tests.tui.storedata import Demo
-from tui.app import BenchdeckApp
-from tui.screens.runs import RunsScreen
-from tui.widgets.keybar import KeyBar
 
 HOLD = "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); sys.stdin.read()"
 

@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from store.db import Store
-from store.queries import (
+from benchdeck.store.db import Store
+from benchdeck.store.queries import (
     RunFilter,
     busiest_host,
     delete_run,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.plan import RunOptions
-from store.db import Store
+from benchdeck.engine.plan import RunOptions
+from benchdeck.store.db import Store
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.dialogs import ConfirmDialog
+from benchdeck.tui.screens.live import LiveScreen
 from tests.tui.test_launch_live import SIZE, WORKLOAD, inventory, wait_for
-from tui.app import BenchdeckApp
-from tui.screens.dialogs import ConfirmDialog
-from tui.screens.live import LiveScreen
 
 __all__ = ["inventory"]  # the autouse fixture: only the local host, in the test's tmp dir
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.runs import RunsScreen
 from tests.tui.helpers import column_texts, on_screen
 from tests.tui.test_launch_live import SIZE, inventory, outcome, start_one_run, wait_for
-from tui.app import BenchdeckApp
-from tui.screens.runs import RunsScreen
 
 __all__ = ["inventory"]  # the fixture: only the ``local`` host, in the test's tmp dir
 

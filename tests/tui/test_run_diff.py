@@ -7,20 +7,20 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from engine.plan import RunPlan
-from engine.provenance import DbAccess, capture
-from engine.records import RunRecord
-from engine.transport import HostSpec, LocalTransport
-from store.db import Store
-from store.records import save_record
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.provenance import DbAccess, capture
+from benchdeck.engine.records import RunRecord
+from benchdeck.engine.transport import HostSpec, LocalTransport
+from benchdeck.store.db import Store
+from benchdeck.store.records import save_record
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.run_diff import RunDiffScreen
+from benchdeck.tui.screens.runs import RunsScreen
 from tests.servers.mariadb import MariaDBServer
 from tests.tui.helpers import settle, static_text
 from tests.tui.snapshot import assert_snapshot
 from tests.tui.storedata import Demo
 from tests.tui.test_runs import SIZE, move_to_run
-from tui.app import BenchdeckApp
-from tui.screens.run_diff import RunDiffScreen
-from tui.screens.runs import RunsScreen
 
 
 async def record_two(demo: Demo, server: MariaDBServer) -> None:

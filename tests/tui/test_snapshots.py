@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from benchdeck.themes.loader import DEFAULT_THEME
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.base import Selection
 from tests.tui.helpers import settle
 from tests.tui.snapshot import assert_snapshot
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
-from themes.loader import DEFAULT_THEME
-from tui.app import BenchdeckApp
-from tui.screens.base import Selection
 
 SIZES = [(80, 24), (120, 36)]
 

@@ -14,7 +14,9 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
-from engine.inventory import CONFIG_ENV
+from benchdeck.engine.inventory import CONFIG_ENV
+from benchdeck.themes.loader import DEFAULT_THEME
+from benchdeck.tui.app import BenchdeckApp
 from tests.tui.helpers import settle, static_text
 from tests.tui.make_live_screenshots import (
     DB_NAME,
@@ -25,8 +27,6 @@ from tests.tui.make_live_screenshots import (
     write_inventory,
 )
 from tests.tui.snapshot import assert_snapshot
-from themes.loader import DEFAULT_THEME
-from tui.app import BenchdeckApp
 
 SIZES = [(80, 24), (120, 36)]
 

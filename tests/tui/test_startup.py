@@ -18,12 +18,12 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
 from bench.bench_compare import build_store
-from store.queries import RunFilter
+from benchdeck.store.queries import RunFilter
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.runs import FIRST_ROWS, RunsScreen, RunsTable
+from benchdeck.tui.store_handle import Opening, RunsPage
 from tests.cli_helpers import ROOT
 from tests.tui.helpers import column_texts, settle
-from tui.app import BenchdeckApp
-from tui.screens.runs import FIRST_ROWS, RunsScreen, RunsTable
-from tui.store_handle import Opening, RunsPage
 
 SIZE = (100, 30)
 
@@ -34,17 +34,17 @@ NOT_FOR_THE_FIRST_FRAME = (
     "asyncssh",
     "plotext",
     "textual_plotext",
-    "engine.runner",
-    "engine.plan",
-    "store.compare",
-    "tui.choices",
-    "tui.live_hub",
-    "tui.screens.compare",
-    "tui.screens.triage",
-    "tui.screens.launch",
-    "tui.screens.live",
-    "tui.screens.changes",
-    "tui.screens.dialogs",
+    "benchdeck.engine.runner",
+    "benchdeck.engine.plan",
+    "benchdeck.store.compare",
+    "benchdeck.tui.choices",
+    "benchdeck.tui.live_hub",
+    "benchdeck.tui.screens.compare",
+    "benchdeck.tui.screens.triage",
+    "benchdeck.tui.screens.launch",
+    "benchdeck.tui.screens.live",
+    "benchdeck.tui.screens.changes",
+    "benchdeck.tui.screens.dialogs",
 )
 
 # What `benchdeck` does (tui.cli): the store starts opening, then the app is imported and run;
@@ -52,11 +52,11 @@ NOT_FOR_THE_FIRST_FRAME = (
 PROBE = """
 import asyncio, sys
 from pathlib import Path
-from store.queries import RunFilter
-from tui.store_handle import Opening, RunsPage
+from benchdeck.store.queries import RunFilter
+from benchdeck.tui.store_handle import Opening, RunsPage
 opening = Opening(Path(sys.argv[1]))
-from tui.app import BenchdeckApp
-from tui.screens.runs import RunsScreen
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.runs import RunsScreen
 app = BenchdeckApp(Path(sys.argv[1]), opening)
 loaded = None
 display = app._display
@@ -121,19 +121,19 @@ async def test_runs_reads_the_history_itself_while_the_store_is_still_opening(
 ) -> None:
     """The app waits only a moment for the store before its first frame; past that, Runs
     reads the history itself (the opening's first page, ready later, is not shown)."""
-    import tui.app
-    import tui.store_handle
+    import benchdeck.tui.app
+    import benchdeck.tui.store_handle
 
     path, n = long_store
     go = threading.Event()
-    read = tui.store_handle.read_runs_page
+    read = benchdeck.tui.store_handle.read_runs_page
 
     def slow_first_page(cur: Any, f: RunFilter) -> RunsPage:
         go.wait(60)
         return read(cur, f)
 
-    monkeypatch.setattr(tui.store_handle, "read_runs_page", slow_first_page)
-    monkeypatch.setattr(tui.app, "OPEN_WAIT_S", 0.0)
+    monkeypatch.setattr(benchdeck.tui.store_handle, "read_runs_page", slow_first_page)
+    monkeypatch.setattr(benchdeck.tui.app, "OPEN_WAIT_S", 0.0)
     app = BenchdeckApp(path)
     try:
         async with app.run_test(size=SIZE) as pilot:

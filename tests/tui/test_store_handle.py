@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from store.db import Store, StoreError
-from tui.screens.base import StoreHandle
+from benchdeck.store.db import Store, StoreError
+from benchdeck.tui.screens.base import StoreHandle
 
 
 def test_opened_soon_counts_runs_and_is_shared(tmp_path: Path) -> None:

@@ -6,16 +6,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from store.db import Store
+from benchdeck.store.db import Store
+from benchdeck.tui.screens.base import StoreHandle
 from tests.cli_helpers import ROOT
 from tests.fs_limits import read_only, tmpfs
-from tui.screens.base import StoreHandle
 
 WRITER = """
 import sys
-from engine.builds import parse_build_name
-from store.db import Store
-from store.runs import NewRun, create_run
+from benchdeck.engine.builds import parse_build_name
+from benchdeck.store.db import Store
+from benchdeck.store.runs import NewRun, create_run
 store = Store.open(sys.argv[1])
 for line in sys.stdin:
     with store.transaction() as cur:
@@ -75,7 +75,7 @@ def test_a_store_in_a_read_only_directory_is_shown_read_only(tmp_path: Path) -> 
     """The app still shows a store it cannot write (a read-only tmpfs), and says why not."""
     import pytest
 
-    from store.db import StoreError
+    from benchdeck.store.db import StoreError
 
     with tmpfs(tmp_path / "ro", "16m") as mounted:
         db = tmp_path / "ro" / "s.duckdb"

@@ -6,11 +6,17 @@ from pathlib import Path
 
 import pytest
 
+from benchdeck.themes.loader import (
+    DEFAULT_THEME,
+    ThemeFileError,
+    bundled_themes,
+    load_theme_file,
+    rqps_defaults,
+)
+from benchdeck.themes.settings import load_ui_settings, settings_path
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.widgets.rqps import rqps_colours
 from tests.tui.helpers import settle
-from themes.loader import DEFAULT_THEME, ThemeFileError, bundled_themes, load_theme_file, rqps_defaults
-from themes.settings import load_ui_settings, settings_path
-from tui.app import BenchdeckApp
-from tui.widgets.rqps import rqps_colours
 
 SIZE = (80, 24)
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from store.compare import Comparison, HwBlock, HwRow, RqpsRow
+from benchdeck.store.compare import Comparison, HwBlock, HwRow, RqpsRow
+from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.screens.base import Selection
+from benchdeck.tui.screens.series import SeriesScreen
+from benchdeck.tui.screens.triage import Moved, TriageScreen, rank
 from tests.tui.helpers import column_texts, settle, static_text
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
-from tui.app import BenchdeckApp
-from tui.screens.base import Selection
-from tui.screens.series import SeriesScreen
-from tui.screens.triage import Moved, TriageScreen, rank
 
 SIZE = (100, 30)
 

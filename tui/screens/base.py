@@ -17,10 +17,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from tui.store_handle import StoreHandle as StoreHandle  # (its home is textual-free)
+from benchdeck.tui.store_handle import StoreHandle as StoreHandle  # (its home is textual-free)
 
 if TYPE_CHECKING:
-    from tui.app import BenchdeckApp
+    from benchdeck.tui.app import BenchdeckApp
 
 THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
 
@@ -53,12 +53,12 @@ def _is_a(error: BaseException, module: str, name: str) -> bool:
 
 
 def _is_compare_error(error: BaseException) -> bool:
-    return _is_a(error, "store.compare", "CompareError")
+    return _is_a(error, "benchdeck.store.compare", "CompareError")
 
 
 def user_message(error: BaseException) -> str:
     """One line for the user: our errors as they are, others with their type."""
-    ours = _is_a(error, "store.db", "StoreError") or _is_compare_error(error)
+    ours = _is_a(error, "benchdeck.store.db", "StoreError") or _is_compare_error(error)
     if ours or isinstance(error, KeyError):
         text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
     elif _is_a(error, "duckdb", "Error"):
@@ -115,7 +115,7 @@ class BenchdeckScreen(Screen[None]):
 
     @property
     def bd(self) -> BenchdeckApp:
-        from tui.app import BenchdeckApp
+        from benchdeck.tui.app import BenchdeckApp
 
         app = self.app
         assert isinstance(app, BenchdeckApp)

@@ -18,15 +18,15 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static
 
-from engine.catalogue import default_catalogue
-from engine.changepoints import Options
-from store.change_series import load_series
-from store.changes import OVER, Change, Over, SeriesChanges, analyse
-from store.changes_report import between, by_group, fmt_change, fmt_moves, fmt_pvalue, series_title
-from tui.screens.base import BenchdeckScreen, tcss
-from tui.widgets.change_chart import ChangeChart
-from tui.widgets.keybar import KeyBar
-from tui.widgets.rqps import rqps_colours
+from benchdeck.engine.catalogue import default_catalogue
+from benchdeck.engine.changepoints import Options
+from benchdeck.store.change_series import load_series
+from benchdeck.store.changes import OVER, Change, Over, SeriesChanges, analyse
+from benchdeck.store.changes_report import between, by_group, fmt_change, fmt_moves, fmt_pvalue, series_title
+from benchdeck.tui.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.widgets.change_chart import ChangeChart
+from benchdeck.tui.widgets.keybar import KeyBar
+from benchdeck.tui.widgets.rqps import rqps_colours
 
 _HOSTS_SQL = (
     "SELECT h.name FROM hosts h JOIN runs r USING (host_id) GROUP BY h.name ORDER BY count(*) DESC, h.name"

@@ -13,18 +13,25 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
 
-from store.columns import ColumnChoice, series_columns
-from store.compare import CompareError, Comparison
-from store.report import render
-from tui.choices import Choices, column_value, load_choices
-from tui.choices import run_comparison as run_comparison  # where it was, for its importers
-from tui.screens.base import BenchdeckScreen, Selection, tcss
-from tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
-from tui.screens.multi_pick import MultiPickDialog
-from tui.widgets.compare_views import GROUP_STATS, fill_groups, fill_noise, fill_rqps, hw_tables, legend
-from tui.widgets.keybar import KeyBar
-from tui.widgets.rqps import rqps_colours
-from tui.widgets.rqps_bars import RqpsBars
+from benchdeck.store.columns import ColumnChoice, series_columns
+from benchdeck.store.compare import CompareError, Comparison
+from benchdeck.store.report import render
+from benchdeck.tui.choices import Choices, column_value, load_choices
+from benchdeck.tui.choices import run_comparison as run_comparison  # where it was, for its importers
+from benchdeck.tui.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.screens.dialogs import ExportDialog, ExportRequest, PickDialog
+from benchdeck.tui.screens.multi_pick import MultiPickDialog
+from benchdeck.tui.widgets.compare_views import (
+    GROUP_STATS,
+    fill_groups,
+    fill_noise,
+    fill_rqps,
+    hw_tables,
+    legend,
+)
+from benchdeck.tui.widgets.keybar import KeyBar
+from benchdeck.tui.widgets.rqps import rqps_colours
+from benchdeck.tui.widgets.rqps_bars import RqpsBars
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
 PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}

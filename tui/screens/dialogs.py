@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, RadioButton, RadioSet
 from textual.widgets.option_list import Option
 
-from tui.screens.base import tcss
+from benchdeck.tui.screens.base import tcss
 
 EXPORT_FORMATS = {"md": ".md", "csv": ".csv", "text": ".txt"}
 

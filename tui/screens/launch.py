@@ -12,17 +12,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
 
-from engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
-from engine.catalogue import SUITES
-from engine.inventory import ConfigError, Inventory
-from engine.plan import RunOptions
-from store.db import Store
-from tui.screens.base import Selection, tcss
-from tui.widgets.keybar import KeyBar
+from benchdeck.engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
+from benchdeck.engine.catalogue import SUITES
+from benchdeck.engine.inventory import ConfigError, Inventory
+from benchdeck.engine.plan import RunOptions
+from benchdeck.store.db import Store
+from benchdeck.tui.screens.base import Selection, tcss
+from benchdeck.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
-    from engine.hostfacts import HostFacts
-    from tui.live_hub import LiveHub
+    from benchdeck.engine.hostfacts import HostFacts
+    from benchdeck.tui.live_hub import LiveHub
 
 BUILTIN_SUITE = "builtin"
 # Preselected for a first session: a point query, a range query and an update, on both built-in
@@ -281,8 +281,8 @@ class LaunchScreen(Screen[None]):
     @work(exclusive=True, group="facts", exit_on_error=False)
     async def load_facts(self, host: str) -> None:
         """Facts recorded by `benchdeck hosts check`, else gathered now from the host."""
-        from engine.hostfacts import describe, gather_facts
-        from engine.transport import TransportError, make_transport
+        from benchdeck.engine.hostfacts import describe, gather_facts
+        from benchdeck.engine.transport import TransportError, make_transport
 
         facts = await self._stored_facts(host)
         if facts is None and self.inv is not None:
@@ -295,7 +295,7 @@ class LaunchScreen(Screen[None]):
         self.query_one("#launch-facts", Static).update(f"{host}: {text}")
 
     async def _stored_facts(self, host: str) -> HostFacts | None:
-        from engine.hostfacts import HostFacts
+        from benchdeck.engine.hostfacts import HostFacts
 
         def read(store: Store) -> str | None:
             row = store.cursor().execute("SELECT facts FROM hosts WHERE name = ?", [host]).fetchone()

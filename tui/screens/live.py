@@ -11,13 +11,13 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Log, Static, Tab, Tabs
 
-from tui.live_model import RunView
-from tui.screens.base import tcss
-from tui.widgets.charts import Line, LineChart
-from tui.widgets.keybar import KeyBar
+from benchdeck.tui.live_model import RunView
+from benchdeck.tui.screens.base import tcss
+from benchdeck.tui.widgets.charts import Line, LineChart
+from benchdeck.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
-    from tui.live_hub import LiveHub
+    from benchdeck.tui.live_hub import LiveHub
 
 REDRAW_S = 1.0
 

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, SelectionList
 
-from tui.screens.base import tcss
+from benchdeck.tui.screens.base import tcss
 
 
 class MultiPickDialog(ModalScreen[list[str] | None]):

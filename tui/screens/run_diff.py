@@ -12,9 +12,9 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 
-from store.run_diff import Difference, NoRecord, diff_runs
-from tui.screens.base import BenchdeckScreen, tcss
-from tui.widgets.keybar import KeyBar
+from benchdeck.store.run_diff import Difference, NoRecord, diff_runs
+from benchdeck.tui.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.widgets.keybar import KeyBar
 
 COLUMNS = ("section", "what", "run A", "run B")
 MAX_CELL = 60  # a long value (a config block) is cut in the table; the CLI shows it whole

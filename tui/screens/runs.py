@@ -19,10 +19,10 @@ from textual.validation import Function
 from textual.widgets import DataTable, Header, Input, Select, Static
 from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist, RowKey
 
-from store.queries import HistoryRow, RunFilter, delete_run, set_tags
-from tui.screens.base import BenchdeckScreen, Selection, tcss
-from tui.store_handle import RunsPage, read_runs_page
-from tui.widgets.keybar import KeyBar
+from benchdeck.store.queries import HistoryRow, RunFilter, delete_run, set_tags
+from benchdeck.tui.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.store_handle import RunsPage, read_runs_page
+from benchdeck.tui.widgets.keybar import KeyBar
 
 
 def parse_day(text: str) -> date | None:
@@ -340,7 +340,7 @@ class RunsScreen(BenchdeckScreen):
         if len(self.marked) != 2:
             self.notify("mark two runs with m first", severity="warning")
             return
-        from tui.screens.run_diff import RunDiffScreen
+        from benchdeck.tui.screens.run_diff import RunDiffScreen
 
         self.app.push_screen(RunDiffScreen(*self.marked))
 
@@ -360,7 +360,7 @@ class RunsScreen(BenchdeckScreen):
     def action_series(self) -> None:
         run = self.selected
         if run is not None:
-            from tui.screens.series import SeriesScreen
+            from benchdeck.tui.screens.series import SeriesScreen
 
             self.app.push_screen(SeriesScreen([run.run_id]))
 
@@ -390,7 +390,7 @@ class RunsScreen(BenchdeckScreen):
                 self.save_tags(run.run_id, text.split(","))
 
         prompt = f"Tags of run {run.run_id} ({run.workload}, {run.build}), separated by commas"
-        from tui.screens.dialogs import TextDialog
+        from benchdeck.tui.screens.dialogs import TextDialog
 
         self.app.push_screen(TextDialog(prompt, ", ".join(run.tags), "e.g. baseline, noisy"), done)
 
@@ -416,7 +416,7 @@ class RunsScreen(BenchdeckScreen):
             f"Delete run {run.run_id} ({run.workload}, {run.build} on {run.host})\n"
             "with its samples, summary and raw files? This cannot be undone."
         )
-        from tui.screens.dialogs import ConfirmDialog
+        from benchdeck.tui.screens.dialogs import ConfirmDialog
 
         self.app.push_screen(ConfirmDialog(question, yes="Delete"), done)
 

@@ -12,10 +12,10 @@ from textual.containers import Grid, VerticalScroll
 from textual.message import Message
 from textual.widgets import Header, Static
 
-from store.queries import RunSeries, run_series
-from tui.screens.base import BenchdeckScreen, tcss
-from tui.widgets.charts import Line, LineChart
-from tui.widgets.keybar import KeyBar
+from benchdeck.store.queries import RunSeries, run_series
+from benchdeck.tui.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.widgets.charts import Line, LineChart
+from benchdeck.tui.widgets.keybar import KeyBar
 
 # chart id, title, x label, (series key, label) pairs; "qps" is the benchmark's own series.
 # Every chart's x is seconds into the run (vmstat and iostat sample once a second: sample n is

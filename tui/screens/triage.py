@@ -13,14 +13,14 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static
 
-from store.compare import HW_KEYS, Comparison
-from store.queries import latest_run
-from store.report import NOISE_MARK, fmt_ratio
-from tui.choices import load_choices, run_comparison
-from tui.screens.base import BenchdeckScreen, Selection, tcss
-from tui.widgets.compare_views import row_label
-from tui.widgets.keybar import KeyBar
-from tui.widgets.rqps import rqps_colours
+from benchdeck.store.compare import HW_KEYS, Comparison
+from benchdeck.store.queries import latest_run
+from benchdeck.store.report import NOISE_MARK, fmt_ratio
+from benchdeck.tui.choices import load_choices, run_comparison
+from benchdeck.tui.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.widgets.compare_views import row_label
+from benchdeck.tui.widgets.keybar import KeyBar
+from benchdeck.tui.widgets.rqps import rqps_colours
 
 TOP_METRICS = 3
 METRICS = tuple(k for k in HW_KEYS if k != "o/s")  # o/s is the rQPS itself
@@ -258,6 +258,6 @@ class TriageScreen(BenchdeckScreen):
         self.post_message(self.RunsFound(run_ids))
 
     def on_triage_screen_runs_found(self, msg: RunsFound) -> None:
-        from tui.screens.series import SeriesScreen
+        from benchdeck.tui.screens.series import SeriesScreen
 
         self.app.push_screen(SeriesScreen(msg.run_ids))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from store.changes import SeriesChanges
-from tui.widgets.charts import ThemedPlot, theme_foreground, theme_palette
-from tui.widgets.rqps import rqps_colours
+from benchdeck.store.changes import SeriesChanges
+from benchdeck.tui.widgets.charts import ThemedPlot, theme_foreground, theme_palette
+from benchdeck.tui.widgets.rqps import rqps_colours
 
 MAX_TICKS = 12
 

@@ -25,8 +25,8 @@ from textual.strip import Strip
 from textual_plotext import PlotextPlot
 from textual_plotext.plot import Plot
 
-from tui.widgets.chart_cells import Frame, build_matrix, cell_runs, cell_styles, matrix_rows
-from tui.widgets.chart_raster import Envelope, same_prefix, seq_key
+from benchdeck.tui.widgets.chart_cells import Frame, build_matrix, cell_runs, cell_styles, matrix_rows
+from benchdeck.tui.widgets.chart_raster import Envelope, same_prefix, seq_key
 
 RGB = tuple[int, int, int]
 

@@ -8,10 +8,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
 
-from store.compare import HW_KEYS, Comparison, GroupStat, HwBlock
-from store.noise import LEVEL
-from store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel
-from tui.widgets.rqps import RqpsColours
+from benchdeck.store.compare import HW_KEYS, Comparison, GroupStat, HwBlock
+from benchdeck.store.noise import LEVEL
+from benchdeck.store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel
+from benchdeck.tui.widgets.rqps import RqpsColours
 
 
 def row_label(workload: str, dop: int | None, multi: bool) -> str:

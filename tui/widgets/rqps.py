@@ -9,9 +9,9 @@ from rich.text import Text
 from textual.app import App
 from textual.color import Color, ColorParseError
 
-from store.report import NOISE_MARK, fmt_ratio
-from themes.loader import rqps_defaults
-from tui.render_rich import rqps_style
+from benchdeck.store.report import NOISE_MARK, fmt_ratio
+from benchdeck.themes.loader import rqps_defaults
+from benchdeck.tui.render_rich import rqps_style
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ from rich.text import Text
 from textual.app import App, RenderResult
 from textual.widget import Widget
 
-from store.compare import Comparison
-from store.report import NOISE_MARK, fmt_ratio
-from tui.widgets.compare_views import row_label
-from tui.widgets.rqps import rqps_colours
+from benchdeck.store.compare import Comparison
+from benchdeck.store.report import NOISE_MARK, fmt_ratio
+from benchdeck.tui.widgets.compare_views import row_label
+from benchdeck.tui.widgets.rqps import rqps_colours
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0, 20.0, 25.0, 50.0, 100.0)

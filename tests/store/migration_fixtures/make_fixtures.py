@@ -38,7 +38,7 @@ BUILDS = ("my8028_rel_o2nofp", "my8403_rel_o2nofp")
 # Run in the old checkout, with its own store code: the rows a live run and a queue write.
 EXTRAS = r"""
 import sys
-from store.db import Store
+from benchdeck.store.db import Store
 version = int(sys.argv[2])
 store = Store.open(sys.argv[1])
 with store.transaction() as cur:
@@ -80,7 +80,7 @@ def make(version: int, commit: str, files: list[dict[str, object]], work: Path) 
         db = work / f"v{version}.duckdb"
         for build, f in zip(BUILDS, files, strict=False):
             argv = [
-                sys.executable, "-c", "from tui.cli import main; main()", "--db", str(db),
+                sys.executable, "-c", "from benchdeck.tui.cli import main; main()", "--db", str(db),
                 "import", "sysbench", str(f["sysbench"]), "--host", "h1", "--build", build,
                 "--workload", str(f["workload"]), "--vmstat", str(f["vmstat"]),
                 "--iostat", str(f["iostat"]), "--device", "nvme0n1",
