@@ -1,3 +1,26 @@
 """Shared test setup: real-server fixtures (sshd, MariaDB, PostgreSQL) for every test module."""
 
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _benchdeck_from_this_checkout() -> None:
+    """The tests must import benchdeck from this checkout: an editable install of another one (main,
+    beside a worktree) would be imported instead, and its code tested without a word."""
+    try:
+        from benchdeck import engine
+    except ModuleNotFoundError:
+        raise pytest.UsageError("benchdeck is not installed: run `pip install -e '.[test]'` here") from None
+    where = Path(engine.__file__ or "").resolve().parent.parent
+    if where != ROOT:
+        raise pytest.UsageError(
+            f"benchdeck is imported from {where}, not from this checkout ({ROOT}): "
+            "run `pip install -e .` here, or use a venv of its own"
+        )
+
+
+_benchdeck_from_this_checkout()  # before the plugin below imports benchdeck
 pytest_plugins = ["tests.servers.conftest_plugin"]
