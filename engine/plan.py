@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 MONITOR_GRACE_S = 15
 REDACTED = "********"
 SECRET_FLAGS = ("--mysql-password=", "--pgsql-password=", "--password=")
 MYSQL_CLIENTS = ("mysql", "mariadb")  # their -pPASSWORD (elsewhere -p is often a port)
 SECRET_ENV = re.compile(r"PASS|PWD|SECRET|TOKEN", re.IGNORECASE)
+# A plan's optional command lines (bench_argv, always set, besides): masked and unmasked together.
+_ARGV_FIELDS = (
+    "prepare_argv", "tables_exist_argv", "warmup_argv", "table_rows_argv", "cleanup_argv", "done_argv",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,17 +62,7 @@ class RunPlan:
                 next((f + REDACTED for f in flags if a.startswith(f) and len(a) > len(f)), a) for a in args
             )
 
-        return replace(
-            self,
-            bench_argv=argv(self.bench_argv) or (),
-            prepare_argv=argv(self.prepare_argv),
-            tables_exist_argv=argv(self.tables_exist_argv),
-            warmup_argv=argv(self.warmup_argv),
-            table_rows_argv=argv(self.table_rows_argv),
-            cleanup_argv=argv(self.cleanup_argv),
-            done_argv=argv(self.done_argv),
-            env=tuple((k, REDACTED if SECRET_ENV.search(k) else v) for k, v in self.env),
-        )
+        return self._argvs(argv, env=tuple((k, REDACTED if SECRET_ENV.search(k) else v) for k, v in self.env))
 
     def with_secret(self, secret: str) -> RunPlan:
         """A stored (redacted) plan with its masked values set back to ``secret`` (the build's
@@ -78,17 +73,12 @@ class RunPlan:
                 return None
             return tuple(a[: -len(REDACTED)] + secret if a.endswith(REDACTED) else a for a in args)
 
-        return replace(
-            self,
-            bench_argv=argv(self.bench_argv) or (),
-            prepare_argv=argv(self.prepare_argv),
-            tables_exist_argv=argv(self.tables_exist_argv),
-            warmup_argv=argv(self.warmup_argv),
-            table_rows_argv=argv(self.table_rows_argv),
-            cleanup_argv=argv(self.cleanup_argv),
-            done_argv=argv(self.done_argv),
-            env=tuple((k, secret if v == REDACTED else v) for k, v in self.env),
-        )
+        return self._argvs(argv, env=tuple((k, secret if v == REDACTED else v) for k, v in self.env))
+
+    def _argvs(self, fn: Callable[[tuple[str, ...] | None], tuple[str, ...] | None], **more: Any) -> RunPlan:
+        """The plan with ``fn`` applied to every command line it holds (and ``more`` set)."""
+        changed: dict[str, Any] = {name: fn(getattr(self, name)) for name in _ARGV_FIELDS}
+        return replace(self, **changed, bench_argv=fn(self.bench_argv) or (), **more)
 
     def vmstat_argv(self) -> list[str]:
         return ["vmstat", "-n", "1", str(self.duration_s + MONITOR_GRACE_S)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,18 @@ ROOT = Path(__file__).resolve().parent.parent
 def bd(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``benchdeck ARGS`` with ``env`` (BENCHDECK_DB, BENCHDECK_CONFIG ...), output captured."""
     return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def start_in_prepare(env: dict[str, str], *args: str) -> tuple[subprocess.Popen[str], int]:
+    """Start ``benchdeck ARGS`` (a run); return it and its run id once it printed its prepare phase."""
+    proc = subprocess.Popen(
+        [*CLI, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if m := re.match(r"\[run (\d+)\] prepare$", line.strip()):
+            return proc, int(m.group(1))
+    raise AssertionError("benchdeck never printed the prepare phase")
 
 
 def db_rows(

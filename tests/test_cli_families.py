@@ -17,8 +17,6 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import (
-    CLI,
-    ROOT,
     bd,
     db_rows,
     inventory_env,
@@ -26,6 +24,7 @@ from tests.cli_helpers import (
     mariadb_build,
     postgres_build,
     remote_output,
+    start_in_prepare,
 )
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import SECURE_DB, SECURE_PASSWORD, SECURE_USER, PostgresServer
@@ -149,16 +148,7 @@ def test_a_db_bench_load_killed_half_way_is_loaded_again(env: dict[str, str]) ->
     mark = db_dir / "benchdeck-loaded"
     run = ["run", "--host", "here", "--build", ROCKSDB, "--workload", "readww.byrx", "--time", "1"]
     slow = [*run, "--table-size", "400000", "--param", f"benchmark_write_rate_limit={2 << 20}"]
-    proc = subprocess.Popen(  # ~20 s of load at 2 MiB/s: killed well before its end
-        [*CLI, *slow], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
-    )
-    assert proc.stdout is not None
-    run_id = None
-    for line in proc.stdout:
-        if m := re.match(r"\[run (\d+)\] prepare$", line.strip()):
-            run_id = int(m.group(1))
-            break
-    assert run_id is not None, "benchdeck printed the prepare phase"
+    proc, run_id = start_in_prepare(env, *slow)  # ~20 s of load at 2 MiB/s: killed well before its end
     deadline = time.monotonic() + 60
     runs = Path(env["BENCHDECK_CONFIG"]).parent / "remote" / "runs"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import CLI, ROOT, bd, db_rows, sql, ssh_env
+from tests.cli_helpers import bd, db_rows, sql, ssh_env, start_in_prepare
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
 
@@ -51,21 +51,13 @@ def qps_of(stdout: str, run_id: int | None = None) -> tuple[int, float]:
     return int(m.group(1)), float(m.group(2))
 
 
-def start_in_prepare(
+def start_inserting(
     env: dict[str, str], db: MariaDBServer, database: str
 ) -> tuple[subprocess.Popen[str], int]:
     """Start ``benchdeck run``; return it and its run id once the remote prepare inserted rows."""
-    run = [*CLI, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "5"]
-    proc = subprocess.Popen(
-        run, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+    proc, run_id = start_in_prepare(
+        env, "run", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "5"
     )
-    assert proc.stdout is not None
-    run_id = None
-    for line in proc.stdout:
-        if m := re.match(r"\[run (\d+)\] prepare$", line.strip()):
-            run_id = int(m.group(1))
-            break
-    assert run_id is not None, "benchdeck printed the prepare phase"
     deadline = time.monotonic() + 60
     while not (rows(db, database) or 0) > 0:  # the remote prepare is inserting
         assert time.monotonic() < deadline, "prepare never inserted a row"
@@ -75,7 +67,7 @@ def start_in_prepare(
 
 def kill_benchdeck_in_prepare(env: dict[str, str], db: MariaDBServer, database: str) -> int:
     """Start ``benchdeck run``, SIGKILL it once the remote prepare inserted rows; the run id."""
-    proc, run_id = start_in_prepare(env, db, database)
+    proc, run_id = start_inserting(env, db, database)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     return run_id
@@ -198,7 +190,7 @@ def test_cancel_during_prepare_stops_it_and_records_a_cancelled_run(
         tmp_path, sshd_server, mariadb_server, BUILD, database=database,
         host_keys="threads = 1\ntables = 1\ntable_size = 400000",
     )  # fmt: skip
-    proc, run_id = start_in_prepare(env, mariadb_server, database)
+    proc, run_id = start_inserting(env, mariadb_server, database)
     r = bd(env, "cancel", str(run_id))
     assert r.returncode == 0, r.stdout + r.stderr
     rest, _ = proc.communicate(timeout=120)

@@ -21,7 +21,7 @@ from benchdeck.tui.live_model import LiveModel
 
 if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a queue starts
     from benchdeck.engine.session import Session
-    from benchdeck.tui.run_service import Outcome
+    from benchdeck.tui.run_service import Outcome, RunService
 
 T = TypeVar("T")
 
@@ -167,16 +167,20 @@ class LiveHub:
         self._changed()
         return qid
 
-    async def _run(self, queue_id: int) -> None:
+    async def _service(self) -> RunService:
+        """A run service over the hub's session (made from the inventory on first use)."""
         from benchdeck.engine.session import Session
         from benchdeck.tui.run_service import RunService
 
+        if self.session is None:
+            self.session = Session(await self.inventory())
+        return RunService(
+            self._store(), self.session, self._on_event, self.writer, lambda _end: self.on_run_stored()
+        )
+
+    async def _run(self, queue_id: int) -> None:
         try:
-            if self.session is None:
-                self.session = Session(await self.inventory())
-            service = RunService(
-                self._store(), self.session, self._on_event, self.writer, lambda _end: self.on_run_stored()
-            )
+            service = await self._service()
             async with service as svc:
                 self.outcomes += await svc.run_queue(queue_id)
             for why in service.blocked:  # that host's runs wait (another run's process is alive)
@@ -243,16 +247,8 @@ class LiveHub:
         self._changed()
 
     async def _resume(self) -> None:
-        from benchdeck.engine.session import Session
-        from benchdeck.tui.run_service import RunService
-
         try:
-            if self.session is None:
-                self.session = Session(await self.inventory())
-            service = RunService(
-                self._store(), self.session, self._on_event, self.writer, lambda _end: self.on_run_stored()
-            )
-            async with service as svc:
+            async with await self._service() as svc:
                 self.outcomes += await svc.resume()
         except Exception as exc:  # a background task: report it, never lose it
             self.on_error(f"resuming stopped: {exc}")

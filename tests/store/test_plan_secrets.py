@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields, replace
 
 from benchdeck.engine.plan import REDACTED, RunPlan
 from benchdeck.store.live import plan_from_dict, plan_to_dict
@@ -36,3 +37,15 @@ def test_passwords_are_masked_in_argv_and_env_and_the_rest_round_trips() -> None
 def test_a_port_flag_of_other_tools_is_left_alone() -> None:
     plan = RunPlan(1, "h", "pgbench.select-only", "/r", ("pgbench", "-p5432", "-h", "db"), 60)
     assert plan.redacted().bench_argv == ("pgbench", "-p5432", "-h", "db")
+
+
+def test_every_command_line_of_a_plan_is_masked() -> None:
+    """A new ``*_argv`` field of RunPlan must be masked and unmasked like the others."""
+    argvs = {f.name for f in fields(RunPlan) if f.name.endswith("_argv")}
+    plan = RunPlan(1, "h", "w", "/r", ("sysbench", "--mysql-password=pw"), 10)
+    plan = replace(plan, **dict.fromkeys(argvs - {"bench_argv"}, ("tool", "--password=pw")))
+    masked = plan.redacted()
+    assert {name: getattr(masked, name)[-1] for name in argvs} == {
+        name: ("--mysql-password=" if name == "bench_argv" else "--password=") + REDACTED for name in argvs
+    }
+    assert masked.with_secret("pw") == plan
