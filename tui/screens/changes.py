@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -162,10 +163,9 @@ class ChangesScreen(BenchdeckScreen):
         columns = ["group", "workload", "between", "change", "p-value", "per-op moved at the same point"]
         if len(lines) > 1:
             columns.insert(2, "series")
-        for name in columns:
-            table.add_column(name, key=name)
         colours = rqps_colours(self.app)
-        for i, row in enumerate(self.rows):
+        body: list[list[object]] = []
+        for row in self.rows:
             c = row.change
             cells: list[object] = [
                 row.result.series.group,
@@ -177,6 +177,13 @@ class ChangesScreen(BenchdeckScreen):
             ]
             if len(lines) > 1:
                 cells.insert(2, series_title(row.result.series))
+            body.append(cells)
+        # widths from the data, given explicitly (as compare's tables: a table left to measure
+        # itself could show cells cut to the header width after a redraw)
+        for j, name in enumerate(columns):
+            width = max([cell_len(name), *(cell_len(str(cells[j])) for cells in body)])
+            table.add_column(name, key=name, width=width)
+        for i, cells in enumerate(body):
             table.add_row(*cells, key=str(i))
         self.show_chart()
 
