@@ -16,7 +16,7 @@ from benchdeck.tui.screens.changes import ChangesScreen
 from benchdeck.tui.screens.triage import TriageScreen
 from benchdeck.tui.widgets.change_chart import ChangeChart
 from tests.changes.post_series import HOST, write_store
-from tests.tui.helpers import column_texts, on_screen, settle, sized
+from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.snapshot import assert_snapshot
 from tests.tui.storedata import Demo
 
@@ -111,6 +111,4 @@ async def test_snapshot(post: Path, tmp_path: Path) -> None:
         for _ in range(3):
             await pilot.press("down")
         await settle(pilot)
-        await sized(pilot, app.screen.query_one("#changes-table", DataTable))
-        await pilot.pause()  # the measured widths drawn
         assert_snapshot(app, "changes-120x36", tmp_path)
