@@ -47,14 +47,14 @@ NOT_FOR_THE_FIRST_FRAME = (
     "benchdeck.tui.screens.dialogs",
 )
 
-# What `benchdeck` does (tui.cli): the store starts opening, then the app is imported and run;
-# here headless, up to the first frame shown with rows.
+# What `benchdeck` does (tui.cli): the first page is read (by a child, or kept), then the app
+# is imported and run; here headless, up to the first frame shown with rows.
 PROBE = """
 import asyncio, sys
 from pathlib import Path
 from benchdeck.store.queries import RunFilter
 from benchdeck.tui.store_handle import Opening, RunsPage
-opening = Opening(Path(sys.argv[1]))
+opening = Opening(Path(sys.argv[1]), peek=True)
 from benchdeck.tui.app import BenchdeckApp
 from benchdeck.tui.screens.runs import RunsScreen
 app = BenchdeckApp(Path(sys.argv[1]), opening)
