@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.themes.settings import CONFIG_DIR_ENV
+from benchdeck.tui.app import BenchdeckApp
 from benchdeck.tui.first_page import CACHE_DIR_ENV
 from tests.tui.storedata import Demo, build_demo
 
@@ -27,6 +28,14 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cache"
     monkeypatch.setenv(CACHE_DIR_ENV, str(d))
     return d
+
+
+@pytest.fixture(autouse=True)
+def lasting_toasts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notifications without a timeout of their own stay up for the test: tests read them
+    after a settle, which on a loaded machine took longer than the 5 s a toast lasts (a
+    test saw none of the two it was shown)."""
+    monkeypatch.setattr(BenchdeckApp, "NOTIFICATION_TIMEOUT", 3600.0)
 
 
 @pytest.fixture(scope="session")
