@@ -12,15 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from bench.bench_compare import build_store
 from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter
 from benchdeck.tui import first_page
 from benchdeck.tui.store_handle import read_runs_page
 from tests.cli_helpers import ROOT
-from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, PROBE
+from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, loaded_by_the_first_frame
 
 # What `benchdeck` does before it imports Textual, then the first screen's questions, answered
 # as JSON. argv: store path.
@@ -72,15 +69,6 @@ def pick(r: dict[str, Any], *keys: str) -> tuple[Any, ...]:
     return tuple(r[k] for k in keys)
 
 
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A 168-run store (its page kept at once by the starts here: QUIET_S is 0 in START)."""
-    monkeypatch.setattr(first_page, "QUIET_S", 0.0)
-    path = tmp_path / "s.duckdb"
-    build_store(path, n_hosts=4, n_builds=1)
-    return path
-
-
 def stores_page(path: Path) -> dict[str, Any]:
     with Store.open(path, read_only=True) as s:
         cur = s.cursor()
@@ -104,15 +92,7 @@ def test_the_child_reads_the_stores_first_page_and_duckdb_waits(store: Path) -> 
 
 def test_with_no_kept_page_the_first_frame_does_not_load_duckdb(store: Path) -> None:
     mods = (*NOT_FOR_THE_FIRST_FRAME, "duckdb", "benchdeck.store.db")
-    r = subprocess.run(
-        [sys.executable, "-c", PROBE.format(mods=mods), str(store)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert r.returncode == 0, r.stderr
-    loaded = r.stdout.rsplit("LOADED", 1)[1].split()
+    loaded = loaded_by_the_first_frame(store, mods)
     assert loaded == [], f"the app's start imported {loaded}"
 
 
