@@ -49,7 +49,12 @@ class PagePeek:
         self._lock = threading.Lock()
         self._reaped = False
         r, w = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(r)
+            os.close(w)
+            raise
         if pid == 0:  # the child: never returns
             os.close(r)
             _child(path, w)

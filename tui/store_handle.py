@@ -216,8 +216,11 @@ class Opening:
             from benchdeck.tui import page_peek
 
             if page_peek.can_fork():
-                self._peek = page_peek.PagePeek(self._path, self._peeked)
-                return
+                try:
+                    self._peek = page_peek.PagePeek(self._path, self._peeked)
+                    return
+                except OSError:  # no process or pipe to spare (EAGAIN, EMFILE ...): read it here
+                    self._peek = None
         self.start()
         self.decided.set_result(None)
 

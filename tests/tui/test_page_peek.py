@@ -28,6 +28,7 @@ from benchdeck.tui import first_page
 from benchdeck.tui.store_handle import Opening
 first_page.QUIET_S = 0.0  # a page is kept at once (else only 2 s after the store's last write)
 path = Path(sys.argv[1])
+{setup}
 opening = Opening(path, peek=True)
 forked = opening._peek is not None
 {before_settle}
@@ -49,12 +50,14 @@ print("RESULT", json.dumps(out))
 
 
 def start(
-    path: Path, before_settle: str = "", wait: str = "opening.decided.result(timeout=60)"
+    path: Path, before_settle: str = "", wait: str = "opening.decided.result(timeout=60)", setup: str = ""
 ) -> dict[str, Any]:
-    """``benchdeck``'s start on ``path`` in a fresh process; ``before_settle`` runs before
-    the first frame is due, ``wait`` is how long the first frame waits for the child."""
+    """``benchdeck``'s start on ``path`` in a fresh process; ``setup`` runs first,
+    ``before_settle`` before the first frame is due, ``wait`` is how long the first frame
+    waits for the child."""
+    code = START.format(setup=setup, before_settle=before_settle, wait=wait)
     r = subprocess.run(
-        [sys.executable, "-c", START.format(before_settle=before_settle, wait=wait), str(path)],
+        [sys.executable, "-c", code, str(path)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -156,3 +159,15 @@ def test_no_child_in_a_process_with_threads_or_duckdb() -> None:
 
     assert "duckdb" in sys.modules
     assert not page_peek.can_fork()
+
+
+def test_no_process_to_spare_reads_the_store_here(store: Path) -> None:
+    """A fake failure (fork refused: root is not held to RLIMIT_NPROC, so this machine cannot
+    refuse it for real): the store opens in this process, as without a child."""
+    fail = (
+        "def refused():\n"
+        "    raise BlockingIOError(11, 'Resource temporarily unavailable')\n"
+        "os.fork = refused\n"
+    )
+    r = start(store, setup=fail)
+    assert pick(r, "forked", "peeked", "started", "read_only", "runs") == (False, False, True, False, 168)
