@@ -237,8 +237,11 @@ class BenchdeckApp(App[None]):
         the app, and collecting it on the way cost ~0.1 s before the first frame (measured)."""
         self._gc_paused = gc.isenabled()
         gc.disable()
-        if self._opening.started:  # (else the first page kept by the last start is shown)
-            # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
+        # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
+        if not self._opening.decided.done():  # a child reads the first page (tui.page_peek)
+            await asyncio.wait([asyncio.wrap_future(self._opening.decided)], timeout=OPEN_WAIT_S)
+            self._opening.settle()
+        if self._opening.started:  # (else a first page kept or read by the child is shown)
             await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=OPEN_WAIT_S)
 
     def on_mount(self) -> None:
@@ -313,6 +316,7 @@ class BenchdeckApp(App[None]):
     async def on_unmount(self) -> None:
         if self._hub is not None:
             await self._hub.close()
+        self._opening.stop_peek()
         if self._opening.started:  # a quit at once: the opening thread must not be inside
             # DuckDB (its import or open) as the process exits (that aborts it)
             await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=CLOSE_WAIT_S)

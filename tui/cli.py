@@ -188,7 +188,7 @@ def cli(
     if ctx.invoked_subcommand is None:
         from benchdeck.tui.store_handle import Opening
 
-        opening = Opening(db)  # the store opens (and reads the first screen) while Textual loads
+        opening = Opening(db, peek=True)  # the first screen is read while Textual loads
         from benchdeck.tui.app import run_app  # imported late: Textual is not needed by other commands
 
         run_app(db=db, opening=opening)

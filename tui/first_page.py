@@ -86,16 +86,7 @@ def save(path: Path, before: Identity | None, runs: int, page: RunsPage) -> bool
     not change while it was read (``before``: its identity before it was opened)."""
     if before is None or identity(path) != before or not _quiet(before):
         return False
-    doc = {
-        "format": FORMAT,
-        "store": str(path.resolve()),
-        "identity": before,
-        "count": runs,
-        "hosts": page.hosts,
-        "builds": page.builds,
-        "total": page.total,
-        "runs": [_row(r) for r in page.runs],
-    }
+    doc = {"format": FORMAT, "store": str(path.resolve()), "identity": before, **page_doc(runs, page)}
     import tempfile  # (on the opening thread, after the first frame)
 
     target = _cache_file(path)
@@ -112,6 +103,44 @@ def save(path: Path, before: Identity | None, runs: int, page: RunsPage) -> bool
     except OSError:  # a cache only: no room, no permission ... the next start reads the store
         return False
     return True
+
+
+def page_doc(runs: int, page: RunsPage | None) -> dict[str, Any]:
+    """The number of runs and the first page as JSON's types (None: no runs, no page)."""
+    if page is None:
+        return {"count": runs, "hosts": None, "builds": None, "total": 0, "runs": []}
+    return {
+        "count": runs,
+        "hosts": page.hosts,
+        "builds": page.builds,
+        "total": page.total,
+        "runs": [_row(r) for r in page.runs],
+    }
+
+
+def page_from_doc(doc: dict[str, Any]) -> tuple[int, RunsPage | None]:
+    """What :func:`page_doc` made (raises ValueError, KeyError, TypeError or IndexError for
+    anything else)."""
+    if doc["hosts"] is None:
+        return int(doc["count"]), None
+    rows: list[list[Any]] = doc["runs"]
+    runs = [
+        HistoryRow(
+            run_id=int(run_id),
+            host=host,
+            build=build,
+            config=config,
+            workload=workload,
+            threads=threads,
+            status=status,
+            qps=qps,
+            created_at=datetime.fromisoformat(created_at),
+            tags=tuple(tags),
+            error=error,
+        )
+        for run_id, host, build, config, workload, threads, status, qps, created_at, tags, error in rows
+    ]
+    return int(doc["count"]), RunsPage(runs, list(doc["hosts"]), list(doc["builds"]), int(doc["total"]))
 
 
 def _row(r: HistoryRow) -> list[Any]:
@@ -143,23 +172,7 @@ def load(path: Path) -> tuple[int, RunsPage] | None:
         kept = doc["identity"]
         if [list(s) if s is not None else None for s in now] != kept:
             return None
-        rows: list[list[Any]] = doc["runs"]
-        runs = [
-            HistoryRow(
-                run_id=int(run_id),
-                host=host,
-                build=build,
-                config=config,
-                workload=workload,
-                threads=threads,
-                status=status,
-                qps=qps,
-                created_at=datetime.fromisoformat(created_at),
-                tags=tuple(tags),
-                error=error,
-            )
-            for run_id, host, build, config, workload, threads, status, qps, created_at, tags, error in rows
-        ]
-        return int(doc["count"]), RunsPage(runs, list(doc["hosts"]), list(doc["builds"]), int(doc["total"]))
+        runs, page = page_from_doc(doc)
+        return (runs, page) if page is not None else None
     except (OSError, ValueError, KeyError, TypeError, IndexError):  # none, or not ours: read the store
         return None

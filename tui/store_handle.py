@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not
     import duckdb
 
     from benchdeck.store.db import Store
+    from benchdeck.tui.page_peek import PagePeek, Peeked
 
 
 class StoreHandle:
@@ -36,6 +37,7 @@ class StoreHandle:
         self._retired: Store | None = None  # the previous snapshot, still read by a late worker
         self._closed = False
         self._refresh = False
+        self._opener: threading.Thread | None = None
         self.path_hint: Path | None = None
         """The store's file, for :attr:`label` before it is open (a kept first page shown)."""
 
@@ -64,19 +66,24 @@ class StoreHandle:
             return self._store
 
     def open_soon(
-        self, then: Callable[[duckdb.DuckDBPyConnection, int], object] | None = None
+        self,
+        then: Callable[[duckdb.DuckDBPyConnection, int], object] | None = None,
+        first: Callable[[], object] | None = None,
     ) -> Future[int]:
         """Open the store on a thread of its own, so the first screen finds it open.
 
         The future gives the number of runs stored (the app opens on Launch when there are
         none); an error is left for the first :meth:`get` to raise and the screen to report.
         ``then(cursor, runs)`` runs on that thread before the future is done: the first
-        screen's reads (if it fails, the screen reads again itself and reports the error).
+        screen's reads (if it fails, the screen reads again itself and reports the error);
+        ``first()`` runs on that thread before the store is opened.
         """
         opened: Future[int] = Future()
 
         def open_and_count() -> None:
             try:
+                if first is not None:
+                    first()
                 cur = self.get().cursor()
                 try:
                     row = cur.execute("SELECT count(*) FROM runs").fetchone()
@@ -90,7 +97,8 @@ class StoreHandle:
             except BaseException as exc:  # handed to whoever waits (get() raises it again)
                 opened.set_exception(exc)
 
-        threading.Thread(target=open_and_count, name="benchdeck-open-store", daemon=True).start()
+        self._opener = threading.Thread(target=open_and_count, name="benchdeck-open-store", daemon=True)
+        self._opener.start()
         return opened
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
@@ -127,7 +135,12 @@ class StoreHandle:
             return f"{where} (read-only snapshot)"
         return f"{where} (read-only)" if store.read_only else where
 
-    def close(self) -> None:
+    def close(self, wait: float = 10.0) -> None:
+        """Close the store, after the opening thread has ended (up to ``wait`` seconds): a
+        process that exits while a thread is still inside DuckDB aborts."""
+        opener = self._opener
+        if opener is not None and opener is not threading.current_thread():
+            opener.join(wait)
         with self._lock:
             self._closed = True
             for store in (self._store, self._retired):
@@ -169,27 +182,75 @@ class Opening:
 
     If the page the last start kept (tui.first_page) is still the store's, it is shown at
     once and the store opens after the first frame (:meth:`start`, without DuckDB on the way
-    to that frame); else the store starts opening now, on a thread of its own, which also
-    reads the page. :attr:`opened` gives the number of runs stored.
+    to that frame). Else, with ``peek`` (``benchdeck`` at its start), a child process reads
+    the page (tui.page_peek) while this one loads Textual, and the store opens after the
+    first frame just the same; without ``peek``, or if the child cannot read the store, the
+    store opens now on a thread of its own, which also reads the page. :attr:`opened` gives
+    the number of runs stored; :attr:`decided` is done once it is known which way it goes.
     """
 
-    def __init__(self, db: Path | None) -> None:
+    def __init__(self, db: Path | None, *, peek: bool = False) -> None:
         from benchdeck.tui import first_page
 
         self.store = StoreHandle(db)
         self.opened: Future[int] = Future()
+        self.decided: Future[None] = Future()
         self._path = first_page.store_file(db)
         self._first_runs: RunsPage | None = None
         self._started = False
         self._update: tuple[bool, RunsPage | None] | None = None
+        self._lock = threading.Lock()
+        self._peek: PagePeek | None = None
+        self.peeked = False
+        """The first page was read by a child process (not kept by the last start)."""
         kept = first_page.load(self._path) if self._path is not None else None
         self.kept = kept[1] if kept is not None else None
-        """The page kept by the last start, the store being as it was then (None: none)."""
+        """The page shown before the store opens: kept by the last start (the store being as
+        it was then) or read by the child; None: the store opens first."""
         if self.kept is not None:
             self._first_runs = self.kept
             self.store.path_hint = self._path
-        else:
-            self.start()
+            self.decided.set_result(None)
+            return
+        if peek and self._path is not None and self._path.is_file():
+            from benchdeck.tui import page_peek
+
+            if page_peek.can_fork():
+                try:
+                    self._peek = page_peek.PagePeek(self._path, self._peeked)
+                    return
+                except OSError:  # no process or pipe to spare (EAGAIN, EMFILE ...): read it here
+                    self._peek = None
+        self.start()
+        self.decided.set_result(None)
+
+    def _peeked(self, result: Peeked | None) -> None:
+        """The child's answer (on its thread): its page is shown first, the store opening
+        after that frame; no runs or no page: the store opens now (the child is gone)."""
+        with self._lock:
+            if self.decided.done():  # the first frame could wait no longer (:meth:`settle`)
+                return
+            if result is not None and result[1] is not None:
+                self.kept = self._first_runs = result[1]
+                self.peeked = True
+                self.store.path_hint = self._path
+            else:
+                self.start()
+            self.decided.set_result(None)
+
+    def settle(self) -> None:
+        """The first frame is due: a child that has not answered yet is stopped and the store
+        opens now (on its thread, once the child and its hold on the store are gone)."""
+        with self._lock:
+            if self.decided.done():
+                return
+            self.decided.set_result(None)
+            self._start(first=self._peek.stop if self._peek is not None else None)
+
+    def stop_peek(self) -> None:
+        """The app ends: a child still reading goes too."""
+        if self._peek is not None:
+            self._peek.stop()
 
     @property
     def started(self) -> bool:
@@ -197,6 +258,9 @@ class Opening:
 
     def start(self) -> None:
         """Open the store on a thread of its own (once), read the first page and keep it."""
+        self._start()
+
+    def _start(self, first: Callable[[], object] | None = None) -> None:
         if self._started:
             return
         self._started = True
@@ -211,7 +275,7 @@ class Opening:
             page = read_runs_page(cur, RunFilter()) if runs else None
             if self.kept is not None:
                 self._update = (page != self.kept, page)
-                if page == self.kept:
+                if page == self.kept and not self.peeked:
                     return  # kept already
             else:
                 self._first_runs = page
@@ -229,7 +293,7 @@ class Opening:
             else:
                 self.opened.set_result(f.result())
 
-        self.store.open_soon(then=read).add_done_callback(done)
+        self.store.open_soon(then=read, first=first).add_done_callback(done)
 
     def take_first_runs(self) -> RunsPage | None:
         """The first page of Runs (unfiltered), once: the kept one, else the one read as the

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.bench_compare import build_store
 from benchdeck.themes.settings import CONFIG_DIR_ENV
+from benchdeck.tui import first_page
+from benchdeck.tui.app import BenchdeckApp
 from benchdeck.tui.first_page import CACHE_DIR_ENV
 from tests.tui.storedata import Demo, build_demo
 
@@ -27,6 +30,24 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cache"
     monkeypatch.setenv(CACHE_DIR_ENV, str(d))
     return d
+
+
+@pytest.fixture(autouse=True)
+def lasting_toasts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notifications without a timeout of their own stay up for the test: tests read them
+    after a settle, which on a loaded machine took longer than the 5 s a toast lasts (a
+    test saw none of the two it was shown)."""
+    monkeypatch.setattr(BenchdeckApp, "NOTIFICATION_TIMEOUT", 3600.0)
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A 168-run store (bench_compare's), its first page kept at once by a start in this
+    process (else only 2 s after the store's last write: first_page.QUIET_S)."""
+    monkeypatch.setattr(first_page, "QUIET_S", 0.0)
+    path = tmp_path / "s.duckdb"
+    build_store(path, n_hosts=4, n_builds=1)
+    return path
 
 
 @pytest.fixture(scope="session")

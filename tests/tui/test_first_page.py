@@ -4,8 +4,6 @@ differs (real DuckDB store, real files)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,26 +12,15 @@ import pytest
 from textual.screen import Screen
 from textual.widgets import DataTable
 
-from bench.bench_compare import build_store
 from benchdeck.store.db import Store
 from benchdeck.tui import first_page
 from benchdeck.tui.app import BenchdeckApp
 from benchdeck.tui.screens.runs import RunsScreen
 from benchdeck.tui.store_handle import Opening, RunsPage
-from tests.cli_helpers import ROOT
 from tests.tui.helpers import column_texts, settle
-from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, PROBE
+from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, loaded_by_the_first_frame
 
 SIZE = (100, 30)
-
-
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A 168-run store, taken as quiet at once (else a page is kept only 2 s after its last write)."""
-    monkeypatch.setattr(first_page, "QUIET_S", 0.0)
-    path = tmp_path / "s.duckdb"
-    build_store(path, n_hosts=4, n_builds=1)
-    return path
 
 
 def read(path: Path) -> RunsPage:
@@ -113,15 +100,7 @@ def test_with_a_kept_page_the_first_frame_does_not_load_duckdb(store: Path) -> N
     read(store)
     assert first_page.load(store) is not None
     mods = (*NOT_FOR_THE_FIRST_FRAME, "duckdb", "benchdeck.store.db")
-    r = subprocess.run(
-        [sys.executable, "-c", PROBE.format(mods=mods), str(store)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert r.returncode == 0, r.stderr
-    loaded = r.stdout.rsplit("LOADED", 1)[1].split()
+    loaded = loaded_by_the_first_frame(store, mods)
     assert loaded == [], f"the app's start imported {loaded}"
 
 

@@ -47,14 +47,14 @@ NOT_FOR_THE_FIRST_FRAME = (
     "benchdeck.tui.screens.dialogs",
 )
 
-# What `benchdeck` does (tui.cli): the store starts opening, then the app is imported and run;
-# here headless, up to the first frame shown with rows.
+# What `benchdeck` does (tui.cli): the first page is read (by a child, or kept), then the app
+# is imported and run; here headless, up to the first frame shown with rows.
 PROBE = """
 import asyncio, sys
 from pathlib import Path
 from benchdeck.store.queries import RunFilter
 from benchdeck.tui.store_handle import Opening, RunsPage
-opening = Opening(Path(sys.argv[1]))
+opening = Opening(Path(sys.argv[1]), peek=True)
 from benchdeck.tui.app import BenchdeckApp
 from benchdeck.tui.screens.runs import RunsScreen
 app = BenchdeckApp(Path(sys.argv[1]), opening)
@@ -153,13 +153,22 @@ async def test_runs_reads_the_history_itself_while_the_store_is_still_opening(
 
 def test_the_first_frame_loads_only_what_runs_uses(long_store: tuple[Path, int]) -> None:
     path, _ = long_store
-    code = PROBE.format(mods=NOT_FOR_THE_FIRST_FRAME)
+    loaded = loaded_by_the_first_frame(path, NOT_FOR_THE_FIRST_FRAME)
+    assert loaded == [], f"the app's start imported {loaded}"
+
+
+def loaded_by_the_first_frame(store: Path, mods: tuple[str, ...]) -> list[str]:
+    """Which of ``mods`` `benchdeck`'s start on ``store`` has imported by the first frame
+    with rows (in a fresh process)."""
     r = subprocess.run(
-        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT
+        [sys.executable, "-c", PROBE.format(mods=mods), str(store)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
     )
     assert r.returncode == 0, r.stderr
-    loaded = r.stdout.rsplit("LOADED", 1)[1].split()
-    assert loaded == [], f"the app's start imported {loaded}"
+    return r.stdout.rsplit("LOADED", 1)[1].split()
 
 
 async def test_gc_pauses_for_the_start_and_runs_again(long_store: tuple[Path, int]) -> None:
