@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
+from textual.widgets.data_table import ColumnKey
 
 from bench.bench_compare import build_store
 from benchdeck.store.db import Store
@@ -255,3 +256,23 @@ async def test_a_reload_with_a_new_run_keeps_the_cursors_run(store: Path) -> Non
         assert selected(screen) == 1_000
         medians = statistics.median(t for _, t in screen.page_times) if screen.page_times else 0.0
         print(f"\nrows in per page (median): {medians * 1000:.0f} ms")
+
+
+async def test_a_later_pages_longer_values_widen_their_columns(store: Path) -> None:
+    tag = "a tag longer than any value of the first page"
+    with Store.open(store) as s:
+        s.cursor().execute("UPDATE runs SET tags = [?] WHERE run_id = 100", [tag])
+    app = BenchdeckApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = on_screen(app, RunsScreen)
+        table = screen.query_one(RunsTable)
+        assert table.columns[ColumnKey("tags")].width == len("tags")
+        await pilot.press("end")
+        await until(pilot, lambda: not screen._to_end and all_in(screen))
+        assert table.columns[ColumnKey("tags")].width == len(tag)
+        table.move_cursor(row=table.get_row_index("100"))
+        table.scroll_to(x=table.max_scroll_x, animate=False)  # the tags column in view, whole
+        await pilot.pause()
+        line = table.render_line(table.cursor_row - round(table.scroll_y) + 1).text  # (+ the header)
+        assert tag in line, line
