@@ -88,6 +88,14 @@ _HISTORY_WHERE = (
 )
 
 
+_HISTORY_SELECT = (
+    "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, "
+    "r.created_at, r.tags, r.error FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+    "JOIN builds b ON b.build_id = r.build_id "
+    "JOIN workloads w ON w.workload_id = r.workload_id LEFT JOIN run_summary s ON s.run_id = r.run_id "
+)
+
+
 def _history_params(f: RunFilter) -> dict[str, Any]:
     return {
         "host": f.host,
@@ -116,13 +124,25 @@ def run_history(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> l
     """Runs matching ``f``, newest first (``until`` is inclusive)."""
     f = f or RunFilter()
     rows = cur.execute(
-        "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, "  # noqa: S608
-        "r.created_at, r.tags, r.error FROM runs r JOIN hosts h ON h.host_id = r.host_id "
-        "JOIN builds b ON b.build_id = r.build_id "
-        "JOIN workloads w ON w.workload_id = r.workload_id LEFT JOIN run_summary s ON s.run_id = r.run_id "
-        + _HISTORY_WHERE
-        + "ORDER BY r.run_id DESC LIMIT $limit",
+        _HISTORY_SELECT + _HISTORY_WHERE + "ORDER BY r.run_id DESC LIMIT $limit",
         _history_params(f) | {"limit": f.limit},
+    ).fetchall()
+    return [_history_row(r) for r in rows]
+
+
+def run_history_after(
+    cur: duckdb.DuckDBPyConnection, f: RunFilter, after: int, *, down_to: int | None = None
+) -> list[HistoryRow]:
+    """The page of runs matching ``f`` that follows run ``after`` in :func:`run_history`'s order
+    (newest first): at most ``f.limit`` of them, or with ``down_to`` every one down to that run
+    id (inclusive; no limit). Keyset on ``run_id``, the order's key: no OFFSET to skip over."""
+    limit = f.limit if down_to is None else None
+    rows = cur.execute(
+        _HISTORY_SELECT
+        + _HISTORY_WHERE
+        + "AND r.run_id < $after AND ($down_to IS NULL OR r.run_id >= $down_to) "
+        "ORDER BY r.run_id DESC LIMIT $limit",
+        _history_params(f) | {"after": after, "down_to": down_to, "limit": limit},
     ).fetchall()
     return [_history_row(r) for r in rows]
 

@@ -214,7 +214,7 @@ async def test_the_count_is_true_beyond_the_rows_shown(demo: Demo, monkeypatch: 
         screen = on_screen(app, RunsScreen)
         assert len(screen.rows) == RunFilter().limit
         status = str(screen.query_one("#runs-status").render())
-        assert status.startswith("1,335 runs, the newest 1,000 shown"), status
+        assert status.startswith("1,000 of 1,335 shown — more load as you scroll"), status
         screen.filter = replace(screen.filter, limit=2_000)  # a limit above the count: all shown
         screen.load()
         await settle(pilot)

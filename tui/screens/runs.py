@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import time
 from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
@@ -13,14 +13,17 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.geometry import Size
 from textual.message import Message
 from textual.validation import Function
 from textual.widgets import DataTable, Header, Input, Select, Static
-from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist, RowKey
+from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist
+from textual.worker import Worker, WorkerState
 
-from benchdeck.store.queries import HistoryRow, RunFilter, delete_run, set_tags
+from benchdeck.store.queries import HistoryRow, RunFilter, delete_run, run_history_after, set_tags
 from benchdeck.tui.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.screens.runs_table import COLUMNS as COLUMNS
+from benchdeck.tui.screens.runs_table import RunsTable as RunsTable
+from benchdeck.tui.screens.runs_table import run_cells, widths
 from benchdeck.tui.store_handle import RunsPage, read_runs_page
 from benchdeck.tui.widgets.keybar import KeyBar
 
@@ -48,35 +51,7 @@ class RerunRequested(Message):
 
 FIRST_ROWS = 50  # rows added before the first frame (at least a screenful)
 LATER_ROWS = 250  # then per frame
-
-COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags", "reason")
-REASON_WIDTH = 60  # the reason column's first line, cut; the status line shows it whole
-
-
-def reason(run: HistoryRow) -> str:
-    """Why a run failed or was cancelled: the first line of its error, cut to the column."""
-    if not run.error:
-        return ""
-    first = run.error.strip().splitlines()[0] if run.error.strip() else ""
-    return first if len(first) <= REASON_WIDTH else first[: REASON_WIDTH - 1] + "…"
-
-
-class RunsTable(DataTable[object]):
-    """The runs table: every column has its width given and every row is one line, so a new
-    row need not be measured. (Textual measures each cell of each new row, ~30 µs apiece: the
-    11,000 cells of 1,000 runs held the first frame back ~0.1-0.3 s.)"""
-
-    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        # Textual 8.x's DataTable: this measures new cells into the columns' content widths,
-        # which only auto-width columns use, then sizes the virtual area.
-        fixed = not any(c.auto_width for c in self.columns.values())
-        rows = [self.rows.get(k) for k in new_rows]
-        if not fixed or any(r is not None and (r.height != 1 or r.label is not None) for r in rows):
-            super()._update_dimensions([r.key for r in rows if r is not None])
-            return
-        header_height = self.header_height if self.show_header else 0
-        width = sum(c.get_render_width(self) for c in self.columns.values()) + self._row_label_column_width
-        self.virtual_size = Size(width, self._total_row_height + header_height)
+NEAR_END = 100  # the next page is read when the cursor or the view comes this close to the last row
 
 
 class RunsScreen(BenchdeckScreen):
@@ -92,6 +67,14 @@ class RunsScreen(BenchdeckScreen):
         Binding("d,delete", "delete", "Delete", id="runs.delete", tooltip="Delete the run and its samples"),
         Binding("R", "rerun", "Re-run", id="runs.rerun", tooltip="Queue the same run again"),
         Binding("escape", "unfocus_filter", "Table", id="runs.unfocus", show=False),
+        Binding(
+            "G",
+            "last_run",
+            "Last run",
+            id="runs.last",
+            tooltip="The oldest matching run (End too): reads the pages not read yet",
+            show=False,
+        ),
         # not in the key bar (full at 80 columns): the command palette lists them
         Binding("m", "mark", "Mark", id="runs.mark", tooltip="Mark the run (two: D diffs them)", show=False),
         Binding(
@@ -106,18 +89,37 @@ class RunsScreen(BenchdeckScreen):
 
     class Loaded(Message, bubble=False):
         def __init__(
-            self, runs: list[HistoryRow], hosts: list[str], builds: list[str], total: int | None = None
+            self,
+            runs: list[HistoryRow],
+            hosts: list[str],
+            builds: list[str],
+            total: int | None = None,
+            f: RunFilter | None = None,
         ) -> None:
             super().__init__()
             self.runs = runs
             self.hosts = hosts
             self.builds = builds
             self.total = len(runs) if total is None else total
-            """Runs matching the filter, beyond the rows shown (RunFilter.limit)."""
+            """Runs matching the filter, beyond the rows read (RunFilter.limit)."""
+            self.filter = RunFilter() if f is None else f
+            """The filter the rows were read with."""
 
         @classmethod
         def of(cls, page: RunsPage) -> RunsScreen.Loaded:
+            """The first page, unfiltered (the app's start reads it)."""
             return cls(page.runs, page.hosts, page.builds, page.total)
+
+    class More(Message, bubble=False):
+        """The page after the rows read, for the load ``generation`` it continues."""
+
+        def __init__(self, runs: list[HistoryRow], f: RunFilter, generation: int, seconds: float) -> None:
+            super().__init__()
+            self.runs = runs
+            self.filter = f
+            self.generation = generation
+            self.seconds = seconds
+            """How long the store took to read it."""
 
     class Changed(Message):
         """A run was tagged or deleted (``deleted`` says which)."""
@@ -136,6 +138,12 @@ class RunsScreen(BenchdeckScreen):
         self._generation = 0
         self.marked: list[int] = []  # at most two, oldest first
         self._kept = -1  # the generation that shows the first page the last start kept
+        self._shown_filter = RunFilter()  # what the rows shown were read with (self.filter: asked for)
+        self._more: Worker[None] | None = None  # the next page being read
+        self._to_end = False  # End pressed: read pages until the last run, then go there
+        self.page_times: list[tuple[float, float]] = []
+        """Per page read after the first: seconds in the store, seconds until its rows were in."""
+        self._page_started = 0.0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -154,7 +162,9 @@ class RunsScreen(BenchdeckScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#runs-table", DataTable).focus()
+        table = self.query_one(RunsTable)
+        table.focus()
+        self.watch(table, "scroll_y", self._scrolled, init=False)  # (the wheel moves no cursor)
         first = self.bd.take_first_runs()  # kept, or read as the store opened: in the first frame
         if first is not None:
             self._show(self.Loaded.of(first), started=False)
@@ -180,12 +190,24 @@ class RunsScreen(BenchdeckScreen):
     # --- loading ---
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs.load")
-    def load(self) -> None:
+    def load(self, down_to: int | None = None) -> None:
+        """Read the first page for :attr:`filter`; with ``down_to``, also every later run down
+        to that one (a reload keeps the pages read so far, and the cursor's run among them)."""
+        f = self.filter
         cur = self.store.cursor()
         try:
-            self.post_if_current(self.Loaded.of(read_runs_page(cur, self.filter)))
+            page = read_runs_page(cur, f)
+            runs = page.runs
+            if down_to is not None and len(runs) >= f.limit and runs[-1].run_id > down_to:
+                runs = runs + run_history_after(cur, f, runs[-1].run_id, down_to=down_to)
+            self.post_if_current(self.Loaded(runs, page.hosts, page.builds, max(page.total, len(runs)), f))
         finally:
             cur.close()
+
+    def _reload(self) -> None:
+        """Read the rows again, as many pages as are read now (for the same filter)."""
+        more_than_a_page = len(self.rows) > self._shown_filter.limit and self.filter == self._shown_filter
+        self.load(next(reversed(self.rows)) if more_than_a_page else None)
 
     def on_runs_screen_loaded(self, msg: Loaded) -> None:
         self._show(msg)
@@ -195,37 +217,30 @@ class RunsScreen(BenchdeckScreen):
         self.bd.sub_title = self.store.label
         self._set_options("#runs-host", msg.hosts)
         self._set_options("#runs-build", msg.builds)
-        table = self.query_one("#runs-table", DataTable)
+        table = self.query_one(RunsTable)
         selected = self.selected
+        was_at, same_filter = table.cursor_row, msg.filter == self._shown_filter
         self._generation += 1
+        self._shown_filter = msg.filter
+        self._to_end = False
+        self._page_started = 0.0
+        if self._more is not None:  # a page of the rows replaced: not wanted
+            self._more.cancel()
+            self._more = None
         table.clear(columns=True)
         self.rows = {r.run_id: r for r in msg.runs}
         self.total = msg.total
-        cells = [
-            [
-                f"*{r.run_id}" if r.run_id in self.marked else str(r.run_id),
-                r.host,
-                r.build,
-                r.workload,
-                f"{r.qps:,.1f}" if r.qps is not None else "-",
-                r.status,
-                str(r.threads) if r.threads is not None else "",
-                r.config,
-                r.created_at.strftime("%Y-%m-%d %H:%M"),
-                ", ".join(r.tags),
-                reason(r),
-            ]
-            for r in msg.runs
-        ]
+        cells = [run_cells(r, self.marked) for r in msg.runs]
         # Widths from the data, given explicitly: the table never has to re-measure (which
         # raced with drawing and could leave cells cut to the header widths).
-        columns = list(zip(*cells, strict=True)) if cells else [() for _ in COLUMNS]
-        for name, column in zip(COLUMNS, columns, strict=True):
-            table.add_column(name, key=name, width=max([len(name), *map(len, column)]))
+        for name, width in zip(COLUMNS, widths(cells), strict=True):
+            table.add_column(name, key=name, width=width)
         # The rows a screen shows first, the rest once that frame is out: adding 1,000 rows
         # (~30 µs each) would hold the first frame back (the selected run among them: the
-        # cursor stays on it).
+        # cursor stays on it; if it is gone, the cursor stays where it was).
         keep = [i for i, r in enumerate(msg.runs) if selected is not None and r.run_id == selected.run_id]
+        if not keep and selected is not None and msg.runs and same_filter:
+            keep = [min(was_at, len(msg.runs) - 1)]
         first = max(FIRST_ROWS, self.size.height, *(i + 1 for i in keep))
         self._add_rows(table, list(zip(msg.runs, cells, strict=True)), first, started)
         if keep:
@@ -238,24 +253,110 @@ class RunsScreen(BenchdeckScreen):
         rows: list[tuple[HistoryRow, list[str]]],
         first: int,
         started: bool = True,
+        appended: bool = False,
     ) -> None:
+        """Add the ``first`` rows now, the rest ``LATER_ROWS`` at a time: after each frame (the
+        rows a screen shows first), or ``appended`` (a page below the view) as soon as the
+        keys and messages waiting have been handled."""
         qps_col = COLUMNS.index("QPS")
         for r, row in rows[:first]:
             texts = [Text(c, justify="right" if i == qps_col else "left") for i, c in enumerate(row)]
             table.add_row(*texts, key=str(r.run_id))
         if len(rows) > first:
-            later = (self._add_later, table, rows[first:], self._generation)
-            if started:
+            later = (self._add_later, table, rows[first:], self._generation, appended)
+            if appended:
+                self.call_later(*later)
+            elif started:
                 self.call_after_refresh(*later)
             else:  # while the app starts, a screen's "after refresh" comes before any frame is
                 # out; the app's own queue runs once it is (then: after the next refresh)
                 self.app.call_later(self.call_after_refresh, *later)
+        elif started:
+            self._rows_in()
 
     def _add_later(
-        self, table: DataTable[object], rows: list[tuple[HistoryRow, list[str]]], generation: int
+        self,
+        table: DataTable[object],
+        rows: list[tuple[HistoryRow, list[str]]],
+        generation: int,
+        appended: bool = False,
     ) -> None:
         if generation == self._generation:  # not replaced by a newer load meanwhile
-            self._add_rows(table, rows, first=LATER_ROWS)
+            self._add_rows(table, rows, first=LATER_ROWS, appended=appended)
+
+    def _rows_in(self) -> None:
+        """Every row read is in the table: the next page if wanted, or End's last run."""
+        if self._page_started and self.page_times:
+            self.page_times[-1] = (self.page_times[-1][0], time.perf_counter() - self._page_started)
+            self._page_started = 0.0
+        table = self.query_one(RunsTable)
+        if self._to_end and len(self.rows) >= self.total:
+            self._to_end = False
+            table.move_cursor(row=table.row_count - 1)
+        self._show_status()
+        self._near_end()
+
+    # --- the pages after the first ---
+
+    def _near_end(self) -> None:
+        """Read the next page if the cursor or the view is near the last row read (or End
+        asked for the last run), unless a page is being read or rows are still going in."""
+        table = self.query_one(RunsTable)
+        read = len(self.rows)
+        if self._more is not None or read >= self.total or table.row_count < read or not read:
+            return
+        bottom = max(table.cursor_row, round(table.scroll_y) + table.size.height)
+        if self._to_end or read - bottom <= NEAR_END:
+            self._page_started = time.perf_counter()
+            self._more = self.load_more(self._shown_filter, next(reversed(self.rows)), self._generation)
+            self._show_status()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs.more")
+    def load_more(self, f: RunFilter, after: int, generation: int) -> None:
+        """The page after run ``after`` (keyset: the rows read stay as they are)."""
+        start = time.perf_counter()
+        cur = self.store.cursor()
+        try:
+            runs = run_history_after(cur, f, after)
+        finally:
+            cur.close()
+        self.post_if_current(self.More(runs, f, generation, time.perf_counter() - start))
+
+    def on_runs_screen_more(self, msg: More) -> None:
+        if msg.generation != self._generation:  # the rows it continues were replaced
+            return
+        self._more = None
+        self.page_times.append((msg.seconds, 0.0))
+        new = [r for r in msg.runs if r.run_id not in self.rows]
+        self.rows.update((r.run_id, r) for r in new)
+        # the count was read with the first page; the store may have changed since
+        read = len(self.rows)
+        self.total = read if len(msg.runs) < msg.filter.limit else max(self.total, read)
+        cells = [run_cells(r, self.marked) for r in new]
+        table = self.query_one(RunsTable)
+        table.widen(cells)
+        self._add_rows(table, list(zip(new, cells, strict=True)), first=LATER_ROWS, appended=True)
+        self._show_status()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # (Textual calls the base's handler too: it tells the user what failed)
+        failed = event.state in (WorkerState.ERROR, WorkerState.CANCELLED)
+        if failed and event.worker is self._more:  # scrolling on reads it again
+            self._more = None
+            self._to_end = False
+            self._page_started = 0.0
+            self._show_status()
+
+    def action_last_run(self) -> None:
+        """End / G: the last run that matches, reading the pages not read yet first."""
+        table = self.query_one(RunsTable)
+        if len(self.rows) >= self.total and table.row_count >= len(self.rows):
+            if table.row_count:
+                table.move_cursor(row=table.row_count - 1)
+            return
+        self._to_end = True
+        self._show_status()
+        self._near_end()
 
     def _set_options(self, selector: str, names: list[str]) -> None:
         select: Select[str] = self.query_one(selector, Select)
@@ -268,20 +369,29 @@ class RunsScreen(BenchdeckScreen):
     def _show_status(self) -> None:
         sel = self.bd.selection
         base = f"   base: {sel.base} on {sel.host}" if sel.base else "   no base yet (b sets one)"
-        shown = len(self.rows)
-        count = (
-            f"{shown:,} runs"
-            if shown >= self.total
-            else f"{self.total:,} runs, the newest {shown:,} shown (filter to narrow)"
-        )
+        read = len(self.rows)
+        if read >= self.total:
+            count = f"{read:,} runs"
+        else:
+            if self._to_end:
+                more = "reading up to the last run…"
+            elif self._more is not None:
+                more = "reading more…"
+            else:
+                more = "more load as you scroll"
+            count = f"{read:,} of {self.total:,} shown — {more}"
         run = self.selected
         if run is not None and run.error:
             base = f"   run {run.run_id} {run.status}: {run.error.strip().splitlines()[0]}"
         self.query_one("#runs-status", Static).update(count + base)
 
+    def _scrolled(self) -> None:
+        self._near_end()
+
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:
         self._show_status()
+        self._near_end()
 
     @on(Select.Changed)
     @on(Input.Changed)
@@ -325,12 +435,13 @@ class RunsScreen(BenchdeckScreen):
         run = self.selected
         if run is None:
             return
+        before = list(self.marked)
         if run.run_id in self.marked:
             self.marked.remove(run.run_id)
         else:
             self.marked = [*self.marked, run.run_id][-2:]
         table = self.query_one("#runs-table", DataTable)
-        for rid in self.rows:
+        for rid in set(before) ^ set(self.marked):  # (not every row: there may be 10,000)
             with contextlib.suppress(RowDoesNotExist, ColumnDoesNotExist):
                 label = f"*{rid}" if rid in self.marked else str(rid)
                 table.update_cell(str(rid), "run", Text(label))
@@ -346,7 +457,7 @@ class RunsScreen(BenchdeckScreen):
 
     def action_reload(self) -> None:
         self.store.refresh()
-        self.load()
+        self._reload()
 
     def action_focus_filter(self) -> None:
         self.query_one("#runs-workload", Input).focus()
@@ -435,7 +546,7 @@ class RunsScreen(BenchdeckScreen):
             self.notify(f"deleted run {msg.run_id}")
         else:
             self.notify(f"run {msg.run_id} tags: {', '.join(msg.tags or []) or '(none)'}")
-        self.load()
+        self._reload()
 
     def action_rerun(self) -> None:
         run = self.selected

@@ -1,0 +1,102 @@
+"""Benchmark: the Runs screen's pages after the first, on a 10,000-run store.
+
+Builds bench_compare's store (4 hosts x 60 builds x 42 workloads: 10,080 runs), then:
+
+1. the store: each page after the first (``run_history_after``, keyset on run_id, 1,000 runs)
+   read on its own, unfiltered and with a workload filter;
+2. the app (headless, 100x30): End pressed on a start showing the first page; per page, the
+   time to read it on the worker and until its rows are in the table, and the time until the
+   cursor is on the last run.
+
+Prints the figures; there is no target to meet (the brief: scrolling on never stalls).
+
+    python bench/bench_runs_pages.py [--builds 60] [--hosts 4] [--reps 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bench_compare import build_store
+from benchdeck.store.db import Store
+from benchdeck.store.queries import RunFilter, run_history, run_history_after
+
+
+def store_pages(db: Path, f: RunFilter) -> list[float]:
+    """Seconds per page after the first, reading to the end."""
+    times = []
+    with Store.open(db) as store:
+        cur = store.cursor()
+        last = run_history(cur, f)[-1].run_id
+        while True:
+            t0 = time.perf_counter()
+            page = run_history_after(cur, f, last)
+            times.append(time.perf_counter() - t0)
+            if len(page) < f.limit:
+                return times
+            last = page[-1].run_id
+
+
+async def app_end(db: Path) -> tuple[list[tuple[float, float]], float, int]:
+    """End pressed once the first page is in: per page (read s, rows in s), seconds to the
+    last run, rows in the table."""
+    from benchdeck.tui.app import BenchdeckApp
+    from benchdeck.tui.screens.runs import RunsScreen, RunsTable
+
+    app = BenchdeckApp(db)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(5):
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.query_one(RunsTable)
+        t0 = time.perf_counter()
+        await pilot.press("end")
+        while screen._to_end or table.row_count < len(screen.rows):
+            await pilot.pause()
+        took = time.perf_counter() - t0
+        run = screen.selected
+        assert run is not None
+        assert run.run_id == 1, "End went to the last run"
+        return list(screen.page_times), took, table.row_count
+
+
+def ms(xs: list[float]) -> str:
+    return f"median {statistics.median(xs) * 1000:6.1f} ms, max {max(xs) * 1000:6.1f} ms ({len(xs)} pages)"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--builds", type=int, default=60)
+    ap.add_argument("--hosts", type=int, default=4)
+    ap.add_argument("--reps", type=int, default=3, help="app repetitions")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bd-bench-pages-") as tmp:
+        os.environ["BENCHDECK_CACHE_DIR"] = str(Path(tmp) / "cache")
+        db = Path(tmp) / "runs.duckdb"
+        n = build_store(db, args.hosts, args.builds)
+        print(f"store: {n:,} runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print("1. store, a page of 1,000 after the first (run_history_after):")
+        print(f"   unfiltered           {ms(store_pages(db, RunFilter()))}")
+        print(f"   workload ~ 'point'   {ms(store_pages(db, RunFilter(workload='point')))}")
+        print("2. app (headless 100x30), End from the first page:")
+        for rep in range(args.reps):
+            pages, took, rows = asyncio.run(app_end(db))
+            print(
+                f"   rep {rep + 1}: {rows:,} rows, last run after {took:.2f} s; per page read "
+                f"{ms([p[0] for p in pages])}; until its rows were in {ms([p[1] for p in pages])}"
+            )
+
+
+if __name__ == "__main__":
+    main()
