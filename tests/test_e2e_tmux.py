@@ -29,6 +29,11 @@ REPO = Path(__file__).resolve().parents[1]
 SESSION = "bd"
 COLS, ROWS = 120, 36
 POLL_S = 0.1  # how often a wait looks at the screen again (a deadline bounds every wait)
+# The deadlines bound waits for events, they are not what is tested: wide enough for a loaded
+# machine. At load 28-29 on 2 cores the six 2 s runs took ~19 s each (a run's start dominates):
+# 4 of 6 had finished when the old 75 s deadline failed the test (2 runs in 2).
+RUNS_WAIT_S = 300.0  # for the six runs to finish
+UI_WAIT_S = 30.0  # for the screen to change after a key (was 10-20 s)
 WORKLOADS = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 
 
@@ -96,7 +101,7 @@ def pick(tmux: Tmux, key: str, prompt: str, choice: str) -> None:
     """Open a pick dialog with ``key`` and choose ``choice`` (its options are the one-word lines
     under the prompt, in order)."""
     tmux.keys(key)
-    screen = tmux.wait(lambda s: prompt in s, f"the dialog {prompt!r}", 10)
+    screen = tmux.wait(lambda s: prompt in s, f"the dialog {prompt!r}", UI_WAIT_S)
     _, top = find(screen, prompt)
     options: list[str] = []
     for line in screen.splitlines()[top + 1 :]:
@@ -107,7 +112,7 @@ def pick(tmux: Tmux, key: str, prompt: str, choice: str) -> None:
             break
     assert choice in options, f"{choice!r} is not offered by {prompt!r}: {options}\n{screen}"
     tmux.keys("Home", *["Down"] * options.index(choice), "Enter")
-    tmux.wait(lambda s: prompt not in s, f"the dialog {prompt!r} to close", 10)
+    tmux.wait(lambda s: prompt not in s, f"the dialog {prompt!r} to close", UI_WAIT_S)
 
 
 def wait_file(path: Path, what: str, timeout: float, tmux: Tmux) -> str:
@@ -164,48 +169,52 @@ def test_launch_live_compare_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> N
     db = start_app(tmux, tmp_path)
 
     # Launch: an empty store opens on it; the host facts come from this machine
-    screen = tmux.wait(lambda s: "Seconds per workload" in s and "cores" in s, "the Launch screen", 20)
+    screen = tmux.wait(lambda s: "Seconds per workload" in s and "cores" in s, "the Launch screen", UI_WAIT_S)
     assert "6 runs = 1 host(s) x 2 build(s) x 3" in screen
     assert "about 36 s" in screen  # 6 x (5 s + ~1 s start-up)
 
     # 2 s per workload: click into the field (the footer shows when it has the focus), retype it
     x, y = find(screen, "Seconds per workload")
     tmux.click(x + 3, y + 2)
-    tmux.wait(input_focused, "the seconds field to have the focus", 10)
+    tmux.wait(input_focused, "the seconds field to have the focus", UI_WAIT_S)
     # one step at a time: Textual inserts a character at once but runs bindings (backspace, tab)
     # as actions, so in a burst "BSpace 2" the 2 lands first and is then deleted
     tmux.keys("End", "BSpace", "BSpace")
-    tmux.wait(lambda s: "about 1 min 06 s" in s, "the field to be empty (the default, 10 s)", 10)
+    tmux.wait(lambda s: "about 1 min 06 s" in s, "the field to be empty (the default, 10 s)", UI_WAIT_S)
     tmux.keys("2")
-    tmux.wait(lambda s: "about 18 s" in s, "the estimate for 2 s per run", 10)
+    tmux.wait(lambda s: "about 18 s" in s, "the estimate for 2 s per run", UI_WAIT_S)
     # leave the fields (warm-up, then the Start button: the footer shows the screen's keys again)
     tmux.keys("Tab", "Tab")
-    tmux.wait(lambda s: "s Start" in footer(s), "the focus on the Start button", 10)
+    tmux.wait(lambda s: "s Start" in footer(s), "the focus on the Start button", UI_WAIT_S)
     tmux.keys("s")
 
     # Live: the local host's tab, then the queue's last run finished
-    tmux.wait(lambda s: "Cancel run" in footer(s), "the Live screen", 10)
+    tmux.wait(lambda s: "Cancel run" in footer(s), "the Live screen", UI_WAIT_S)
     last = re.compile(r"run \d+\s+\S+\s+\S+\s+finished .*suite 6/6")
-    screen = tmux.wait(lambda s: last.search(s), "the 6th run to finish", 75)
+    screen = tmux.wait(lambda s: last.search(s), "the 6th run to finish", RUNS_WAIT_S)
     assert "local" in screen.splitlines()[1]
 
     # Compare: sqlite-sync against the base sqlite on host local
     tmux.keys("2")
     # it opens on the busiest host, the oldest build as base and the next one as column
-    tmux.wait(lambda s: "base sqlite on local" in s and "Base" in footer(s), "the Compare screen", 10)
+    tmux.wait(lambda s: "base sqlite on local" in s and "Base" in footer(s), "the Compare screen", UI_WAIT_S)
     pick(tmux, "b", "Base build (the denominator)", "sqlite")
-    tmux.wait(lambda s: re.search(r"▼\s+sqlite\s+▼", s.splitlines()[1]), "sqlite as the base", 10)
+    tmux.wait(lambda s: re.search(r"▼\s+sqlite\s+▼", s.splitlines()[1]), "sqlite as the base", UI_WAIT_S)
     tmux.keys("x")  # drop the column it picked, then add sqlite-sync
-    tmux.wait(lambda s: "Pick a base (b) and the builds to compare with it (a)" in s, "no column left", 10)
+    tmux.wait(
+        lambda s: "Pick a base (b) and the builds to compare with it (a)" in s, "no column left", UI_WAIT_S
+    )
     tmux.keys("a")  # the columns dialog: sqlite-sync is the one build offered (not the base)
     tmux.wait(
-        lambda s: "Columns: builds and configs with finished runs on local" in s, "the columns dialog", 10
+        lambda s: "Columns: builds and configs with finished runs on local" in s,
+        "the columns dialog",
+        UI_WAIT_S,
     )
     tmux.keys("Space")
-    tmux.wait(lambda s: "1 of 1 ticked" in s, "sqlite-sync ticked", 10)
+    tmux.wait(lambda s: "1 of 1 ticked" in s, "sqlite-sync ticked", UI_WAIT_S)
     tmux.keys("Enter")
     # one wait for the whole table: a capture can catch the screen between two of Textual's frames
-    screen = tmux.wait(rqps_table_done, "the rQPS table of sqlite-sync against sqlite", 15)
+    screen = tmux.wait(rqps_table_done, "the rQPS table of sqlite-sync against sqlite", UI_WAIT_S)
     assert "base sqlite on local" in screen
     for w in WORKLOADS:
         [row] = [line for line in screen.splitlines() if w in line]
@@ -213,7 +222,7 @@ def test_launch_live_compare_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> N
 
     # quit (the shell writes the app's exit status); the store holds the six finished runs
     tmux.keys("q")
-    status = wait_file(tmp_path / "exit", "the app to exit", 15, tmux)
+    status = wait_file(tmp_path / "exit", "the app to exit", UI_WAIT_S, tmux)
     assert status == "0", f"the app exited with status {status}"
     after = tmux.screen()  # what the terminal shows once the app has left it: nothing of ours
     assert "Traceback" not in after, after

@@ -26,6 +26,11 @@ from tests.tui.helpers import on_screen, static_text
 
 SIZE = (120, 36)
 POLL_S = 0.05  # how often a wait looks again (a deadline bounds every wait)
+# The deadlines bound waits for events; they are not what is tested, so they are wide enough for
+# a loaded machine. At load ~25 on 2 cores a 2 s run's outcome came after 16-18 s (the old
+# deadline: 25 s), a re-run's after 21.9 s (25 s), a run's first interval after 22-23 s (20 s).
+RUN_WAIT_S = 120.0  # for anything that waits on a benchmark run's start or end
+UI_WAIT_S = 30.0  # for a screen or a line to change (up to 4.8 s of 10 measured at load ~25)
 WORKLOAD = "point-query_range=100"
 
 
@@ -38,7 +43,9 @@ def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cfg
 
 
-async def wait_for(pilot: Pilot[Any], cond: Callable[[], object], what: str, within: float = 20.0) -> None:
+async def wait_for(
+    pilot: Pilot[Any], cond: Callable[[], object], what: str, within: float = UI_WAIT_S
+) -> None:
     """Let the app run until ``cond()`` holds; fail naming ``what`` after ``within`` seconds."""
     deadline = time.monotonic() + within
     while not cond():
@@ -66,7 +73,7 @@ async def open_launch(pilot: Pilot[Any]) -> LaunchScreen:
             and any(map(static_text, screen.query("#launch-matrix").results(Static)))
         )
 
-    await wait_for(pilot, ready, "the Launch screen", 10)
+    await wait_for(pilot, ready, "the Launch screen", UI_WAIT_S)
     return on_screen(pilot.app, LaunchScreen)
 
 
@@ -87,7 +94,7 @@ async def start_one_run(pilot: Pilot[Any], seconds: int) -> LiveScreen:
     reduce_matrix(launch, seconds)
     await wait_for(pilot, lambda: matrix(app).startswith("1 runs = 1 host(s)"), "the reduced matrix")
     await pilot.press("s")
-    await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen), "the Live screen", 10)
+    await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen), "the Live screen", UI_WAIT_S)
     live = on_screen(app, LiveScreen)
     await wait_for(pilot, lambda: bool(live.query(HostTab)), "a tab for host local")
     assert [t.host for t in live.query(HostTab)] == ["local"]
@@ -142,7 +149,7 @@ async def test_start_runs_the_matrix_and_live_shows_it_finished(tmp_path: Path) 
         assert (app.selection.host, app.selection.base) == ("local", "sqlite"), (
             "a first base: Live's base line"
         )
-        out = await outcome(pilot, app, within=25)
+        out = await outcome(pilot, app, within=RUN_WAIT_S)
         assert (out.host, out.build, out.workload, out.status) == ("local", "sqlite", WORKLOAD, "finished")
 
         status, qps, samples = await app.hub.query(lambda store: run_row(store, out.run_id))
@@ -151,7 +158,9 @@ async def test_start_runs_the_matrix_and_live_shows_it_finished(tmp_path: Path) 
         assert qps > 0
         assert samples > 0
 
-        await wait_for(pilot, lambda: "finished" in headline(app), "the Live headline to say finished", 5)
+        await wait_for(
+            pilot, lambda: "finished" in headline(app), "the Live headline to say finished", UI_WAIT_S
+        )
         line = headline(app)
         assert line.startswith(f"run {out.run_id}  sqlite  {WORKLOAD}\nfinished")
         assert "QPS -" not in line
@@ -166,16 +175,18 @@ async def test_cancel_keeps_the_samples(tmp_path: Path) -> None:
             view = app.hub.model.current("local")
             return len(view.t) if view is not None else 0
 
-        await wait_for(pilot, lambda: samples_seen() >= 2, "two live samples", 20)
+        await wait_for(pilot, lambda: samples_seen() >= 2, "two live samples", RUN_WAIT_S)
         await pilot.press("x")
-        out = await outcome(pilot, app, within=10)
+        out = await outcome(pilot, app, within=RUN_WAIT_S)
         assert out.status == "cancelled"
 
         status, qps, samples = await app.hub.query(lambda store: run_row(store, out.run_id))
         assert status == "cancelled"
         assert qps is None
         assert samples >= 2
-        await wait_for(pilot, lambda: "cancelled" in headline(app), "the Live headline to say cancelled", 5)
+        await wait_for(
+            pilot, lambda: "cancelled" in headline(app), "the Live headline to say cancelled", UI_WAIT_S
+        )
 
 
 async def test_a_store_slower_to_open_than_the_wait_still_opens_on_launch(
@@ -200,11 +211,11 @@ async def test_rerun_keeps_the_original_duration(tmp_path: Path) -> None:
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:
         await start_one_run(pilot, seconds=2)
-        first = await outcome(pilot, app, within=25)
+        first = await outcome(pilot, app, within=RUN_WAIT_S)
         await pilot.press("1")  # Runs: the run just made is the newest, under the cursor
         await wait_for(pilot, lambda: app.screen.query_one("#runs-table").row_count == 1, "the run in Runs")
         await pilot.press("R")
-        await wait_for(pilot, lambda: len(app.hub.outcomes) == 2, "the re-run's outcome", 25)
+        await wait_for(pilot, lambda: len(app.hub.outcomes) == 2, "the re-run's outcome", RUN_WAIT_S)
         again = app.hub.outcomes[1]
         assert (again.build, again.workload, again.status) == ("sqlite", WORKLOAD, "finished")
         assert again.run_id != first.run_id

@@ -4,14 +4,21 @@ runs on this machine (private inventory and store per test)."""
 
 from __future__ import annotations
 
+import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from benchdeck.engine.plan import RunOptions
 from benchdeck.store.db import Store
 from benchdeck.tui.app import BenchdeckApp
 from benchdeck.tui.screens.dialogs import ConfirmDialog
 from benchdeck.tui.screens.live import LiveScreen
-from tests.tui.test_launch_live import SIZE, WORKLOAD, inventory, wait_for
+from tests.tui.test_launch_live import RUN_WAIT_S, SIZE, UI_WAIT_S, WORKLOAD, inventory, wait_for
 
 __all__ = ["inventory"]  # the autouse fixture: only the local host, in the test's tmp dir
 
@@ -21,29 +28,80 @@ def stored(db: Path, sql: str) -> list[tuple[object, ...]]:
         return store.cursor().execute(sql).fetchall()
 
 
+def run_dir(tmp_path: Path) -> Path | None:
+    """The first run's directory on the local host (under the test's workdir), once made."""
+    return next((tmp_path / "work" / "runs").glob("run*"), None)
+
+
+def interval_written(tmp_path: Path) -> bool:
+    d = run_dir(tmp_path)
+    out = d / "bench.out" if d is not None else None
+    return out is not None and out.exists() and "[ 1s ] thds:" in out.read_text()
+
+
+@contextmanager
+def benchmark_held(tmp_path: Path) -> Iterator[None]:
+    """The running benchmark's process group stopped (SIGSTOP) until the block ends (SIGCONT).
+
+    The app must quit while the run goes. Unheld, the quit (two questions in the pilot) raced
+    the 5 s run's end: at load 27 the benchmark had ended 0.9 s before the app had quit (the
+    store still said running only because the app had not read the exit code yet). Held from
+    its first interval on, it can neither end nor write its exit code before the app has quit;
+    continued, it ends by its own clock for the next start to follow. Real processes, really
+    stopped.
+    """
+    d = run_dir(tmp_path)
+    assert d is not None
+    pgid = int((d / "bench.pgid").read_text())
+    os.killpg(pgid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.killpg(pgid, signal.SIGCONT)
+
+
+def sampled(app: BenchdeckApp) -> bool:
+    """Live shows a sample of the running run."""
+    active = app.hub.model.active()
+    return bool(active and active[0].t)
+
+
+async def quit_leaving_the_run(pilot: Pilot[Any], app: BenchdeckApp) -> None:
+    """q asks while a run goes; n stays; q then y quits, leaving it running."""
+    await pilot.press("q")
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the quit question", UI_WAIT_S)
+    assert "1 run(s) are going" in app.screen.question  # type: ignore[attr-defined]
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen), "Live again", UI_WAIT_S)
+    await pilot.press("q")
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the quit question", UI_WAIT_S)
+    await pilot.press("y")
+    await wait_for(pilot, lambda: not app.is_running, "the app to quit", UI_WAIT_S)
+
+
 async def test_quit_asks_runs_go_on_and_the_next_start_reattaches(tmp_path: Path) -> None:
     db = tmp_path / "bd.duckdb"
     app = BenchdeckApp(db)
     async with app.run_test(size=SIZE) as pilot:
         await app.hub.start_queue(["local"], ["sqlite"], [WORKLOAD] * 2, RunOptions(duration_s=5))
         app.switch_mode("live")
-        await wait_for(pilot, lambda: app.hub.model.active() and app.hub.model.active()[0].t, "a sample", 20)
-        await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the quit question", 5)
-        assert "1 run(s) are going" in app.screen.question  # type: ignore[attr-defined]
-        await pilot.press("n")
-        await wait_for(pilot, lambda: isinstance(app.screen, LiveScreen), "Live again", 5)
-        await pilot.press("q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the quit question", 5)
-        await pilot.press("y")
-        await wait_for(pilot, lambda: not app.is_running, "the app to quit", 10)
+        # The first interval was written 22-23 s after the start at load ~25 (the old wait for
+        # a sample in Live: 20 s).
+        await wait_for(
+            pilot, lambda: interval_written(tmp_path), "the benchmark's first interval", RUN_WAIT_S
+        )
+        with benchmark_held(tmp_path):
+            await wait_for(pilot, lambda: sampled(app), "a sample", RUN_WAIT_S)
+            await quit_leaving_the_run(pilot, app)
     [(run_id, status)] = stored(db, "SELECT run_id, status FROM runs")
     assert status == "running", "quitting left the run going on its host"
     assert stored(db, "SELECT status FROM queue_items ORDER BY position") == [("running",), ("pending",)]
 
     again = BenchdeckApp(db)
     async with again.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: len(again.hub.outcomes) == 2, "the reattached run and the next", 40)
+        await wait_for(
+            pilot, lambda: len(again.hub.outcomes) == 2, "the reattached run and the next", RUN_WAIT_S
+        )
         first, second = again.hub.outcomes
         assert (first.run_id, first.status) == (run_id, "finished")
         assert second.status == "finished"
@@ -62,8 +120,10 @@ async def test_cancel_a_whole_queue_from_live(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.hub.start_queue(["local"], ["sqlite"], [WORKLOAD] * 3, RunOptions(duration_s=30))
         app.switch_mode("live")
-        await wait_for(pilot, lambda: app.hub.model.active() and app.hub.model.active()[0].t, "a sample", 20)
+        await wait_for(
+            pilot, lambda: app.hub.model.active() and app.hub.model.active()[0].t, "a sample", RUN_WAIT_S
+        )
         await pilot.press("X")
-        await wait_for(pilot, lambda: app.hub.outcomes, "the queue's end", 15)
+        await wait_for(pilot, lambda: app.hub.outcomes, "the queue's end", RUN_WAIT_S)
         assert [o.status for o in app.hub.outcomes] == ["cancelled"]
     assert stored(db, "SELECT status FROM queue_items ORDER BY position") == [("cancelled",)] * 3
