@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import time
 from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
@@ -19,12 +18,14 @@ from textual.widgets import DataTable, Header, Input, Select, Static
 from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist
 from textual.worker import Worker, WorkerState
 
-from benchdeck.store.queries import HistoryRow, RunFilter, delete_run, run_history_after, set_tags
+from benchdeck.store.queries import HistoryRow, RunFilter, delete_run, set_tags
 from benchdeck.tui.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.screens.runs_pages import NEAR_END as NEAR_END
+from benchdeck.tui.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
 from benchdeck.tui.screens.runs_table import COLUMNS as COLUMNS
 from benchdeck.tui.screens.runs_table import RunsTable as RunsTable
 from benchdeck.tui.screens.runs_table import run_cells, widths
-from benchdeck.tui.store_handle import RunsPage, read_runs_page
+from benchdeck.tui.store_handle import RunsPage
 from benchdeck.tui.widgets.keybar import KeyBar
 
 
@@ -51,7 +52,6 @@ class RerunRequested(Message):
 
 FIRST_ROWS = 50  # rows added before the first frame (at least a screenful)
 LATER_ROWS = 250  # then per frame
-NEAR_END = 100  # the next page is read when the cursor or the view comes this close to the last row
 
 
 class RunsScreen(BenchdeckScreen):
@@ -106,20 +106,16 @@ class RunsScreen(BenchdeckScreen):
             """The filter the rows were read with."""
 
         @classmethod
-        def of(cls, page: RunsPage) -> RunsScreen.Loaded:
-            """The first page, unfiltered (the app's start reads it)."""
-            return cls(page.runs, page.hosts, page.builds, page.total)
+        def of(cls, page: RunsPage, f: RunFilter | None = None) -> RunsScreen.Loaded:
+            """A page read with ``f`` (None: unfiltered, as the app's start reads it)."""
+            return cls(page.runs, page.hosts, page.builds, page.total, f)
 
     class More(Message, bubble=False):
-        """The page after the rows read, for the load ``generation`` it continues."""
+        """The page after the rows read (for the rows it was asked for: they may be gone)."""
 
-        def __init__(self, runs: list[HistoryRow], f: RunFilter, generation: int, seconds: float) -> None:
+        def __init__(self, page: ReadPage) -> None:
             super().__init__()
-            self.runs = runs
-            self.filter = f
-            self.generation = generation
-            self.seconds = seconds
-            """How long the store took to read it."""
+            self.page = page
 
     class Changed(Message):
         """A run was tagged or deleted (``deleted`` says which)."""
@@ -132,18 +128,31 @@ class RunsScreen(BenchdeckScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: dict[int, HistoryRow] = {}
-        self.filter = RunFilter()
-        self.total = 0
-        self._generation = 0
+        self.pages = RunsPages()
+        """The runs read, and which to read next (``pages.filter``: what they were read with)."""
+        self.filter = RunFilter()  # what the filter boxes ask for
         self.marked: list[int] = []  # at most two, oldest first
         self._kept = -1  # the generation that shows the first page the last start kept
-        self._shown_filter = RunFilter()  # what the rows shown were read with (self.filter: asked for)
-        self._more: Worker[None] | None = None  # the next page being read
-        self._to_end = False  # End pressed: read pages until the last run, then go there
-        self.page_times: list[tuple[float, float]] = []
+        self._more: Worker[None] | None = None  # the next page being read (pages.reading)
+
+    @property
+    def rows(self) -> dict[int, HistoryRow]:
+        """The runs read, by run id, newest first (not all in the table yet, maybe)."""
+        return self.pages.rows
+
+    @property
+    def total(self) -> int:
+        """Runs matching the filter, read or not."""
+        return self.pages.total
+
+    @property
+    def page_times(self) -> list[tuple[float, float]]:
         """Per page read after the first: seconds in the store, seconds until its rows were in."""
-        self._page_started = 0.0
+        return self.pages.page_times
+
+    @property
+    def _to_end(self) -> bool:  # (for tests and bench: End is still reading on)
+        return self.pages.to_end
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -169,7 +178,7 @@ class RunsScreen(BenchdeckScreen):
         if first is not None:
             self._show(self.Loaded.of(first), started=False)
             if self.bd.first_runs_kept:
-                self._kept = self._generation
+                self._kept = self.pages.generation
                 self.bd.store_opened_signal.subscribe(self, self._store_opened)
         else:
             self.load()
@@ -180,7 +189,7 @@ class RunsScreen(BenchdeckScreen):
         self.bd.store_opened_signal.unsubscribe(self)
         self.bd.sub_title = self.store.label
         differs, page = self.bd.take_store_update()
-        if not differs or self._generation != self._kept:  # (reloaded since: already the store's)
+        if not differs or self.pages.generation != self._kept:  # (reloaded since: already the store's)
             return
         if page is not None and self.filter == RunFilter():
             self._show(self.Loaded.of(page))
@@ -196,18 +205,13 @@ class RunsScreen(BenchdeckScreen):
         f = self.filter
         cur = self.store.cursor()
         try:
-            page = read_runs_page(cur, f)
-            runs = page.runs
-            if down_to is not None and len(runs) >= f.limit and runs[-1].run_id > down_to:
-                runs = runs + run_history_after(cur, f, runs[-1].run_id, down_to=down_to)
-            self.post_if_current(self.Loaded(runs, page.hosts, page.builds, max(page.total, len(runs)), f))
+            self.post_if_current(self.Loaded.of(read_first_pages(cur, f, down_to), f))
         finally:
             cur.close()
 
     def _reload(self) -> None:
         """Read the rows again, as many pages as are read now (for the same filter)."""
-        more_than_a_page = len(self.rows) > self._shown_filter.limit and self.filter == self._shown_filter
-        self.load(next(reversed(self.rows)) if more_than_a_page else None)
+        self.load(self.pages.reload_down_to(self.filter))
 
     def on_runs_screen_loaded(self, msg: Loaded) -> None:
         self._show(msg)
@@ -219,17 +223,12 @@ class RunsScreen(BenchdeckScreen):
         self._set_options("#runs-build", msg.builds)
         table = self.query_one(RunsTable)
         selected = self.selected
-        was_at, same_filter = table.cursor_row, msg.filter == self._shown_filter
-        self._generation += 1
-        self._shown_filter = msg.filter
-        self._to_end = False
-        self._page_started = 0.0
+        was_at, same_filter = table.cursor_row, msg.filter == self.pages.filter
+        self.pages.replace(msg.runs, msg.total, msg.filter)
         if self._more is not None:  # a page of the rows replaced: not wanted
             self._more.cancel()
             self._more = None
         table.clear(columns=True)
-        self.rows = {r.run_id: r for r in msg.runs}
-        self.total = msg.total
         cells = [run_cells(r, self.marked) for r in msg.runs]
         # Widths from the data, given explicitly: the table never has to re-measure (which
         # raced with drawing and could leave cells cut to the header widths).
@@ -263,7 +262,7 @@ class RunsScreen(BenchdeckScreen):
             texts = [Text(c, justify="right" if i == qps_col else "left") for i, c in enumerate(row)]
             table.add_row(*texts, key=str(r.run_id))
         if len(rows) > first:
-            later = (self._add_later, table, rows[first:], self._generation, appended)
+            later = (self._add_later, table, rows[first:], self.pages.generation, appended)
             if appended:
                 self.call_later(*later)
             elif started:
@@ -281,17 +280,13 @@ class RunsScreen(BenchdeckScreen):
         generation: int,
         appended: bool = False,
     ) -> None:
-        if generation == self._generation:  # not replaced by a newer load meanwhile
+        if generation == self.pages.generation:  # not replaced by a newer load meanwhile
             self._add_rows(table, rows, first=LATER_ROWS, appended=appended)
 
     def _rows_in(self) -> None:
         """Every row read is in the table: the next page if wanted, or End's last run."""
-        if self._page_started and self.page_times:
-            self.page_times[-1] = (self.page_times[-1][0], time.perf_counter() - self._page_started)
-            self._page_started = 0.0
-        table = self.query_one(RunsTable)
-        if self._to_end and len(self.rows) >= self.total:
-            self._to_end = False
+        if self.pages.rows_in():
+            table = self.query_one(RunsTable)
             table.move_cursor(row=table.row_count - 1)
         self._show_status()
         self._near_end()
@@ -302,36 +297,27 @@ class RunsScreen(BenchdeckScreen):
         """Read the next page if the cursor or the view is near the last row read (or End
         asked for the last run), unless a page is being read or rows are still going in."""
         table = self.query_one(RunsTable)
-        read = len(self.rows)
-        if self._more is not None or read >= self.total or table.row_count < read or not read:
-            return
         bottom = max(table.cursor_row, round(table.scroll_y) + table.size.height)
-        if self._to_end or read - bottom <= NEAR_END:
-            self._page_started = time.perf_counter()
-            self._more = self.load_more(self._shown_filter, next(reversed(self.rows)), self._generation)
+        asked = self.pages.next_page(shown=table.row_count, bottom=bottom)
+        if asked is not None:
+            self._more = self.load_more(asked)
             self._show_status()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs.more")
-    def load_more(self, f: RunFilter, after: int, generation: int) -> None:
-        """The page after run ``after`` (keyset: the rows read stay as they are)."""
-        start = time.perf_counter()
+    def load_more(self, asked: NextPage) -> None:
+        """The page after the rows read (keyset: the rows read stay as they are)."""
         cur = self.store.cursor()
         try:
-            runs = run_history_after(cur, f, after)
+            page = asked.read(cur)
         finally:
             cur.close()
-        self.post_if_current(self.More(runs, f, generation, time.perf_counter() - start))
+        self.post_if_current(self.More(page))
 
     def on_runs_screen_more(self, msg: More) -> None:
-        if msg.generation != self._generation:  # the rows it continues were replaced
+        new = self.pages.add(msg.page)
+        if new is None:  # the rows it continues were replaced
             return
         self._more = None
-        self.page_times.append((msg.seconds, 0.0))
-        new = [r for r in msg.runs if r.run_id not in self.rows]
-        self.rows.update((r.run_id, r) for r in new)
-        # the count was read with the first page; the store may have changed since
-        read = len(self.rows)
-        self.total = read if len(msg.runs) < msg.filter.limit else max(self.total, read)
         cells = [run_cells(r, self.marked) for r in new]
         table = self.query_one(RunsTable)
         table.widen(cells)
@@ -343,18 +329,17 @@ class RunsScreen(BenchdeckScreen):
         failed = event.state in (WorkerState.ERROR, WorkerState.CANCELLED)
         if failed and event.worker is self._more:  # scrolling on reads it again
             self._more = None
-            self._to_end = False
-            self._page_started = 0.0
+            self.pages.stopped()
             self._show_status()
 
     def action_last_run(self) -> None:
         """End / G: the last run that matches, reading the pages not read yet first."""
         table = self.query_one(RunsTable)
-        if len(self.rows) >= self.total and table.row_count >= len(self.rows):
+        if self.pages.all_read and table.row_count >= len(self.rows):
             if table.row_count:
                 table.move_cursor(row=table.row_count - 1)
             return
-        self._to_end = True
+        self.pages.go_to_end()
         self._show_status()
         self._near_end()
 
@@ -369,21 +354,10 @@ class RunsScreen(BenchdeckScreen):
     def _show_status(self) -> None:
         sel = self.bd.selection
         base = f"   base: {sel.base} on {sel.host}" if sel.base else "   no base yet (b sets one)"
-        read = len(self.rows)
-        if read >= self.total:
-            count = f"{read:,} runs"
-        else:
-            if self._to_end:
-                more = "reading up to the last run…"
-            elif self._more is not None:
-                more = "reading more…"
-            else:
-                more = "more load as you scroll"
-            count = f"{read:,} of {self.total:,} shown — {more}"
         run = self.selected
         if run is not None and run.error:
             base = f"   run {run.run_id} {run.status}: {run.error.strip().splitlines()[0]}"
-        self.query_one("#runs-status", Static).update(count + base)
+        self.query_one("#runs-status", Static).update(self.pages.count_text() + base)
 
     def _scrolled(self) -> None:
         self._near_end()
