@@ -16,10 +16,11 @@ import contextlib
 import itertools
 import posixpath
 import shlex
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from benchdeck.engine.event_queue import EventQueue
 from benchdeck.engine.events import LogLine, Phase, RemoteProc, RunStarted
 from benchdeck.engine.follow import LineFollower
 from benchdeck.engine.recipes import BuildSpec, missing_profiles
@@ -124,22 +125,12 @@ class BuildRunner:
         self.id = build_run_id
         self.remote_dir = remote_dir
         self.log: list[str] = []
-        self._queue: asyncio.Queue[BuildEvent | None] = asyncio.Queue()
+        self._out: EventQueue[BuildEvent] = EventQueue()
+        self._emit = self._out.put
 
-    async def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncIterator[BuildEvent]:
+    def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncGenerator[BuildEvent, None]:
         """Start the build (or, with ``procs`` of an earlier start, reattach) and yield its events."""
-        task = asyncio.create_task(self._drive(procs))
-        try:
-            while (ev := await self._queue.get()) is not None:
-                yield ev
-        finally:
-            if not task.done():
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    def _emit(self, ev: BuildEvent) -> None:
-        self._queue.put_nowait(ev)
+        return self._out.stream(lambda: self._drive(procs))
 
     async def _drive(self, procs: Sequence[RemoteProc] | None) -> None:
         try:
@@ -168,8 +159,6 @@ class BuildRunner:
                 self._emit(BuildFinished(self.id, await self._check(), _now()))
         except (BuildError, TransportError) as exc:
             self._emit(BuildFailed(self.id, str(exc), self._tail(), _now()))
-        finally:
-            self._queue.put_nowait(None)
 
     async def _preflight(self) -> None:
         s = self.spec

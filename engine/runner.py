@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 import importlib
 import posixpath
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 from benchdeck.engine import table_check
+from benchdeck.engine.event_queue import EventQueue
 from benchdeck.engine.events import (
     BenchBatch,
     IostatBatch,
@@ -75,7 +76,8 @@ class Runner:
         self.t = transport
         self.plan = plan
         self.marks = marks or Marks()
-        self._queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
+        self._out: EventQueue[RunEvent] = EventQueue()
+        self._emit = self._out.put
         self._cancel = asyncio.Event()
         self._output_ended = asyncio.Event()
         self._sb = parser_for(plan.family, plan.bench_argv)
@@ -93,17 +95,9 @@ class Runner:
 
     # --- public entry points ------------------------------------------------------------
 
-    async def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncIterator[RunEvent]:
+    def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncGenerator[RunEvent, None]:
         """Run the plan (or, with ``procs`` of an earlier start, reattach) and yield its events."""
-        task = asyncio.create_task(self._drive(procs))
-        try:
-            while (ev := await self._queue.get()) is not None:
-                yield ev
-        finally:
-            if not task.done():
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        return self._out.stream(lambda: self._drive(procs))
 
     # --- phases -------------------------------------------------------------------------
 
@@ -131,11 +125,6 @@ class Runner:
             self._emit(RunFailed(rid, str(exc), _now()))
         except _StepFailed as exc:
             self._emit(RunFailed(rid, str(exc), _now()))
-        finally:
-            self._queue.put_nowait(None)
-
-    def _emit(self, ev: RunEvent) -> None:
-        self._queue.put_nowait(ev)
 
     async def _preflight(self) -> None:
         p = self.plan
