@@ -326,7 +326,7 @@ class RunService:
     async def cancel(self, live: LiveRun) -> Outcome:
         """Cancel a run no benchdeck follows (it was killed): stop its remote processes, store
         every sample their files hold beyond what is stored, then record it as cancelled."""
-        from benchdeck.engine.runner import cancel_remote
+        from benchdeck.engine.run_cancel import cancel_remote
 
         transport = await self.session.transport(live.host)
         await cancel_remote(transport, live.plan.remote_dir, live.procs)
