@@ -16,13 +16,16 @@ import contextlib
 import itertools
 import posixpath
 import shlex
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from benchdeck.engine.event_queue import EventQueue
 from benchdeck.engine.events import LogLine, Phase, RemoteProc, RunStarted
 from benchdeck.engine.follow import LineFollower
 from benchdeck.engine.recipes import BuildSpec, missing_profiles
+from benchdeck.engine.requirements import remote_missing
+from benchdeck.engine.run_dirs import write_file
 from benchdeck.engine.transport import DetachedProcess, Transport, TransportError
 
 POLL_S = 0.5
@@ -33,7 +36,6 @@ START_MARK = "### benchdeck start "
 # Counts the profile files under "$1" (0 when it does not exist).
 _COUNT_GCDA = 'if [ -d "$1" ]; then find "$1" -name "*.gcda" -type f | wc -l; else echo 0; fi'
 _SIZE = 'test -f "$1" || exit 3; wc -c <"$1"'
-_WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 _MISSING_DIR = 'test -d "$1" || echo missing'
 # What Python's sqlite3 loads with the build's directory on LD_LIBRARY_PATH: version, the file
 # (from /proc/self/maps) and its COMPILER= compile option; exit 3 unless the file is in
@@ -124,22 +126,12 @@ class BuildRunner:
         self.id = build_run_id
         self.remote_dir = remote_dir
         self.log: list[str] = []
-        self._queue: asyncio.Queue[BuildEvent | None] = asyncio.Queue()
+        self._out: EventQueue[BuildEvent] = EventQueue()
+        self._emit = self._out.put
 
-    async def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncIterator[BuildEvent]:
+    def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncGenerator[BuildEvent, None]:
         """Start the build (or, with ``procs`` of an earlier start, reattach) and yield its events."""
-        task = asyncio.create_task(self._drive(procs))
-        try:
-            while (ev := await self._queue.get()) is not None:
-                yield ev
-        finally:
-            if not task.done():
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    def _emit(self, ev: BuildEvent) -> None:
-        self._queue.put_nowait(ev)
+        return self._out.stream(lambda: self._drive(procs))
 
     async def _drive(self, procs: Sequence[RemoteProc] | None) -> None:
         try:
@@ -168,8 +160,6 @@ class BuildRunner:
                 self._emit(BuildFinished(self.id, await self._check(), _now()))
         except (BuildError, TransportError) as exc:
             self._emit(BuildFailed(self.id, str(exc), self._tail(), _now()))
-        finally:
-            self._queue.put_nowait(None)
 
     async def _preflight(self) -> None:
         s = self.spec
@@ -178,13 +168,9 @@ class BuildRunner:
         if res.stdout.strip():
             raise BuildError(f"{s.host}: source directory {s.source} of recipe {s.recipe} does not exist")
         tools = sorted({s.compiler, *(argv[0] for _, argv in s.steps)})
-        res = await self.t.run(
-            ["sh", "-c", 'for t do command -v "$t" >/dev/null || echo "$t"; done', "-", *tools]
-        )
-        if res.stdout.split():
-            raise BuildError(
-                f"{s.host}: missing {', '.join(res.stdout.split())} (needed by recipe {s.recipe})"
-            )
+        missing = await remote_missing(self.t, tools)
+        if missing:
+            raise BuildError(f"{s.host}: missing {', '.join(missing)} (needed by recipe {s.recipe})")
         if s.variant == "pgo_use":
             n = await self._profiles()
             if n == 0:
@@ -202,7 +188,7 @@ class BuildRunner:
     async def _start(self) -> list[RemoteProc]:
         d = self.remote_dir
         script = posixpath.join(d, "build.sh")
-        res = await self.t.run(["sh", "-c", _WRITE_FILE, "-", script], stdin=build_script(self.spec))
+        res = await write_file(self.t, script, build_script(self.spec))
         if not res.ok:
             raise BuildError(f"{self.spec.host}: cannot write {script}: {res.stderr.strip()}")
         dp = await self.t.start_detached(

@@ -12,7 +12,7 @@ from benchdeck.engine import dbbench_cmd, pgbench_cmd
 from benchdeck.engine.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS, is_builtin
 from benchdeck.engine.catalogue import PGBENCH_PREFIX, SUITES, family_of, split_workload_name
 from benchdeck.engine.inventory import BuildConfig, Inventory
-from benchdeck.engine.session import check_build
+from benchdeck.engine.planner import check_build
 from benchdeck.engine.sysbench_cmd import STEPS, WorkloadError, step_for
 
 

@@ -1,8 +1,9 @@
 """What to install for a workload family: tools and DBMS servers mapped to Debian/Ubuntu packages.
 
-``what_to_install`` is pure; ``local_missing`` only looks programs up (``shutil.which`` over
-PATH, the sbin directories and ``/usr/lib/postgresql/*/bin``, where Debian keeps the server's
-programs). Without sysbench or a DBMS, the built-in SQLite workloads need nothing installed.
+``what_to_install`` and ``install_hint`` are pure; ``local_missing`` only looks programs up
+(``shutil.which`` over PATH, the sbin directories and ``/usr/lib/postgresql/*/bin``, where
+Debian keeps the server's programs), ``remote_missing`` on a host's PATH. Without sysbench or a
+DBMS, the built-in SQLite workloads need nothing installed.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from benchdeck.engine.transport import Transport
 
 # program -> Debian/Ubuntu package that ships it
 PACKAGES: dict[str, str] = {
@@ -55,6 +60,8 @@ MONITORS = ("vmstat", "iostat")
 BUILTIN_HINT = "nothing to install for the built-in SQLite workloads (sqlite_bench): they run as they are"
 _EXTRA_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin")
 _PG_BIN = "/usr/lib/postgresql/*/bin"
+# Prints each of "$@" that is not on PATH; a constant script, tools passed as data.
+_MISSING_TOOLS = 'for t do command -v "$t" >/dev/null || echo "$t"; done'
 
 
 def server_tools(dbms: str) -> tuple[str, ...]:
@@ -102,3 +109,18 @@ def local_missing(tools: Iterable[str]) -> list[str]:
     pg_dirs = sorted(glob.glob(_PG_BIN), reverse=True)
     path = os.pathsep.join([os.environ.get("PATH", os.defpath), *_EXTRA_DIRS, *pg_dirs])
     return [t for t in dict.fromkeys(tools) if shutil.which(t, path=path) is None]
+
+
+async def remote_missing(transport: Transport, tools: Sequence[str]) -> list[str]:
+    """The programs of ``tools`` not on PATH on the host behind ``transport``."""
+    res = await transport.run(["sh", "-c", _MISSING_TOOLS, "-", *tools])
+    return res.stdout.split()
+
+
+def install_hint(tools: Sequence[str]) -> str:
+    """One line: the ``apt-get install`` for known programs, ``put X on PATH`` for the others."""
+    known = sorted({PACKAGES[t] for t in tools if t in PACKAGES})
+    unknown = [t for t in tools if t not in PACKAGES]
+    hints = [f"apt-get install {' '.join(known)}"] if known else []
+    hints += [f"put {t} on PATH" for t in unknown]
+    return "; ".join(hints)

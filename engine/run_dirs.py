@@ -12,7 +12,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from benchdeck.engine.transport import Transport
+from benchdeck.engine.transport import CommandResult, Transport
 
 # $1 runs directory, $2 our own run directory (skipped). Prints "DIR NAME PGID PID" for each
 # live process group of another run; a constant script, the paths passed as data.
@@ -29,6 +29,8 @@ for f in "$1"/run[0-9]*/*.pgid; do
   printf '%s %s %s %s\n' "${d##*/}" "$n" "$g" "${p:-?}"
 done"""
 _RUN_DIR = re.compile(r"run(\d+)-")
+# Writes stdin to "$1", creating its directory; a constant script, the path passed as data.
+_WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +80,8 @@ async def busy_reason(transport: Transport, host: str, runs: str, own: str = "")
         f"{host}: {what} still has its {p.name} running (pid {p.pid}, process group {p.pgid}, "
         f"in {runs}/{p.run_dir}){more}: not measuring beside it; {todo}"
     )
+
+
+async def write_file(transport: Transport, path: str, content: str) -> CommandResult:
+    """Write ``content`` to ``path`` on the host, creating its directory."""
+    return await transport.run(["sh", "-c", _WRITE_FILE, "-", path], stdin=content)

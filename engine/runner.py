@@ -11,53 +11,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import posixpath
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Protocol
 
 from benchdeck.engine import table_check
+from benchdeck.engine.event_queue import EventQueue
 from benchdeck.engine.events import (
-    BenchBatch,
-    IostatBatch,
     LogLine,
     Phase,
     Planned,
     RemoteProc,
-    Replayed,
     RunCancelled,
     RunEvent,
     RunFailed,
-    RunFinished,
     RunStarted,
-    Skipped,
     StepStarted,
-    VmstatBatch,
 )
 from benchdeck.engine.follow import LineFollower
-from benchdeck.engine.metrics import per_op, run_qps
-from benchdeck.engine.parsers import IostatParser, VmstatParser
+from benchdeck.engine.output_feed import OutputFeed, now
 from benchdeck.engine.plan import Marks, RunPlan
-from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
-from benchdeck.engine.requirements import PACKAGES
-from benchdeck.engine.run_dirs import busy_reason, runs_dir
+from benchdeck.engine.requirements import MONITORS
+from benchdeck.engine.run_cancel import cancel_marked
+from benchdeck.engine.run_checks import StepFailed, check_idle, preflight
 from benchdeck.engine.transport import DetachedProcess, Transport, TransportError
+
+__all__ = ["RunPlan", "Runner"]  # RunPlan too: bench/bench_streams.py imports it from here
 
 POLL_S = 5.0  # the measured step also wakes on sysbench's last line
 STEP_POLL_S = 0.5
-MONITORS = ("vmstat", "iostat")  # prepare and warm-up: no such line to wait for
-CANCEL_MARK = "cancelled"
 _VANISHED = -(1 << 16)  # a step's process is gone and left no exit code
-# sysbench's last summary line: the run is over, look for its exit code now.
-_LAST_LINE = "execution time (avg/stddev):"
-# Prints each of "$@" that is not on PATH; a constant script, tools passed as data.
-_MISSING_TOOLS = 'for t do command -v "$t" >/dev/null || echo "$t"; done'
-
-
-def _now() -> datetime:
-    return datetime.now().replace(microsecond=0)
 
 
 @dataclass
@@ -75,16 +57,11 @@ class Runner:
         self.t = transport
         self.plan = plan
         self.marks = marks or Marks()
-        self._queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
+        self._out: EventQueue[RunEvent] = EventQueue()
+        self._emit = self._out.put
         self._cancel = asyncio.Event()
         self._output_ended = asyncio.Event()
-        self._sb = parser_for(plan.family, plan.bench_argv)
-        self._vm = VmstatParser()
-        self._io = IostatParser(device=plan.device)
-        self.bench: list[BenchInterval] = []
-        self.vm: list[VmstatSample] = []
-        self.io: list[IostatSample] = []
-        self._n_msgs = 0
+        self._parsed = OutputFeed(plan, self.marks, self._emit)
         self._monitors: list[str] = list(MONITORS) if plan.monitors else []
 
     def cancel(self) -> None:
@@ -93,17 +70,9 @@ class Runner:
 
     # --- public entry points ------------------------------------------------------------
 
-    async def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncIterator[RunEvent]:
+    def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncGenerator[RunEvent, None]:
         """Run the plan (or, with ``procs`` of an earlier start, reattach) and yield its events."""
-        task = asyncio.create_task(self._drive(procs))
-        try:
-            while (ev := await self._queue.get()) is not None:
-                yield ev
-        finally:
-            if not task.done():
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        return self._out.stream(lambda: self._drive(procs))
 
     # --- phases -------------------------------------------------------------------------
 
@@ -117,51 +86,20 @@ class Runner:
                 return
             done = await self._reattach_step(procs[0]) if procs else None
             if not self._cancel.is_set():
-                await self._preflight()
+                self._monitors = await preflight(self.t, self.plan, self._emit)
             if not self._cancel.is_set() and done in (None, "cleanup", "prepare"):
                 await self._tables()
             if not self._cancel.is_set() and done != "warmup":
                 await self._warmup()
             if self._cancel.is_set() or await self._cancel_marked():
-                self._emit(RunCancelled(rid, _now()))
+                self._emit(RunCancelled(rid, now()))
                 return
-            await self._check_idle()  # again: another run may have started meanwhile
+            await check_idle(self.t, self.plan)  # again: another run may have started meanwhile
             await self._follow(await self._start())
         except TransportError as exc:
-            self._emit(RunFailed(rid, str(exc), _now()))
-        except _StepFailed as exc:
-            self._emit(RunFailed(rid, str(exc), _now()))
-        finally:
-            self._queue.put_nowait(None)
-
-    def _emit(self, ev: RunEvent) -> None:
-        self._queue.put_nowait(ev)
-
-    async def _preflight(self) -> None:
-        p = self.plan
-        self._emit(Phase(p.run_id, "preflight"))
-        for name, content in p.files:
-            await self.t.run(["sh", "-c", _WRITE_FILE, "-", f"{p.remote_dir}/{name}"], stdin=content)
-        tools = [p.bench_argv[0], *(MONITORS if p.monitors else [])]
-        res = await self.t.run(["sh", "-c", _MISSING_TOOLS, "-", *tools])
-        missing = res.stdout.split()
-        if p.bench_argv[0] in missing:
-            tool = p.bench_argv[0]
-            raise _StepFailed(f"{p.host}: missing {tool} (install: {_packages([tool])})")
-        self._monitors = [m for m in MONITORS if p.monitors and m not in missing]
-        for m in missing:
-            note = f"{m} missing on {p.host}: running without it, so no per-op metrics from it"
-            self._emit(LogLine(p.run_id, "benchdeck", f"{note} (install: {_packages([m])})"))
-        await self._check_disk()
-        await self._check_device()
-        await self._check_idle()
-
-    async def _check_idle(self) -> None:
-        """Refuse to go on while a process of another run on this host is alive."""
-        p = self.plan
-        why = await busy_reason(self.t, p.host, runs_dir(p.remote_dir), p.remote_dir)
-        if why is not None:
-            raise _StepFailed(why)
+            self._emit(RunFailed(rid, str(exc), now()))
+        except StepFailed as exc:
+            self._emit(RunFailed(rid, str(exc), now()))
 
     async def _tables(self) -> None:
         """Prepare unless the tables are complete; tables short of rows are made again."""
@@ -191,7 +129,7 @@ class Runner:
             return
         short, _ = await self._table_shortfalls()
         if short:
-            raise _StepFailed(f"{p.host}: prepare ended but {'; '.join(short)}")
+            raise StepFailed(f"{p.host}: prepare ended but {'; '.join(short)}")
 
     async def _table_shortfalls(self) -> tuple[list[str], bool]:
         """What is wrong with the tables (empty: complete), and whether any of them exists."""
@@ -200,7 +138,7 @@ class Runner:
         chk = await self.t.run(list(p.table_rows_argv), timeout=600, env=dict(p.env))
         if not chk.ok:
             why = (chk.stderr or chk.stdout).strip().splitlines()
-            raise _StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")
+            raise StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")
         found = table_check.parse(chk.stdout)
         short = table_check.shortfalls(found, p.expected_tables, p.table_size or 0, p.secondary_index)
         return short, bool(found)
@@ -212,7 +150,7 @@ class Runner:
             chk = await self.t.run(list(p.tables_exist_argv), timeout=60, env=dict(p.env))
             if not chk.ok:
                 why = (chk.stderr or chk.stdout).strip().splitlines()
-                raise _StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")
+                raise StepFailed(f"{p.host}: database not reachable: {why[-1] if why else chk.exit_status}")
             exists = chk.stdout.strip() not in ("", "0")
         if exists:
             self._emit(Phase(p.run_id, "prepare", "tables exist: skipped"))
@@ -226,30 +164,6 @@ class Runner:
             self._emit(Phase(p.run_id, "warm-up"))
             await self._step("warmup", p.warmup_argv)
 
-    async def _check_disk(self) -> None:
-        """Refuse to start when the run directory's filesystem is nearly full."""
-        p = self.plan
-        res = await self.t.run(["sh", "-c", _FREE_KB, "-", p.remote_dir])
-        try:
-            free_mb = int(res.stdout.strip()) // 1024
-        except ValueError:
-            return  # df unavailable: not a reason to refuse
-        if free_mb < p.min_free_mb:
-            raise _StepFailed(
-                f"{p.host}: only {free_mb} MB free under {p.remote_dir} (need {p.min_free_mb} MB)"
-            )
-
-    async def _check_device(self) -> None:
-        """Warn when the host's ``device`` does not exist there: iostat would report nothing."""
-        p = self.plan
-        if not p.device or "iostat" not in self._monitors:
-            return
-        res = await self.t.run(["sh", "-c", _DEVICE_OR_LIST, "-", p.device])
-        if not res.ok:
-            known = ", ".join(res.stdout.split()) or "none found"
-            msg = f"device {p.device} does not exist on {p.host} (block devices: {known}): no iostat metrics"
-            self._emit(LogLine(p.run_id, "benchdeck", f"warning: {msg}; fix device in the inventory"))
-
     async def _step(self, name: str, argv: Sequence[str]) -> None:
         """Run a preparatory command detached and wait for it (it survives a dropped link, and
         a later benchdeck can reattach to it: :class:`StepStarted`)."""
@@ -262,7 +176,7 @@ class Runner:
         rc = await self._wait_rc(proc, STEP_POLL_S, check_alive=True)
         if rc == _VANISHED:
             tail = await self._tail(proc.stdout_path)
-            raise _StepFailed(f"{name} ended without an exit code (killed?): {tail}")
+            raise StepFailed(f"{name} ended without an exit code (killed?): {tail}")
         await self._step_ended(name, proc, rc)
 
     async def _step_ended(self, name: str, proc: DetachedProcess, rc: int | None) -> None:
@@ -272,7 +186,7 @@ class Runner:
             self._cancel.set()
             return
         tail = await self._tail(proc.stdout_path)
-        raise _StepFailed(f"{name} failed (exit {rc}): {tail}")
+        raise StepFailed(f"{name} failed (exit {rc}): {tail}")
 
     async def _reattach_step(self, rp: RemoteProc) -> str:
         """Wait for a step an earlier benchdeck started; returns its name (what is done)."""
@@ -334,7 +248,7 @@ class Runner:
             list(p.bench_argv), run_dir=d, stdout_name="bench.out", env=dict(p.env)
         )
         procs.append(RemoteProc("bench", dp.pid, dp.pgid, dp.stdout_name))
-        self._emit(RunStarted(p.run_id, p.host, d, _now(), tuple(procs)))
+        self._emit(RunStarted(p.run_id, p.host, d, now(), tuple(procs)))
         return procs
 
     # --- following the measured part ------------------------------------------------------
@@ -385,17 +299,16 @@ class Runner:
             self._emit(LogLine(p.run_id, "benchdeck", msg))
 
     async def _cancel_marked(self) -> bool:
-        """True when another benchdeck cancelled this run (``benchdeck cancel``)."""
-        with contextlib.suppress(TransportError):
-            return await self.t.file_size(f"{self.plan.remote_dir}/{CANCEL_MARK}") is not None
-        return False
+        return await cancel_marked(self.t, self.plan.remote_dir)
 
     def _log_retry(self, msg: str) -> None:
         self._emit(LogLine(self.plan.run_id, "benchdeck", f"connection trouble: {msg}"))
 
     async def _read(self, src: _Source) -> None:
         async for lines in src.follower.batches():
-            self._feed(src.name, lines)
+            self._parsed.feed(src.name, lines)
+            if self._parsed.ended:
+                self._output_ended.set()
 
     async def _drain(self, src: _Source) -> None:
         """Wait until everything the process wrote has been read and parsed (a last line it
@@ -425,69 +338,8 @@ class Runner:
                     return
                 await asyncio.sleep(0.05)
 
-    def _feed(self, name: str, lines: list[str]) -> None:
-        rid, m = self.plan.run_id, self.marks
-        if name == "bench":
-            n_skip = len(self._sb.skipped)
-            rows = [iv for ln in lines if (iv := self._sb.feed(ln)) is not None]
-            ended = getattr(self._sb, "ended", False) or getattr(self._sb, "finished", False)
-            if ended or any(_LAST_LINE in ln for ln in lines):
-                self._output_ended.set()
-            self.bench += rows
-            new = tuple(r for r in rows if m.bench_t is None or r.t > m.bench_t)
-            if len(new) < len(rows):  # reattached: the store has these, a viewer may not
-                self._emit(
-                    Replayed(rid, bench=tuple(r for r in rows if m.bench_t is not None and r.t <= m.bench_t))
-                )
-            if new:
-                self._emit(BenchBatch(rid, new))
-            for msg in self._sb.messages[self._n_msgs :]:
-                self._emit(LogLine(rid, self.plan.family, msg.text))
-            self._n_msgs = len(self._sb.messages)
-            self._skipped("sysbench", self._sb.skipped[n_skip:])
-        elif name == "vmstat":
-            n_skip = len(self._vm.skipped)
-            vrows = [s for ln in lines if (s := self._vm.feed(ln)) is not None]
-            self.vm += vrows
-            vnew = tuple(s for s in vrows if m.vm_seq is None or s.seq > m.vm_seq)
-            if len(vnew) < len(vrows):
-                self._emit(
-                    Replayed(rid, vm=tuple(s for s in vrows if m.vm_seq is not None and s.seq <= m.vm_seq))
-                )
-            if vnew:
-                self._emit(VmstatBatch(rid, vnew))
-            self._skipped("vmstat", self._vm.skipped[n_skip:])
-        else:
-            n_skip = len(self._io.skipped)
-            irows = [s for ln in lines for s in self._io.feed(ln)]
-            self.io += irows
-            inew = tuple(s for s in irows if _io_is_new(s, m))
-            if len(inew) < len(irows):
-                self._emit(Replayed(rid, io=tuple(s for s in irows if not _io_is_new(s, m))))
-            if inew:
-                self._emit(IostatBatch(rid, inew))
-            self._skipped("iostat", self._io.skipped[n_skip:])
-
-    def _skipped(self, source: str, rows: Sequence[Any]) -> None:
-        if rows:
-            self._emit(Skipped(self.plan.run_id, source, tuple(rows)))
-
     def _finish(self, rc: int | None, cancelled: bool) -> None:
-        p = self.plan
-        if cancelled or self._cancel.is_set():
-            self._emit(RunCancelled(p.run_id, _now()))
-            return
-        summary = self._sb.summary()
-        qps = run_qps(summary, p.workload, p.table_size)
-        if rc != 0 or qps is None:
-            why = "; ".join(m.text for m in self._sb.messages[-3:]) or "no final sysbench summary"
-            tool = posixpath.basename(p.bench_argv[0])
-            self._emit(RunFailed(p.run_id, f"{tool} exited {rc}: {why}", _now()))
-            return
-        window = p.duration_s
-        dev_rows = [s for s in self.io if p.device is None or s.device == p.device]
-        metrics = per_op(qps, self.vm[:window], [s for s in dev_rows if s.seq < window], p.ncpu)
-        self._emit(RunFinished(p.run_id, summary, qps, metrics, _now()))
+        self._emit(self._parsed.outcome(rc, cancelled or self._cancel.is_set()))
 
     async def _tail(self, path: str, nbytes: int = 2000) -> str:
         with contextlib.suppress(TransportError, FileNotFoundError):
@@ -496,75 +348,3 @@ class Runner:
             lines = [ln for ln in raw.decode(errors="replace").splitlines() if ln.strip()]
             return " | ".join(lines[-3:])
         return "(no output)"
-
-
-def _io_is_new(s: IostatSample, m: Marks) -> bool:
-    if m.io_seq is None or s.seq > m.io_seq:
-        return True
-    return s.seq == m.io_seq and s.device not in m.io_devices_at_seq
-
-
-class _StepFailed(Exception):
-    """A step before the measured part failed; the run fails with this message."""
-
-
-# Free KB on the filesystem that will hold "$1" (created first so df can see it).
-_FREE_KB = 'mkdir -p -- "$1" && df -Pk -- "$1" | awk \'NR==2 {print $4}\''
-# Exit 0 if block device "$1" exists, else list the block devices (no loop/ram) and exit 1.
-_DEVICE_OR_LIST = r"""case $1 in */*|.*|"") ;; *) [ -e "/sys/class/block/$1" ] && exit 0;; esac
-for d in /sys/block/*; do n=${d##*/}; case $n in loop*|ram*) ;; *) printf '%s\n' "$n";; esac; done
-exit 1"""
-# Writes stdin to "$1", creating its directory; a constant script, the path passed as data.
-_WRITE_FILE = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"'
-
-
-class BenchParser(Protocol):
-    """What the runner needs of a family's output parser (sysbench, db_bench, pgbench ...)."""
-
-    skipped: list[SkippedLine]
-    messages: list[SkippedLine]
-
-    def feed(self, line: str) -> BenchInterval | None: ...
-    def summary(self) -> SysbenchSummary: ...
-
-
-_FAMILY_PARSERS = {
-    "sysbench": ("benchdeck.engine.parsers.sysbench", "SysbenchParser"),
-    "dbbench": ("benchdeck.engine.parsers.dbbench", "DbBenchParser"),
-    "pgbench": ("benchdeck.engine.parsers.pgbench", "PgbenchParser"),
-    "insertbench": ("benchdeck.engine.parsers.insertbench", "InsertBenchParser"),
-}
-
-
-def parser_for(family: str, argv: Sequence[str] = ()) -> BenchParser:
-    """A fresh output parser for a workload family; some read the command (threads, steps)."""
-    try:
-        module, cls = _FAMILY_PARSERS[family]
-    except KeyError:
-        raise ValueError(
-            f"unknown workload family {family!r} (known: {', '.join(_FAMILY_PARSERS)})"
-        ) from None
-    factory = getattr(importlib.import_module(module), cls)
-    parser: BenchParser = factory(list(argv) or None) if family in ("dbbench", "pgbench") else factory()
-    return parser
-
-
-def _packages(tools: Sequence[str]) -> str:
-    known = sorted({PACKAGES[t] for t in tools if t in PACKAGES})
-    unknown = [t for t in tools if t not in PACKAGES]
-    hints = [f"apt-get install {' '.join(known)}"] if known else []
-    hints += [f"put {t} on PATH" for t in unknown]
-    return "; ".join(hints)
-
-
-async def cancel_remote(transport: Transport, remote_dir: str, procs: Sequence[RemoteProc]) -> int:
-    """Cancel a run from any benchdeck: mark it, then kill its process groups.
-
-    Returns how many groups still had processes to kill.
-    """
-    await transport.run(["sh", "-c", _WRITE_FILE, "-", f"{remote_dir}/{CANCEL_MARK}"], stdin="cancelled\n")
-    killed = 0
-    for proc in procs:
-        if await transport.kill_group(proc.pgid):
-            killed += 1
-    return killed

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.session import IB_PACKAGE, insertbench_client_files
+from benchdeck.engine.insertbench_plan import IB_PACKAGE, insertbench_client_files
 from tests.cli_helpers import CLI, ROOT, bd, db_rows, inventory_env, mariadb_build, remote_output, sshd_host
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer

@@ -156,7 +156,7 @@ def _check_workloads(recipe: str, names: Sequence[str]) -> None:
     from benchdeck.engine.builds import Build
     from benchdeck.engine.catalogue import family_of
     from benchdeck.engine.inventory import BuildConfig, load_inventory
-    from benchdeck.engine.session import check_build
+    from benchdeck.engine.planner import check_build
     from benchdeck.engine.sysbench_cmd import WorkloadError, step_for
 
     r = load_inventory(None).recipe(recipe)

@@ -414,7 +414,7 @@ def _cancel_runs(obj: Ctx, store_path: Path, runs: Sequence[LiveRun]) -> tuple[i
     """Stop runs on their hosts. A run a live benchdeck follows is only stopped (that one stores
     the rest and records the end); the others are backfilled from their files here, then marked
     cancelled. Returns the process groups stopped (of followed runs) and a note."""
-    from benchdeck.engine.runner import cancel_remote
+    from benchdeck.engine.run_cancel import cancel_remote
 
     followed = [r for r in runs if is_followed(store_path, r.run_id)]
     alone = [r for r in runs if r not in followed]

@@ -193,7 +193,7 @@ class LiveHub:
         view = self.model.runs.get(run_id)
         if view is None or view.done or self.session is None:
             return
-        from benchdeck.engine.runner import cancel_remote
+        from benchdeck.engine.run_cancel import cancel_remote
 
         remote_dir, procs = view.remote_dir, view.procs
         if not procs:  # a reattached run: its processes are in the store

@@ -19,24 +19,20 @@ from typing import TypeVar
 
 import duckdb
 
+from benchdeck.engine.build_conn import build_password
 from benchdeck.engine.builds import Build, BuildNameError, parse_build_name
 from benchdeck.engine.builtin.catalogue import BUILTIN_BUILDS
+from benchdeck.engine.builtin.plan import BUILTIN_BUILD
 from benchdeck.engine.catalogue import family_of
 from benchdeck.engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from benchdeck.engine.inventory import BuildConfig
 from benchdeck.engine.plan import Marks, RunOptions, RunRequest
+from benchdeck.engine.post_write import needs_post_write, post_write
 from benchdeck.engine.provenance import with_outputs
 from benchdeck.engine.run_dirs import busy_reason
 from benchdeck.engine.runner import Runner
 from benchdeck.engine.servers import ServerError
-from benchdeck.engine.session import (
-    BUILTIN_BUILD,
-    Session,
-    build_password,
-    execute,
-    needs_post_write,
-    post_write,
-)
+from benchdeck.engine.session import Session, execute
 from benchdeck.engine.sysbench_cmd import WorkloadError, default_duration, step_for
 from benchdeck.engine.transport import TransportError
 from benchdeck.store import queue as q
@@ -326,7 +322,7 @@ class RunService:
     async def cancel(self, live: LiveRun) -> Outcome:
         """Cancel a run no benchdeck follows (it was killed): stop its remote processes, store
         every sample their files hold beyond what is stored, then record it as cancelled."""
-        from benchdeck.engine.runner import cancel_remote
+        from benchdeck.engine.run_cancel import cancel_remote
 
         transport = await self.session.transport(live.host)
         await cancel_remote(transport, live.plan.remote_dir, live.procs)

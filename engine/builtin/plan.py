@@ -12,15 +12,18 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
+from dataclasses import replace
 
-from benchdeck.engine.builtin.catalogue import builtin_argv, is_builtin
+from benchdeck.engine.builtin.catalogue import BUILTIN_BUILDS, builtin_argv, is_builtin
 from benchdeck.engine.client_files import import_root, package_files
-from benchdeck.engine.inventory import BuildConfig, HostConfig
-from benchdeck.engine.plan import RunPlan, RunRequest
+from benchdeck.engine.inventory import BuildConfig
+from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.plan_context import PlanContext
 
 CLIENT_DIR = "bi"  # in the run directory: engine/builtin/*.py, importable from here
 CLIENT_PACKAGE = "benchdeck.engine.builtin"
 _SOURCES = ("__init__", "catalogue", "sqlite_bench")
+BUILTIN_BUILD = "sqlite"  # the default built-in build (of BUILTIN_BUILDS)
 
 
 class SqliteBuildError(ValueError):
@@ -43,18 +46,12 @@ def client_files() -> tuple[tuple[str, str], ...]:
     return package_files(CLIENT_PACKAGE, _SOURCES, CLIENT_DIR)
 
 
-def sqlite_build_plan(
-    run_id: int, host: HostConfig, build: BuildConfig, req: RunRequest, remote_dir: str
-) -> RunPlan:
+def sqlite_build_plan(ctx: PlanContext, build: BuildConfig) -> RunPlan:
     """The plan of a built-in workload on the SQLite library of ``build``."""
+    host, req, remote_dir = ctx.host, ctx.req, ctx.remote_dir
     check_sqlite_build(req.workload, build)
     assert build.library_dir is not None
-    o = req.options
-    threads, tables = o.threads or host.threads, o.tables or host.tables
-    table_size = o.table_size or host.table_size
-    duration = o.duration_s or 60
-    workdir = posixpath.dirname(posixpath.dirname(remote_dir))  # remote_dir is WORKDIR/runs/runN-x
-    db_path = posixpath.join(workdir, f"builtin-{req.build}.sqlite")
+    duration = req.options.duration_s or 60
     env = {"LD_LIBRARY_PATH": build.library_dir}
     files: tuple[tuple[str, str], ...] = ()
     if host.transport == "local":
@@ -68,28 +65,43 @@ def sqlite_build_plan(
         env["PYTHONPATH"] = posixpath.join(remote_dir, CLIENT_DIR)
 
     def argv(command: str) -> tuple[str, ...]:
-        a = builtin_argv(
-            req.workload,
-            db_path=db_path,
-            time_s=duration,
-            threads=threads,
-            tables=tables,
-            table_size=table_size,
-            command=command,
-        )
+        a = _workload_argv(ctx, duration, command)
         return (python, *a[1:-2], f"--expect-lib={build.library_dir}", *a[-2:])
 
-    return RunPlan(
-        run_id=run_id,
-        host=host.name,
-        workload=req.workload,
-        remote_dir=remote_dir,
-        bench_argv=argv("run"),
-        duration_s=duration,
-        prepare_argv=argv("prepare") if o.prepare else None,
-        device=host.device,
-        table_size=table_size,
-        build=req.build,
+    return replace(
+        ctx.plan(argv("run"), duration),
+        prepare_argv=argv("prepare") if req.options.prepare else None,
+        table_size=req.options.table_size or host.table_size,
         env=tuple(env.items()),
         files=files,
+    )
+
+
+def builtin_plan(ctx: PlanContext) -> RunPlan:
+    """The plan of a built-in SQLite workload on Python's own sqlite3 (builds sqlite, sqlite-sync)."""
+    o = ctx.req.options
+    duration = o.duration_s or 60
+    durability = BUILTIN_BUILDS[ctx.req.build]
+    run, prepare = (_workload_argv(ctx, duration, command, durability) for command in ("run", "prepare"))
+    return replace(
+        ctx.plan(tuple(run), duration),
+        prepare_argv=tuple(prepare) if o.prepare else None,
+        table_size=o.table_size or ctx.host.table_size,
+    )
+
+
+def _workload_argv(ctx: PlanContext, duration: int, command: str, durability: str = "normal") -> list[str]:
+    """The run's built-in workload with the request's (else the host's) threads, tables and rows;
+    its database beside the run directories (``WORKDIR/builtin-BUILD.sqlite``)."""
+    o, host = ctx.req.options, ctx.host
+    workdir = posixpath.dirname(posixpath.dirname(ctx.remote_dir))  # remote_dir is WORKDIR/runs/runN-x
+    return builtin_argv(
+        ctx.req.workload,
+        db_path=posixpath.join(workdir, f"builtin-{ctx.req.build}.sqlite"),
+        time_s=duration,
+        threads=o.threads or host.threads,
+        tables=o.tables or host.tables,
+        table_size=o.table_size or host.table_size,
+        command=command,
+        durability=durability,
     )
