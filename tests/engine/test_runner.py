@@ -15,6 +15,7 @@ import pytest
 
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, LogLine, RunEvent, RunFailed, RunFinished, RunStarted
+from benchdeck.engine.parsers.vmstat import parse_vmstat
 from benchdeck.engine.runner import Runner, RunPlan
 from benchdeck.engine.sysbench_cmd import SysbenchCommand
 from benchdeck.engine.transport import HostSpec, SSHTransport
@@ -133,8 +134,11 @@ async def test_ten_second_point_select_over_ssh(
     assert status == "finished"
     assert qps == final_qps(plan.remote_dir), "stored QPS is sysbench's own final per-second figure"
     assert 8 <= nb <= 10
-    assert 9 <= nv <= 12
-    assert 9 <= ni <= 12
+    # vmstat and iostat sample the whole run, whose span outlasts the 10 s measured when the
+    # machine is loaded (13-15 samples seen at load 22-27): every sample in the file stored
+    vmstat = parse_vmstat(Path(plan.remote_dir, "vmstat.out").read_text().splitlines())
+    assert nv == len(vmstat.samples) >= 9
+    assert 9 <= ni <= nv + 1
     assert cpu_o is not None
     assert cpu_o > 0
     assert cs_o > 0
