@@ -29,8 +29,13 @@ the store misses or repeats a line a writer wrote. Targets, at the largest N: p9
 The bench's sshd sessions skip root's ~/.bashrc (see ``NO_RC_FILES``); ``--login-shell`` keeps
 it (every remote command then waits on pyenv's rehash lock on this machine).
 
+``--policies new,reopen`` runs the shared writer's policies named in ``POLICIES`` one after the
+other in each repeat (same servers, same load): ``reopen`` is the writer before it attached the
+file to a database of its own (a DuckDB database started per hold, DuckDB's threads, 1 MB WAL).
+
     python bench/bench_streams.py [--seconds 20] [--streams 16,32,64,128] [--repeats 2]
-                                  [--sshd 4] [--store shared|held] [--login-shell]
+                                  [--sshd 4] [--store shared|held] [--policies new,reopen]
+                                  [--login-shell]
 """
 
 from __future__ import annotations
