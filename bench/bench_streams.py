@@ -29,8 +29,13 @@ the store misses or repeats a line a writer wrote. Targets, at the largest N: p9
 The bench's sshd sessions skip root's ~/.bashrc (see ``NO_RC_FILES``); ``--login-shell`` keeps
 it (every remote command then waits on pyenv's rehash lock on this machine).
 
+``--policies new,reopen`` runs the shared writer's policies named in ``POLICIES`` one after the
+other in each repeat (same servers, same load): ``reopen`` is the writer before it attached the
+file to a database of its own (a DuckDB database started per hold, DuckDB's threads, 1 MB WAL).
+
     python bench/bench_streams.py [--seconds 20] [--streams 16,32,64,128] [--repeats 2]
-                                  [--sshd 4] [--store shared|held] [--login-shell]
+                                  [--sshd 4] [--store shared|held] [--policies new,reopen]
+                                  [--login-shell]
 """
 
 from __future__ import annotations
@@ -47,11 +52,12 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import asyncssh
+import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -62,7 +68,7 @@ from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from benchdeck.engine.runner import Runner, RunPlan
 from benchdeck.engine.transport import HostSpec, SSHTransport
-from benchdeck.store import db, ingest, shared_hold
+from benchdeck.store import db, faults, ingest, shared_hold
 from benchdeck.store.db import Store
 from benchdeck.store.ingest import EventSink, pump
 from benchdeck.store.runs import NewRun, create_run
@@ -189,18 +195,45 @@ async def bare_round(servers: list[SshdServer], n: int, seconds: int) -> Round:
     return r
 
 
-POLICIES: dict[str, tuple[float, float, float | None, int]] = {
-    # name: (batch_time, hold_s, gap_s, WAL checkpoint threshold) of the shared store's writer
-    "new": (
-        ingest.BATCH_TIME_S,
-        shared_hold.SHARED_HOLD_S,
-        shared_hold.SHARED_GAP_S,
-        db.WAL_CHECKPOINT_BYTES,
-    ),
+@dataclass(frozen=True)
+class Policy:
+    """How the shared store's writer writes."""
+
+    batch_time: float
+    hold_s: float
+    gap_s: float | None
+    wal_bytes: int  # the WAL checkpointed at a let-go past this
+    attach: bool = True  # the file attached to the writer's own database; else a database per hold
+    threads: int | None = None  # DuckDB threads of the writer's database (None: DuckDB's default)
+
+
+_NEW = Policy(
+    ingest.BATCH_TIME_S,
+    shared_hold.SHARED_HOLD_S,
+    shared_hold.SHARED_GAP_S,
+    db.WAL_CHECKPOINT_BYTES,
+    threads=shared_hold.SHARED_WRITER_THREADS,
+)
+POLICIES: dict[str, Policy] = {
+    "new": _NEW,
+    # the file attached per hold, but DuckDB's threads and the 1 MB WAL of before
+    "attach": replace(_NEW, threads=None, wal_bytes=1 << 20),
+    # before issue 15's third pass: the same holds, but every hold started a DuckDB database of
+    # the file (36-42 ms quiet, 126-250 ms under load), on DuckDB's threads, a 1 MB WAL
+    "reopen": replace(_NEW, attach=False, threads=None, wal_bytes=1 << 20),
     # before issue 15's second pass: 1 s batches, the file opened per batch, DuckDB's 16 MB WAL
     # (the pump's hand-over of queued events is the new one in both)
-    "old": (1.0, 0.0, None, 16 << 20),
+    "old": Policy(1.0, 0.0, None, 16 << 20, attach=False),
 }
+
+
+def database_per_hold(store: Store, threads: int | None) -> duckdb.DuckDBPyConnection:
+    """How a shared store opened its file before it attached it: a DuckDB database of its own
+    per hold (no lock wait: nothing else opens the bench's store)."""
+    config = {**faults.OFFLINE, **({"threads": threads} if threads else {})}
+    con = duckdb.connect(str(store.path), config=config)
+    con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    return con
 
 
 async def benchdeck_round(
@@ -242,9 +275,11 @@ async def benchdeck_round(
                 flush_cpu.append(time.thread_time() - c0)
             return written
 
-    batch_time, hold_s, gap_s, db.WAL_CHECKPOINT_BYTES = POLICIES[policy]
-    sink = TimedSink(store, batch_time=batch_time, hold_s=hold_s)
-    sink.hold.gap_s = gap_s
+    pol = POLICIES[policy]
+    db.WAL_CHECKPOINT_BYTES = pol.wal_bytes
+    sink = TimedSink(store, batch_time=pol.batch_time, hold_s=pol.hold_s)
+    sink.hold.gap_s = pol.gap_s
+    store.set_threads(pol.threads)  # (after the sink, which sets the new policy's)
 
     async def drive(t: SSHTransport, i: int, rid: int) -> None:
         d = Path(tempfile.mkdtemp(prefix="bd-stream-"))
@@ -279,7 +314,7 @@ async def benchdeck_round(
         opens[0] += 1
         t0 = time.perf_counter()
         try:
-            return connect(wait)
+            return connect(wait) if pol.attach or not store.shared else database_per_hold(store, pol.threads)
         finally:
             open_s.append(time.perf_counter() - t0)
 
@@ -417,13 +452,13 @@ async def main_async(args: argparse.Namespace) -> int:
         f"\nsummary ({args.store} store, {args.seconds} s windows, median of {args.repeats} repeat(s); ms):"
     )
     print(
-        "   N policy | load | baseline write->recv p50/p99 | benchdeck write->recv p50/p99 | recv->commit "
+        "   N policy   | load | baseline write->recv p50/p99 | benchdeck write->recv p50/p99 | recv->commit "
         "p50/p99 | total p50/p95/p99/max | CPU/stream (baseline)"
     )
     for (n, policy), pairs in summary.items():
         b, d = [p[0] for p in pairs], [p[1] for p in pairs]
         print(
-            f" {n:3d} {policy:6s} | {statistics.median(r.load.loadavg for r in d):4.1f} | "
+            f" {n:3d} {policy:8s} | {statistics.median(r.load.loadavg for r in d):4.1f} | "
             f"{med(b, 'write->recv', 0):.1f}/{med(b, 'write->recv', 2):.1f} | "
             f"{med(d, 'write->recv', 0):.1f}/{med(d, 'write->recv', 2):.1f} | "
             f"{med(d, 'in process', 0):.0f}/{med(d, 'in process', 2):.0f} | "
@@ -456,7 +491,9 @@ def main() -> None:
     ap.add_argument("--sshd", type=int, default=4)
     ap.add_argument("--store", choices=("shared", "held"), default="shared")
     ap.add_argument(
-        "--policies", default="new", help="shared-store write policies to run: new, old or new,old"
+        "--policies",
+        default="new",
+        help=f"shared-store write policies to run, in this order per repeat: {', '.join(POLICIES)}",
     )
     ap.add_argument("--profile", default="", help="cProfile the event loop's thread into PROFILE.N.POLICY")
     ap.add_argument("--login-shell", action="store_true", help="let sessions read root's ~/.bashrc")

@@ -1,5 +1,6 @@
 """Opening the DuckDB store: path resolution, migrations, a clear answer when it is locked or
-damaged, and a write mode that holds the file only while it writes."""
+damaged, and a write mode that holds the file only while it writes (the file attached to a
+database of the writer's own, which outlives the holds)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ CLOSE_LOCK_WAIT_S = 2.0
 """How long a shared store's close waits for the file to checkpoint it (else the WAL keeps it)."""
 READ_LOCK_WAIT_S = 0.5
 """How long a reader waits for a writer's batch before it reads a snapshot copy instead."""
-WAL_CHECKPOINT_BYTES = 1 << 20
+WAL_CHECKPOINT_BYTES = 256 << 10
 """A shared store checkpoints before it lets go of the file once its WAL is this big: every
-opener replays the WAL (~0.5 ms per batch committed; 16 MB, DuckDB's own threshold, was ~0.6 s)."""
+opener, the writer's own next attach included, replays the WAL (~0.25 ms of CPU per batch
+committed, ~12 KB each at 128 runs; 16 MB, DuckDB's own threshold, was ~0.6 s), and a checkpoint
+costs 10-22 ms of CPU whatever the WAL's size (a 182 MB store)."""
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
 _LOCKED = re.compile(r"(?i)\block\b")
 _ATTACHED = itertools.count(1)
@@ -75,10 +78,12 @@ class Store:
     """An open store. One instance per process; use :meth:`cursor` per thread.
 
     A *shared* store (``Store.open(..., shared=True)``, what the CLI's writers use) holds the
-    file only while it reads or writes: the connection opens at :meth:`transaction` or
-    :meth:`reading` and closes when the last of them ends, so other processes (a user's DuckDB
+    file only while it reads or writes: the file is attached at :meth:`transaction` or
+    :meth:`reading` and detached when the last of them ends, so other processes (a user's DuckDB
     CLI, ``benchdeck compare``, a second writer) get the file between two batches. Waiting for
-    the file lock is bounded by ``lock_wait`` seconds.
+    the file lock is bounded by ``lock_wait`` seconds. It is attached to an in-memory database
+    the store keeps until :meth:`close`: opening a database of the file each time is a DuckDB
+    instance start (36-42 ms quiet, 126-250 ms under load), an ATTACH reads only the file.
     """
 
     path: Path
@@ -98,6 +103,9 @@ class Store:
     attach: bool = False
     """Read the file attached to the database ``import duckdb`` made (see :meth:`open_for_reading`)."""
     _alias: str | None = None
+    _instance: duckdb.DuckDBPyConnection | None = None
+    """A shared writer's own in-memory database, which the file is attached to per hold."""
+    _threads: int | None = None
 
     @classmethod
     def open(
@@ -239,7 +247,9 @@ class Store:
         while True:
             try:
                 if self.attach:
-                    con = self._attached()
+                    con = self._attached(_default_instance(), read_only=True)
+                elif self.shared and not self.read_only:
+                    con = self._attached(self._own_instance(), read_only=False)
                 else:
                     con = duckdb.connect(str(self.path), read_only=self.read_only, config=faults.OFFLINE)
             except duckdb.IOException as exc:
@@ -254,21 +264,34 @@ class Store:
                 continue
             except duckdb.Error as exc:
                 raise StoreError(faults.describe(self.path, exc, writing=False)) from None
-            if self.shared:
-                # The WAL is replayed by the next opener; checkpoints happen when it grows.
-                con.execute("PRAGMA disable_checkpoint_on_shutdown")
             return con
 
-    def _attached(self) -> duckdb.DuckDBPyConnection:
-        """A connection of the default in-memory database with the file attached read-only
-        under an alias of its own, in use."""
+    def _own_instance(self) -> duckdb.DuckDBPyConnection:
+        """The shared writer's in-memory database, started at its first use."""
+        if self._instance is None:
+            threads = {"threads": self._threads} if self._threads else {}
+            self._instance = duckdb.connect(":memory:", config={**faults.OFFLINE, **threads})
+            # A DETACH closes the file as a database's shutdown does: without a checkpoint, the
+            # WAL is left for the next opener to replay (:meth:`_release` checkpoints a long one).
+            self._instance.execute("PRAGMA disable_checkpoint_on_shutdown")
+        return self._instance
+
+    def set_threads(self, threads: int | None) -> None:
+        """Run a shared writer's own database on ``threads`` threads (None: DuckDB's default,
+        one per core); other stores' databases are left as they are."""
+        with self._guard:
+            self._threads = threads
+            if self._instance is not None:
+                self._instance.execute(f"SET threads = {int(threads)}" if threads else "RESET threads")
+
+    def _attached(self, base: duckdb.DuckDBPyConnection, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+        """A connection of the in-memory database ``base`` with the file attached under an
+        alias of its own, in use."""
         alias = f"benchdeck_store_{next(_ATTACHED)}"
-        con = duckdb.default_connection().cursor()
+        con = base.cursor()
         try:
-            for key, value in faults.OFFLINE.items():  # settings of the default database
-                con.execute(f"SET {key} = {value}")
             path = str(self.path).replace("'", "''")  # ATTACH takes no parameters
-            con.execute(f"ATTACH '{path}' AS {alias} (READ_ONLY)")
+            con.execute(f"ATTACH '{path}' AS {alias}{' (READ_ONLY)' if read_only else ''}")
             self._alias = alias
             con.execute(f"USE {alias}")
         except BaseException:
@@ -277,17 +300,22 @@ class Store:
         return con
 
     def _close_con(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Close ``con``; an attached file is detached (the default database stays)."""
+        """Close ``con``; an attached file is detached (the in-memory database stays)."""
+        detached = True
         if self._alias is not None:
             alias, self._alias = self._alias, None
-            with suppress(duckdb.Error):
+            try:
                 con.execute("USE memory")
                 con.execute(f"DETACH {alias}")
+            except duckdb.Error:
+                detached = False
         con.close()
+        if not detached:  # the file may still be attached: a writer's own database goes with it
+            self._close_instance()
 
     def hold(self) -> None:
         """Keep a shared store's file open between uses until :meth:`let_go` (a writer whose
-        batches come quickly; opening costs ~30 ms and more under load)."""
+        batches come quickly; an attach costs 3-12 ms, more under load, and replays the WAL)."""
         with self._guard:
             self._held = True
 
@@ -316,6 +344,13 @@ class Store:
                 with suppress(duckdb.Error):
                     self._close_con(self._con)
                 self._con = None
+            self._close_instance()
+
+    def _close_instance(self) -> None:
+        if self._instance is not None:
+            instance, self._instance = self._instance, None
+            with suppress(duckdb.Error):
+                instance.close()
 
     def close(self) -> None:
         if self._session is not None:
@@ -336,6 +371,7 @@ class Store:
         except duckdb.Error as exc:  # the last checkpoint failed (disk full ...)
             raise StoreError(faults.describe(self.label, exc)) from None
         finally:
+            self._drop()  # (after a failed checkpoint: the file detached, the WAL kept)
             if self.snapshot_of is not None:
                 from benchdeck.store import snapshot
 
@@ -519,6 +555,14 @@ class Store:
         with self.reading() as cur:
             row = cur.execute(sql, params or []).fetchone()
         return row[0] if row else None
+
+
+def _default_instance() -> duckdb.DuckDBPyConnection:
+    """The database ``import duckdb`` made, offline as a store's own are."""
+    con = duckdb.default_connection()
+    for key, value in faults.OFFLINE.items():
+        con.execute(f"SET {key} = {value}")
+    return con
 
 
 def _wal_size(path: Path) -> int:
