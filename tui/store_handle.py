@@ -216,11 +216,9 @@ class Opening:
             from benchdeck.tui import page_peek
 
             if page_peek.can_fork():
-                try:
+                with suppress(OSError):  # no process or pipe to spare (EAGAIN, EMFILE): read here
                     self._peek = page_peek.PagePeek(self._path, self._peeked)
                     return
-                except OSError:  # no process or pipe to spare (EAGAIN, EMFILE ...): read it here
-                    self._peek = None
         self.start()
         self.decided.set_result(None)
 
