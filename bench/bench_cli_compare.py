@@ -2,7 +2,7 @@
 
 Imports a mytools tree (default: the author's nov25.sb.mysql dop1 archive, 342 runs) into a
 temporary store, then runs, interleaved, ``--repeat`` times each: the compare command as the
-tests run the CLI (``python -c "from benchdeck.tui.cli import main; main()" --db S compare ...``), the
+tests run the CLI (``python -c "from benchdeck.tui.cli.main import main; main()" --db S compare ...``), the
 baseline ``python -c "import duckdb"``, and ``python -c pass`` (Python's own start-up, part of
 both). Prints wall and CPU medians, min and max of each and the ratio compare / baseline.
 Target: compare <= 2x the baseline.
@@ -33,7 +33,7 @@ HOST = "h1"
 BASE = "my5651_rel_o2nofp"
 WITH = ("my8044_rel_o2nofp", "my9500_rel_o2nofp")
 TARGET = 2.0
-CLI = "from benchdeck.tui.cli import main; main()"
+CLI = "from benchdeck.tui.cli.main import main; main()"
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:

@@ -49,8 +49,8 @@ def store_pages(db: Path, f: RunFilter) -> list[float]:
 async def app_end(db: Path) -> tuple[list[tuple[float, float]], float, int]:
     """End pressed once the first page is in: per page (read s, rows in s), seconds to the
     last run, rows in the table."""
-    from benchdeck.tui.app import BenchdeckApp
-    from benchdeck.tui.screens.runs import RunsScreen, RunsTable
+    from benchdeck.tui.app.app import BenchdeckApp
+    from benchdeck.tui.app.screens.runs import RunsScreen, RunsTable
 
     app = BenchdeckApp(db)
     async with app.run_test(size=(100, 30)) as pilot:

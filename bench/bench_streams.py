@@ -66,7 +66,7 @@ from stream_timing import BARE_FOLLOW, GENERATOR, NO_RC_FILES, Load, LoopLag, fm
 
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
-from benchdeck.engine.runner import Runner, RunPlan
+from benchdeck.engine.running.runner import Runner, RunPlan
 from benchdeck.engine.transport import HostSpec, SSHTransport
 from benchdeck.store import db, faults, ingest, shared_hold
 from benchdeck.store.db import Store

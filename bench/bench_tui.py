@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_compare import build_store
 from benchdeck.engine.events import BenchBatch, IostatBatch, Planned, RunStarted, VmstatBatch
-from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
 from benchdeck.store.db import Store
 
@@ -90,8 +90,8 @@ if mode == "bare":
     ready = lambda screen: True
 else:
     from textual.widgets import DataTable
-    from benchdeck.tui.app import BenchdeckApp
-    from benchdeck.tui.screens.runs import RunsScreen
+    from benchdeck.tui.app.app import BenchdeckApp
+    from benchdeck.tui.app.screens.runs import RunsScreen
 
     app = BenchdeckApp(db=Path(db))
 
@@ -261,7 +261,7 @@ class Meter:
         self.show_s = 0.0
 
     def install(self) -> Callable[[], None]:
-        from benchdeck.tui.screens import live
+        from benchdeck.tui.app.screens import live
 
         original = live.HostPane.show
 
@@ -365,8 +365,8 @@ async def live_round(
 ) -> dict[str, float]:
     from textual.widgets import Tabs
 
-    from benchdeck.tui.app import BenchdeckApp
-    from benchdeck.tui.screens.live import HostTab
+    from benchdeck.tui.app.app import BenchdeckApp
+    from benchdeck.tui.app.screens.live import HostTab
 
     app = BenchdeckApp(db=db)
     frames = 0
@@ -499,11 +499,11 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
         imp = statistics.median(r["imports"] for r in rs)
         wall = statistics.median(r["wall"] for r in rs)
         print(f"    {labels[mode]:34s} {fr[0]:6.3f} / {fr[1]:6.3f}   {imp:6.3f}     {wall:6.3f}")
-    cli = [py, "-m", "benchdeck.tui.cli", "--db"]
+    cli = [py, "-m", "benchdeck.tui.cli.main", "--db"]
     size = (120, 36)
     # Interleaved (bare, empty, 10k, 10k changed in each repetition): on a shared machine the
     # load moves, and each ratio compares launches made moments apart. "10k": the store as the
-    # last start left it, which shows the first page that start kept (tui/first_page.py);
+    # last start left it, which shows the first page that start kept (tui/startup/first_page.py);
     # "changed": that page forgotten, as after any write, so the store is read first.
     pty_bare: list[tuple[float, float | None]] = []
     pty_launch: list[tuple[float, float | None]] = []
@@ -516,7 +516,10 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
         pty_cold.append(pty_startup([*cli, str(big)], RUNS_MARKER, env, size, settled=RUNS_SETTLED))
         pty_rows.append(pty_startup([*cli, str(big)], RUNS_MARKER, env, size, settled=RUNS_SETTLED))
     pty_runs = {"bare": pty_bare, "launch": pty_launch, "runs": pty_rows, "cold": pty_cold}
-    print("  real terminal (pty 120x36, `python -m benchdeck.tui.cli --db ...`), spawn -> bytes on the tty:")
+    print(
+        "  real terminal (pty 120x36, `python -m benchdeck.tui.cli.main --db ...`),"
+        " spawn -> bytes on the tty:"
+    )
     print(f"    {'':34s} median    max    min")
     for mode, rs in pty_runs.items():
         xs = [r[0] for r in rs]

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchdeck.engine import dbbench_cmd
-from benchdeck.engine.insertbench.steps import STEP_NAMES as INSERTBENCH_STEPS
-from benchdeck.engine.insertbench.steps import step_kind
+from benchdeck.engine.families.dbbench import command as dbbench_cmd
+from benchdeck.engine.families.insertbench.steps import STEP_NAMES as INSERTBENCH_STEPS
+from benchdeck.engine.families.insertbench.steps import step_kind
 
 # Group order: the posts' sysbench groups, then those of the other families.
 GROUPS = ("point-1", "point-2", "range-1", "range-2", "writes", "load", "queries", "write", "read", "pgbench")

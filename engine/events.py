@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from benchdeck.engine.metrics import PerOp
-from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import (
     BenchInterval,
     IostatSample,

@@ -18,11 +18,11 @@ from typing import Any
 
 import duckdb
 
-from benchdeck.engine.build_runner import BuildResult
+from benchdeck.engine.building.recipes import BuildSpec
+from benchdeck.engine.building.runner import BuildResult
 from benchdeck.engine.builds import Build
 from benchdeck.engine.events import RemoteProc
-from benchdeck.engine.inventory import BuildConfig
-from benchdeck.engine.recipes import BuildSpec
+from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.store.dialect import insert_returning
 
 BUILD_STATUSES = ("queued", "running", "finished", "failed", "interrupted", "superseded")

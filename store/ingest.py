@@ -30,7 +30,7 @@ from benchdeck.engine.events import (
     StepStarted,
     VmstatBatch,
 )
-from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from benchdeck.store.db import Store
 from benchdeck.store.limits import fit_records

@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from benchdeck.engine.events import RemoteProc, RunStarted, StepStarted
-from benchdeck.engine.plan import Marks, RunPlan
+from benchdeck.engine.planning.plan import Marks, RunPlan
 from benchdeck.store.dialect import insert_or_replace
 
 

@@ -14,7 +14,7 @@ from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 from tests.servers.sshd import SshdServer
 
-CLI = [sys.executable, "-c", "from benchdeck.tui.cli import main; main()"]
+CLI = [sys.executable, "-c", "from benchdeck.tui.cli.main import main; main()"]
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -163,7 +163,7 @@ def test_pgo_loop_end_to_end_and_compare(env: dict[str, str]) -> None:
         "JOIN workloads w USING (workload_id) WHERE b.name IN (?, ?) AND r.status = 'finished'",
         [base, use],
     )
-    from benchdeck.engine.builtin import BUILTIN_WORKLOADS
+    from benchdeck.engine.families.builtin import BUILTIN_WORKLOADS
 
     for w in BUILTIN_WORKLOADS:
         assert (use, w, "finished") in measured

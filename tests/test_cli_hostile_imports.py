@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchdeck.tui.cli import main
+from benchdeck.tui.cli.main import main
 from tests.seed001 import write_dell32_tree, write_single_run_files
 
 BUILD = "my8028_rel_o2nofp"

@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 CLI = [
     sys.executable,
     "-c",
-    "from benchdeck.tui.cli import cli, main\n"
-    "from benchdeck.tui.cli_hosts import hosts_group\n"
+    "from benchdeck.tui.cli.main import cli, main\n"
+    "from benchdeck.tui.cli.hosts import hosts_group\n"
     "if 'hosts' not in cli.commands: cli.add_command(hosts_group)\n"
     "main()",
 ]

@@ -17,12 +17,12 @@ from tests.cli_helpers import ROOT, bd
 TREE = ROOT / "tests" / "data" / "mixed_config"
 NOT_FOR_COMPARE = (
     "asyncssh",
-    "benchdeck.engine.runner",
+    "benchdeck.engine.running.runner",
     "benchdeck.engine.changepoints",
     "textual",
     "scipy",
     "numpy",
-    "benchdeck.tui.cli_run",
+    "benchdeck.tui.cli.run",
     "json",
     "tomllib",
     "benchdeck.engine.records",
@@ -32,7 +32,7 @@ NOT_FOR_COMPARE = (
 )
 PROBE = (
     "import sys\n"
-    "from benchdeck.tui.cli import main\n"
+    "from benchdeck.tui.cli.main import main\n"
     "main(sys.argv[1:])\n"
     "print('LOADED', ' '.join(m for m in {mods!r} if m in sys.modules))\n"
 )
@@ -86,7 +86,7 @@ def test_help_still_lists_every_command() -> None:
 EXIT_PROBE = (
     "import atexit, gc, os, sys\n"
     "atexit.register(lambda: os.write(1, f'FROZEN {gc.get_freeze_count()}\\n'.encode()))\n"
-    "from benchdeck.tui.cli import main\n"
+    "from benchdeck.tui.cli.main import main\n"
     "main()\n"
 )
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.insertbench_plan import IB_PACKAGE, insertbench_client_files
+from benchdeck.engine.families.insertbench.plan import IB_PACKAGE, insertbench_client_files
 from tests.cli_helpers import CLI, ROOT, bd, db_rows, inventory_env, mariadb_build, remote_output, sshd_host
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
@@ -314,7 +314,9 @@ def test_insert_benchmark_runs_over_ssh_from_the_run_directory(env: dict[str, st
     assert m, r.stdout
     run_id = int(m.group(1))
     text = remote_output(env, run_id)
-    assert text.splitlines()[0].startswith("python3 -m benchdeck.engine.insertbench.client"), text[:300]
+    assert text.splitlines()[0].startswith("python3 -m benchdeck.engine.families.insertbench.client"), text[
+        :300
+    ]
     printed = re.search(r"^inserts: 2000 \(([\d.]+) per sec\.\)", text, re.M)
     assert printed, text[-1000:]
     ((qps,),) = db_rows(env, "SELECT qps FROM run_summary WHERE run_id = ?", [run_id])

@@ -155,7 +155,9 @@ def start_app(tmux: Tmux, tmp_path: Path) -> Path:
         "BENCHDECK_CONFIG": str(cfg),
         "PYTHONPATH": str(REPO),
     }
-    app = shlex.join([sys.executable, "-c", "from benchdeck.tui.cli import main; main()", "--db", str(db)])
+    app = shlex.join(
+        [sys.executable, "-c", "from benchdeck.tui.cli.main import main; main()", "--db", str(db)]
+    )
     tmux(
         "new-session", "-d", "-s", SESSION, "-x", str(COLS), "-y", str(ROWS), "-c", str(REPO),
         *(a for k, v in env.items() for a in ("-e", f"{k}={v}")),

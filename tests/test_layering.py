@@ -21,12 +21,12 @@ CORE_MODULES = [
     "benchdeck.engine.transport.ssh",
     "benchdeck.engine.transport.local",
     "benchdeck.engine.transport.hostkeys",
-    "benchdeck.engine.inventory",
-    "benchdeck.engine.hostfacts",
+    "benchdeck.engine.hosts.inventory",
+    "benchdeck.engine.hosts.facts",
     "benchdeck.engine.servers",
-    "benchdeck.engine.runner",
-    "benchdeck.engine.follow",
-    "benchdeck.engine.sysbench_cmd",
+    "benchdeck.engine.running.runner",
+    "benchdeck.engine.running.follow",
+    "benchdeck.engine.families.sysbench.command",
     "benchdeck.store",
     "benchdeck.store.db",
     "benchdeck.store.compare",
@@ -71,7 +71,9 @@ def test_engine_does_not_import_store() -> None:
 
 def test_the_probes_see_an_import() -> None:
     """The checks above can fail: importing the app does load tui, store and textual."""
-    assert loaded_after(PROBE, tui.__name__ + ".app", ("textual", store.__name__, tui.__name__)).split() == [
+    assert loaded_after(
+        PROBE, tui.__name__ + ".app.app", ("textual", store.__name__, tui.__name__)
+    ).split() == [
         "textual",
         store.__name__,
         tui.__name__,

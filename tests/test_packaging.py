@@ -38,6 +38,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for top in OLD:
         shutil.copytree(ROOT / top, src / top, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / NAMESPACE, src / NAMESPACE, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+    )
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     out = tmp_path_factory.mktemp("wheel")
@@ -71,7 +74,7 @@ def test_the_wheel_installs_one_top_level_package(wheel: Path) -> None:
     assert missing == [], f"not in the wheel (a package missing from pyproject's list?): {missing}"
     (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert f"benchdeck = {NAMESPACE}.tui.cli:main" in text
+    assert f"benchdeck = {NAMESPACE}.tui.cli.main:main" in text
 
 
 def test_an_installed_copy_runs_and_has_no_old_names(wheel: Path, tmp_path: Path) -> None:
@@ -103,13 +106,13 @@ def test_an_installed_copy_runs_and_has_no_old_names(wheel: Path, tmp_path: Path
     assert packages == [NAMESPACE]
     code = (
         "import importlib.util, sys\n"
-        f"from {NAMESPACE}.tui.cli import cli, main\n"
+        f"from {NAMESPACE}.tui.cli.main import cli, main\n"
         f"from {NAMESPACE}.themes import loader\n"
         "import click\n"
         "ctx = click.Context(cli)\n"
         "for name in cli.list_commands(ctx):\n"
         "    assert cli.get_command(ctx, name) is not None, name\n"
-        f"print('FROM', sys.modules['{NAMESPACE}.tui.cli'].__file__)\n"
+        f"print('FROM', sys.modules['{NAMESPACE}.tui.cli.main'].__file__)\n"
         "print('OLD', [n for n in sys.argv[1:] if importlib.util.find_spec(n) is not None])\n"
         "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))\n"
     )
@@ -122,7 +125,7 @@ def test_an_installed_copy_runs_and_has_no_old_names(wheel: Path, tmp_path: Path
     assert "OLD []" in r.stdout, r.stdout
     assert "LOADED []" in r.stdout, r.stdout
     help_out = subprocess.run(
-        [sys.executable, "-c", f"from {NAMESPACE}.tui.cli import main; main(['--help'])"],
+        [sys.executable, "-m", NAMESPACE, "--help"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

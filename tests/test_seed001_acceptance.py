@@ -30,7 +30,7 @@ import pytest
 from tests import seed001 as s
 
 REPO = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-c", "from benchdeck.tui.cli import main; main()"]
+CLI = [sys.executable, "-c", "from benchdeck.tui.cli.main import main; main()"]
 
 
 def run_cli(*args: str | Path, home: Path) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,5 @@
-"""Insert Benchmark output (``python3 -m benchdeck.engine.insertbench.client``): intervals, summary, SLA.
+"""Insert Benchmark output (``python3 -m benchdeck.engine.families.insertbench.client``): intervals,
+summary, SLA.
 
 The client prints its effective command line first, then ``dbms: <name> <server version>``,
 one line per report interval and a summary block ending with ``elapsed: S s``::
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from benchdeck.engine.insertbench.steps import step_kind
+from benchdeck.engine.families.insertbench.steps import step_kind
 from benchdeck.engine.parsers.command import command_words, ends_command
 from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
 
@@ -44,7 +45,7 @@ _MESSAGE = re.compile(
     r"(?a)(ERROR|WARNING):|[\w.]*(Error|Exception)\b.*|Traceback \(most recent call last\):|.*: error: "
 )
 # The client's module by its tail: outputs recorded before the namespace move say
-# "-m engine.insertbench.client", later ones "-m benchdeck.engine.insertbench.client".
+# "-m engine.insertbench.client", later ones "-m benchdeck.engine.families.insertbench.client".
 _CLIENT = ("insertbench.client", "insertbench/client.py")
 
 

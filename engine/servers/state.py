@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from benchdeck.engine.run_dirs import busy_reason
+from benchdeck.engine.running.run_dirs import busy_reason
 from benchdeck.engine.servers.base import Dbms, ManagedServer, ServerError, ServerSpec
 from benchdeck.engine.transport import Transport
 

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.inventory import ConfigError, load_inventory
-from benchdeck.engine.post_write import needs_post_write
+from benchdeck.engine.hosts.inventory import ConfigError, load_inventory
+from benchdeck.engine.running.post_write import needs_post_write
 
 
 def test_suite_settings_are_read_and_checked(tmp_path: Path) -> None:

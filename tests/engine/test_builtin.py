@@ -1,6 +1,7 @@
 """The built-in SQLite workloads: real runs of sqlite_bench, parsed and through the real runner.
 
-Nothing is mocked: every run starts ``python -m benchdeck.engine.builtin.sqlite_bench`` on this machine.
+Nothing is mocked: every run starts ``python -m benchdeck.engine.families.builtin.sqlite_bench`` on this
+machine.
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.builtin import BUILTIN_WORKLOADS, builtin_argv, is_builtin
-from benchdeck.engine.builtin.catalogue import KeyGen, Zipfian
-from benchdeck.engine.builtin.sqlite_bench import VERSION, Histogram, Stats
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.events import (
     BenchBatch,
@@ -32,11 +30,14 @@ from benchdeck.engine.events import (
     Skipped,
     VmstatBatch,
 )
+from benchdeck.engine.families.builtin import BUILTIN_WORKLOADS, builtin_argv, is_builtin
+from benchdeck.engine.families.builtin.catalogue import KeyGen, Zipfian
+from benchdeck.engine.families.builtin.sqlite_bench import VERSION, Histogram, Stats
+from benchdeck.engine.hosts.requirements import local_missing, needed_tools, server_tools, what_to_install
 from benchdeck.engine.metrics import run_qps
 from benchdeck.engine.parsers.sysbench import SysbenchResult, parse_sysbench_output
-from benchdeck.engine.plan import RunPlan
-from benchdeck.engine.requirements import local_missing, needed_tools, server_tools, what_to_install
-from benchdeck.engine.runner import Runner
+from benchdeck.engine.planning.plan import RunPlan
+from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport.local import LocalTransport
 
 TABLE_SIZE = 1000
@@ -190,7 +191,7 @@ def test_cleanup_removes_tables_and_file(tmp_path: Path) -> None:
 
 def test_builtin_argv_and_catalogue() -> None:
     argv = builtin_argv("scan_range=100", db_path="/tmp/x.db", time_s=5, threads=3, tables=2, table_size=99)
-    assert argv[:3] == [sys.executable, "-m", "benchdeck.engine.builtin.sqlite_bench"]
+    assert argv[:3] == [sys.executable, "-m", "benchdeck.engine.families.builtin.sqlite_bench"]
     assert argv[-2:] == ["scan_range=100", "run"]
     assert {"--time=5", "--threads=3", "--tables=2", "--table-size=99", "--db=/tmp/x.db"} <= set(argv)
     prep = builtin_argv("scan_range=100", db_path="/tmp/x.db", command="prepare")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.dbbench_cmd import (
+from benchdeck.engine.families.dbbench.command import (
     BENCHMARK,
     STEPS,
     DbBenchConfig,
@@ -29,9 +29,15 @@ from benchdeck.engine.dbbench_cmd import (
     suite_argvs,
     unmark_argv,
 )
+from benchdeck.engine.families.pgbench.command import (
+    PgbenchError,
+    PgConn,
+    init_argv,
+    run_argv,
+    tables_exist_argv,
+)
 from benchdeck.engine.parsers.dbbench import DbBenchParser
 from benchdeck.engine.parsers.pgbench import PgbenchParser
-from benchdeck.engine.pgbench_cmd import PgbenchError, PgConn, init_argv, run_argv, tables_exist_argv
 from tests.servers.postgres import PostgresServer
 
 OPS = re.compile(r"^(\S+)\s+:\s+[\d.]+ micros/op (\d+) ops/sec", re.M)

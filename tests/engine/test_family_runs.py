@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.engine.dbbench_cmd import DbBenchConfig, db_exists_argv, step_argv
 from benchdeck.engine.events import RunFinished
-from benchdeck.engine.pgbench_cmd import PgConn, init_argv, run_argv, tables_exist_argv
-from benchdeck.engine.plan import RunPlan
-from benchdeck.engine.runner import Runner
+from benchdeck.engine.families.dbbench.command import DbBenchConfig, db_exists_argv, step_argv
+from benchdeck.engine.families.pgbench.command import PgConn, init_argv, run_argv, tables_exist_argv
+from benchdeck.engine.planning.plan import RunPlan
+from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport import LocalTransport
 from benchdeck.store.db import Store
 from benchdeck.store.ingest import EventSink
@@ -110,7 +110,7 @@ async def test_pgbench_select_only(store: Store, postgres_server: PostgresServer
 async def test_insert_benchmark_steps_store_their_rates(store: Store, mariadb_server: MariaDBServer) -> None:
     import sys
 
-    from benchdeck.engine.insertbench.steps import step_argv as ib_argv
+    from benchdeck.engine.families.insertbench.steps import step_argv as ib_argv
 
     db = mariadb_server
     common = {

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.hostfacts import (
+from benchdeck.engine.hosts.facts import (
     TOOLS,
     CpuInfo,
     Disk,

@@ -24,8 +24,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchdeck.engine.insertbench.client import parse_args
-from benchdeck.engine.insertbench.steps import CLASSIC, STEP_NAMES, get_step, scaled, step_argv, step_kind
+from benchdeck.engine.families.insertbench.client import parse_args
+from benchdeck.engine.families.insertbench.steps import (
+    CLASSIC,
+    STEP_NAMES,
+    get_step,
+    scaled,
+    step_argv,
+    step_kind,
+)
 from benchdeck.engine.parsers.insertbench import InsertBenchParser, parse_command, parse_interval
 from benchdeck.engine.records import BenchInterval
 
@@ -70,7 +77,7 @@ def parse(text: str) -> InsertBenchParser:
 
 def client(args: list[str], timeout: float = 120) -> Run:
     """Run the client to its end (killed after ``timeout``); its CPU comes from wait4."""
-    argv = [sys.executable, "-m", "benchdeck.engine.insertbench.client", *args]
+    argv = [sys.executable, "-m", "benchdeck.engine.families.insertbench.client", *args]
     t0 = time.monotonic()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, cwd=ROOT)
@@ -155,7 +162,7 @@ def test_step_runs_and_parses(runs: dict[tuple[str, str], Run], dbms: str, step:
     assert run.rc == 0, run.out
     p = run.parsed()
     assert p.skipped == [], run.out
-    assert run.out.splitlines()[0].startswith("python3 -m benchdeck.engine.insertbench.client ")
+    assert run.out.splitlines()[0].startswith("python3 -m benchdeck.engine.families.insertbench.client ")
     s = p.summary()
     assert (s.options["step"], p.step, p.dbms, p.finished, s.ignored_errors) == (step, step, dbms, True, 0)
     assert "--password=***" in run.out or dbms == "postgres"
@@ -228,7 +235,7 @@ def test_tables_and_threads(request: pytest.FixtureRequest) -> None:
 def test_sigterm_stops_the_workers(request: pytest.FixtureRequest) -> None:
     conn = [*server_args(request, "postgres"), "--table-prefix=sig"]
     assert client([*conn, "--step=l.i0", "--rows=500"]).rc == 0
-    argv = [sys.executable, "-m", "benchdeck.engine.insertbench.client", *conn]
+    argv = [sys.executable, "-m", "benchdeck.engine.families.insertbench.client", *conn]
     proc = subprocess.Popen([*argv, "--step=qp100", "--seconds=60"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
     assert proc.stdout is not None

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchdeck.engine.builds import Build
-from benchdeck.engine.inventory import (
+from benchdeck.engine.hosts.inventory import (
     CONFIG_ENV,
     ConfigError,
     Inventory,

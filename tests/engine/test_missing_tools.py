@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.builtin.catalogue import builtin_argv
 from benchdeck.engine.events import LogLine, RunFailed, RunFinished, RunStarted
-from benchdeck.engine.plan import RunPlan
-from benchdeck.engine.runner import Runner
+from benchdeck.engine.families.builtin.catalogue import builtin_argv
+from benchdeck.engine.planning.plan import RunPlan
+from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport import LocalTransport
 
 

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.build_runner import build_script
-from benchdeck.engine.inventory import ConfigError, parse_inventory
-from benchdeck.engine.recipes import (
+from benchdeck.engine.building.recipes import (
     PGO_VARIANTS,
     Recipe,
     RecipeError,
@@ -20,6 +18,8 @@ from benchdeck.engine.recipes import (
     default_stem,
     missing_profiles,
 )
+from benchdeck.engine.building.runner import build_script
+from benchdeck.engine.hosts.inventory import ConfigError, parse_inventory
 
 SQLITE = """
 [hosts.h]

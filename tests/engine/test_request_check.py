@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.inventory import Inventory, parse_inventory
-from benchdeck.engine.request_check import RequestError, check_requests
+from benchdeck.engine.hosts.inventory import Inventory, parse_inventory
+from benchdeck.engine.planning.request_check import RequestError, check_requests
 
 INVENTORY = """
 [hosts.dell32]

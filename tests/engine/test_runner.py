@@ -15,9 +15,9 @@ import pytest
 
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, LogLine, RunEvent, RunFailed, RunFinished, RunStarted
+from benchdeck.engine.families.sysbench.command import SysbenchCommand
 from benchdeck.engine.parsers.vmstat import parse_vmstat
-from benchdeck.engine.runner import Runner, RunPlan
-from benchdeck.engine.sysbench_cmd import SysbenchCommand
+from benchdeck.engine.running.runner import Runner, RunPlan
 from benchdeck.engine.transport import HostSpec, SSHTransport
 from benchdeck.store.db import Store
 from benchdeck.store.ingest import EventSink

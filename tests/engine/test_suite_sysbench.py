@@ -20,9 +20,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.catalogue import CLASSIC_42, MODERN_33
-from benchdeck.engine.parsers import parse_sysbench_output
-from benchdeck.engine.records import SysbenchSummary
-from benchdeck.engine.sysbench_cmd import (
+from benchdeck.engine.families.sysbench.command import (
     COMMON_SCRIPT,
     SysbenchCommand,
     lua_source,
@@ -31,6 +29,8 @@ from benchdeck.engine.sysbench_cmd import (
     post_write_sql,
     step_for,
 )
+from benchdeck.engine.parsers import parse_sysbench_output
+from benchdeck.engine.records import SysbenchSummary
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 

@@ -7,7 +7,7 @@ from importlib import resources
 import pytest
 
 from benchdeck.engine.catalogue import CLASSIC_42, MODERN_33
-from benchdeck.engine.sysbench_cmd import (
+from benchdeck.engine.families.sysbench.command import (
     COMMON_SCRIPT,
     STEPS,
     SysbenchCommand,
@@ -112,7 +112,9 @@ def test_writes_flag_matches_the_writes_group_and_sets_the_default_duration() ->
 
 def test_every_lua_file_is_used_and_every_script_is_packaged() -> None:
     packaged = sorted(
-        p.name for p in (resources.files("benchdeck.engine") / "lua").iterdir() if p.name.endswith(".lua")
+        p.name
+        for p in (resources.files("benchdeck.engine.families.sysbench") / "lua").iterdir()
+        if p.name.endswith(".lua")
     )
     assert packaged == [f"{s}.lua" for s in our_scripts()]
     for step in STEPS.values():

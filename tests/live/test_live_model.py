@@ -15,10 +15,10 @@ from benchdeck.engine.events import (
     VmstatBatch,
 )
 from benchdeck.engine.metrics import PerOp
-from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval, SysbenchSummary, VmstatSample
-from benchdeck.tui.live_model import LOG_LINES, LiveModel
-from benchdeck.tui.screens.live import headline
+from benchdeck.tui.app.screens.live import headline
+from benchdeck.tui.services.live_model import LOG_LINES, LiveModel
 
 NOW = datetime(2026, 11, 21, 12, 0, 0)
 

@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from benchdeck.engine.events import BenchBatch, Replayed
-from benchdeck.tui.live_model import RunView
+from benchdeck.tui.services.live_model import RunView
 from tests.cli_helpers import CLI, ROOT, bd, remote_output
 from tests.runlife.conftest import MARIADB, WORKLOAD
 

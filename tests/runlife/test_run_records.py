@@ -158,8 +158,8 @@ def git_basedir(tmp_path: Path) -> tuple[Path, str]:
 async def test_binary_version_and_git_commit_of_the_basedir(
     tmp_path: Path, mariadb_server: MariaDBServer, git_basedir: tuple[Path, str]
 ) -> None:
-    from benchdeck.engine.plan import RunPlan
-    from benchdeck.engine.provenance import DbAccess, capture
+    from benchdeck.engine.planning.plan import RunPlan
+    from benchdeck.engine.running.provenance import DbAccess, capture
     from benchdeck.engine.transport import HostSpec, LocalTransport
 
     base, head = git_basedir

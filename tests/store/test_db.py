@@ -117,7 +117,7 @@ def test_locked_store_cli_prints_one_line(holder: tuple[Path, subprocess.Popen[s
         [
             sys.executable,
             "-c",
-            "from benchdeck.tui.cli import main; main()",
+            "from benchdeck.tui.cli.main import main; main()",
             "--db",
             str(db),
             "import",

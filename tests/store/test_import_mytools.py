@@ -95,7 +95,7 @@ def test_scan_qps_is_rows_per_second_and_rqps_matches_o_s(imported: tuple[Path, 
 
 
 def test_triage_moved_most_reads_imported_metrics(imported: tuple[Path, Path, MytoolsImport]) -> None:
-    from benchdeck.tui.screens.triage import rank
+    from benchdeck.tui.app.screens.triage import rank
 
     db, _, _ = imported
     items = {it.workload: it for it in rank(_compare(db), column=0)}

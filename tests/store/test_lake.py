@@ -188,7 +188,7 @@ def test_two_writers_into_one_lake_and_a_third_compares(lake_url: lake.LakeUrl) 
         con.close()
     print("conflict retries per writer:", [o.strip() for o, _ in outs])
     # The CLI as a third process: --db names the lake.
-    argv = [sys.executable, "-c", "from benchdeck.tui.cli import main; main()", "--db", url]
+    argv = [sys.executable, "-c", "from benchdeck.tui.cli.main import main; main()", "--db", url]
     got = subprocess.run(
         [*argv, "compare", "--host", "team", "--base", BUILDS[0], "--with", BUILDS[1], "--format", "csv"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,

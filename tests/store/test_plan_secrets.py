@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import fields, replace
 
-from benchdeck.engine.plan import REDACTED, RunPlan
+from benchdeck.engine.planning.plan import REDACTED, RunPlan
 from benchdeck.store.live import plan_from_dict, plan_to_dict
 
 

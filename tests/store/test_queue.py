@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from benchdeck.engine.plan import RunOptions
+from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS

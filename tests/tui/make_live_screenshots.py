@@ -30,9 +30,9 @@ from benchdeck.engine.events import (
     RunStarted,
     VmstatBatch,
 )
-from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
-from benchdeck.tui.live_model import LiveModel
+from benchdeck.tui.services.live_model import LiveModel
 from tests.tui.helpers import settle
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -58,7 +58,7 @@ def write_inventory(dir: Path) -> Path:
 
 async def wait_for_launch(pilot: Pilot[Any], within: float = 10.0) -> None:
     """An empty store opens on Launch: wait until it is filled in and its facts are loaded."""
-    from benchdeck.tui.screens.launch import LaunchScreen
+    from benchdeck.tui.app.screens.launch import LaunchScreen
 
     deadline = time.monotonic() + within
     while not (isinstance(pilot.app.screen, LaunchScreen) and pilot.app.screen.query("#launch-matrix")):
@@ -71,7 +71,7 @@ async def wait_for_launch(pilot: Pilot[Any], within: float = 10.0) -> None:
 def fix_launch(pilot: Pilot[Any]) -> None:
     """Launch as it is, with this machine's facts replaced by :data:`FACTS` and the run
     directories by the default's (the test's are in its tmp dir)."""
-    from benchdeck.tui.screens.launch import where_runs_go
+    from benchdeck.tui.app.screens.launch import where_runs_go
 
     pilot.app.screen.query_one("#launch-facts", Static).update(FACTS)
     pilot.app.screen.query_one("#launch-where", Static).update(where_runs_go(HOST, "~/benchdeck-runs"))
@@ -84,7 +84,7 @@ def live_events() -> list[RunEvent]:
         host=HOST,
         workload=WORKLOAD,
         remote_dir="/srv/benchdeck/runs/run3-abc123",
-        bench_argv=("python", "-m", "benchdeck.engine.builtin.sqlite_bench"),
+        bench_argv=("python", "-m", "benchdeck.engine.families.builtin.sqlite_bench"),
         duration_s=DURATION_S,
         build=BUILD,
     )
@@ -158,7 +158,7 @@ def feed_live(model: LiveModel) -> None:
 
 async def show_live(pilot: Pilot[Any]) -> None:
     """Feed the hub's model, switch to Live and redraw it (after :func:`wait_for_launch`)."""
-    from benchdeck.tui.screens.live import HostTab, LiveScreen
+    from benchdeck.tui.app.screens.live import HostTab, LiveScreen
 
     app = pilot.app
     feed_live(app.hub.model)  # type: ignore[attr-defined]
@@ -176,7 +176,7 @@ async def show_live(pilot: Pilot[Any]) -> None:
 
 
 async def _shots(db: Path) -> list[Path]:
-    from benchdeck.tui.app import BenchdeckApp
+    from benchdeck.tui.app.app import BenchdeckApp
 
     OUT.mkdir(parents=True, exist_ok=True)
     app = BenchdeckApp(db)

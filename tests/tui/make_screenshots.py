@@ -18,8 +18,8 @@ SIZE = (100, 30)
 
 
 async def _shots(db: Path) -> list[Path]:
-    from benchdeck.tui.app import BenchdeckApp
-    from benchdeck.tui.screens.base import Selection
+    from benchdeck.tui.app.app import BenchdeckApp
+    from benchdeck.tui.app.screens.base import Selection
 
     written = []
     app = BenchdeckApp(db)

@@ -9,10 +9,10 @@ import pytest
 from textual.css.query import NoMatches
 from textual.widgets import SelectionList
 
-from benchdeck.engine.inventory import CONFIG_ENV
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.commands import _build_commands
-from benchdeck.tui.screens.live import LiveScreen
+from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.commands import _build_commands
+from benchdeck.tui.app.screens.live import LiveScreen
 from tests.tui.test_launch_live import SIZE, headline, open_launch, wait_for
 
 

@@ -14,8 +14,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from textual_plotext.plot import Plot
 
-from benchdeck.tui.widgets.chart_cells import build_matrix
-from benchdeck.tui.widgets.chart_raster import Envelope, finite_points, sub_cell
+from benchdeck.tui.app.widgets.chart_cells import build_matrix
+from benchdeck.tui.app.widgets.chart_raster import Envelope, finite_points, sub_cell
 
 COLOURS = [(255, 0, 0), (0, 200, 0), (0, 0, 255)]
 Cells = dict[tuple[int, int], tuple[str, Any]]

@@ -19,8 +19,8 @@ from textual.strip import Strip
 from textual.visual import Visual, visualize
 
 from benchdeck.themes.loader import bundled_themes
-from benchdeck.tui.widgets.chart_raster import Envelope, finite_points
-from benchdeck.tui.widgets.charts import Line, LineChart
+from benchdeck.tui.app.widgets.chart_raster import Envelope, finite_points
+from benchdeck.tui.app.widgets.charts import Line, LineChart
 from tests.tui.helpers import settle
 
 SIZE = (100, 30)

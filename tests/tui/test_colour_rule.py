@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from benchdeck.store.report import fmt_ratio, shown_ratio
-from benchdeck.tui.render_rich import rqps_style
-from benchdeck.tui.widgets.rqps import RqpsColours
+from benchdeck.tui.app.widgets.rqps import RqpsColours
+from benchdeck.tui.services.render_rich import rqps_style
 
 COLOURS = RqpsColours(bad="#ff0000", good="#00ff00", neutral="#888888")
 

@@ -11,10 +11,10 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.screen import Screen
 
-from benchdeck.tui.app import NAV, BenchdeckApp
-from benchdeck.tui.commands import BenchdeckCommands
-from benchdeck.tui.screens.base import Selection
-from benchdeck.tui.screens.compare import CompareScreen
+from benchdeck.tui.app.app import NAV, BenchdeckApp
+from benchdeck.tui.app.commands import BenchdeckCommands
+from benchdeck.tui.app.screens.base import Selection
+from benchdeck.tui.app.screens.compare import CompareScreen
 from tests.tui.helpers import settle
 from tests.tui.storedata import BASE, HOST, NEW, Demo
 

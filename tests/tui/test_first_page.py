@@ -13,10 +13,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 from benchdeck.store.db import Store
-from benchdeck.tui import first_page
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.runs import RunsScreen
-from benchdeck.tui.store_handle import Opening, RunsPage
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.startup import first_page
+from benchdeck.tui.startup.store_handle import Opening, RunsPage
 from tests.tui.helpers import column_texts, settle
 from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, loaded_by_the_first_frame
 
@@ -120,7 +120,7 @@ async def test_a_store_that_fails_to_open_after_a_kept_page_says_so(
     """A fake failure (the file is as it was, so opening it fails only in ways this machine
     cannot make happen on cue): the kept rows were shown, and the error is told all the same."""
     from benchdeck.store.db import StoreError
-    from benchdeck.tui.store_handle import StoreHandle
+    from benchdeck.tui.startup.store_handle import StoreHandle
 
     read(store)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.runs import RunsScreen
-from benchdeck.tui.widgets.keybar import KeyBar
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.app.widgets.keybar import KeyBar
 from tests.tui.helpers import on_screen, settle
 from tests.tui.storedata import Demo
 

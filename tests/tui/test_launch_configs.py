@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import SelectionList
 
-from benchdeck.engine.inventory import CONFIG_ENV
-from benchdeck.tui.app import BenchdeckApp
+from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.tui.app.app import BenchdeckApp
 from tests.tui.test_launch_live import SIZE, matrix, open_launch, wait_for
 
 BUILD = "ma101119_rel"

@@ -16,12 +16,12 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
 
-from benchdeck.engine.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import CONFIG_ENV
 from benchdeck.store.db import Store
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.run_service import Outcome
-from benchdeck.tui.screens.launch import LaunchScreen
-from benchdeck.tui.screens.live import HostTab, LiveScreen
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.launch import LaunchScreen
+from benchdeck.tui.app.screens.live import HostTab, LiveScreen
+from benchdeck.tui.services.runs import Outcome
 from tests.tui.helpers import on_screen, static_text
 
 SIZE = (120, 36)
@@ -195,9 +195,9 @@ async def test_a_store_slower_to_open_than_the_wait_still_opens_on_launch(
     """The app waits a moment for the store before its first screen; when the store takes
     longer (here the wait is 0 s), Runs shows first and Launch follows once the store is
     found empty. The opening itself is never cut short."""
-    import benchdeck.tui.app
+    import benchdeck.tui.app.app
 
-    monkeypatch.setattr(benchdeck.tui.app, "OPEN_WAIT_S", 0.0)
+    monkeypatch.setattr(benchdeck.tui.app.app, "OPEN_WAIT_S", 0.0)
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:
         await open_launch(pilot)

@@ -10,13 +10,13 @@ from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
 from benchdeck.engine.events import BenchBatch, LogLine, Planned, RunEvent, RunStarted
-from benchdeck.engine.inventory import CONFIG_ENV
-from benchdeck.engine.plan import RunPlan
+from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.live_model import RunView
-from benchdeck.tui.screens.live import HostPane, HostTab, HostTabs, LiveScreen, headline
-from benchdeck.tui.widgets.charts import LineChart
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.live import HostPane, HostTab, HostTabs, LiveScreen, headline
+from benchdeck.tui.app.widgets.charts import LineChart
+from benchdeck.tui.services.live_model import RunView
 from tests.tui.helpers import on_screen, settle, static_text
 from tests.tui.make_live_screenshots import show_live, wait_for_launch, write_inventory
 

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import pytest
 from textual.widgets import DataTable
 
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.runs import RunsScreen
-from benchdeck.tui.widgets.keybar import KeyBar
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.app.widgets.keybar import KeyBar
 from tests.tui.helpers import settle
 from tests.tui.storedata import Demo
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter
-from benchdeck.tui import first_page
-from benchdeck.tui.store_handle import read_runs_page
+from benchdeck.tui.startup import first_page
+from benchdeck.tui.startup.store_handle import read_runs_page
 from tests.cli_helpers import ROOT
 from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, loaded_by_the_first_frame
 
@@ -24,8 +24,8 @@ from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, loaded_by_the_first_
 START = """
 import json, os, signal, sys
 from pathlib import Path
-from benchdeck.tui import first_page
-from benchdeck.tui.store_handle import Opening
+from benchdeck.tui.startup import first_page
+from benchdeck.tui.startup.store_handle import Opening
 first_page.QUIET_S = 0.0  # a page is kept at once (else only 2 s after the store's last write)
 path = Path(sys.argv[1])
 {setup}
@@ -155,7 +155,7 @@ def test_a_child_too_slow_is_stopped_before_the_store_opens(store: Path) -> None
 
 def test_no_child_in_a_process_with_threads_or_duckdb() -> None:
     """(pytest's process has loaded DuckDB: a fork here would copy it half-made)."""
-    from benchdeck.tui import page_peek
+    from benchdeck.tui.startup import page_peek
 
     assert "duckdb" in sys.modules
     assert not page_peek.can_fork()

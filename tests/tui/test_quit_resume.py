@@ -13,11 +13,11 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from benchdeck.engine.plan import RunOptions
+from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.db import Store
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.dialogs import ConfirmDialog
-from benchdeck.tui.screens.live import LiveScreen
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.dialogs import ConfirmDialog
+from benchdeck.tui.app.screens.live import LiveScreen
 from tests.tui.test_launch_live import RUN_WAIT_S, SIZE, UI_WAIT_S, WORKLOAD, inventory, wait_for
 
 __all__ = ["inventory"]  # the autouse fixture: only the local host, in the test's tmp dir

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.runs import RunsScreen
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.runs import RunsScreen
 from tests.tui.helpers import column_texts, on_screen
 from tests.tui.test_launch_live import (
     RUN_WAIT_S,

@@ -7,15 +7,15 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from benchdeck.engine.plan import RunPlan
-from benchdeck.engine.provenance import DbAccess, capture
+from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import RunRecord
+from benchdeck.engine.running.provenance import DbAccess, capture
 from benchdeck.engine.transport import HostSpec, LocalTransport
 from benchdeck.store.db import Store
 from benchdeck.store.records import save_record
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.run_diff import RunDiffScreen
-from benchdeck.tui.screens.runs import RunsScreen
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.run_diff import RunDiffScreen
+from benchdeck.tui.app.screens.runs import RunsScreen
 from tests.servers.mariadb import MariaDBServer
 from tests.tui.helpers import settle, static_text
 from tests.tui.snapshot import assert_snapshot

@@ -9,10 +9,10 @@ from textual.widgets import DataTable, Input, Select
 
 from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter, list_builds, list_hosts, run_history
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.dialogs import ConfirmDialog, TextDialog
-from benchdeck.tui.screens.runs import RerunRequested, RunsScreen
-from benchdeck.tui.screens.series import SeriesScreen
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.dialogs import ConfirmDialog, TextDialog
+from benchdeck.tui.app.screens.runs import RerunRequested, RunsScreen
+from benchdeck.tui.app.screens.series import SeriesScreen
 from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.storedata import BASE, HOST, NEW, OTHER_HOST, Demo
 
@@ -170,7 +170,7 @@ async def test_a_long_history_arrives_whole_and_keeps_the_cursor(tmp_path: Path)
     rows are still arriving leaves only the filtered rows (no mix of the two loads).
     """
     from bench.bench_compare import build_store
-    from benchdeck.tui.screens.runs import FIRST_ROWS
+    from benchdeck.tui.app.screens.runs import FIRST_ROWS
 
     path = tmp_path / "long.duckdb"
     n = build_store(path, n_hosts=4, n_builds=3)
@@ -204,7 +204,7 @@ async def test_a_long_history_arrives_whole_and_keeps_the_cursor(tmp_path: Path)
 async def test_the_count_is_true_beyond_the_rows_shown(demo: Demo, monkeypatch: object) -> None:
     from dataclasses import replace
 
-    from benchdeck.tui.screens import runs as runs_module
+    from benchdeck.tui.app.screens import runs as runs_module
     from tests.tui.storedata import add_many_runs
 
     add_many_runs(demo.path, 1_300)  # 1,335 runs in all

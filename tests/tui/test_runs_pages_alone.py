@@ -12,7 +12,7 @@ import pytest
 
 from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter, delete_run, run_history
-from benchdeck.tui.screens.runs_pages import NEAR_END, ReadPage, RunsPages, read_first_pages
+from benchdeck.tui.app.screens.runs_pages import NEAR_END, ReadPage, RunsPages, read_first_pages
 from tests.test_layering import PROBE, loaded_after
 
 RUNS = 168

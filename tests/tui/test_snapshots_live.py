@@ -14,9 +14,9 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
-from benchdeck.engine.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import CONFIG_ENV
 from benchdeck.themes.loader import DEFAULT_THEME
-from benchdeck.tui.app import BenchdeckApp
+from benchdeck.tui.app.app import BenchdeckApp
 from tests.tui.helpers import settle, static_text
 from tests.tui.make_live_screenshots import (
     DB_NAME,

@@ -19,9 +19,9 @@ from textual.widgets.data_table import ColumnKey
 
 from bench.bench_compare import build_store
 from benchdeck.store.queries import RunFilter
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.runs import FIRST_ROWS, RunsScreen, RunsTable
-from benchdeck.tui.store_handle import Opening, RunsPage
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.runs import FIRST_ROWS, RunsScreen, RunsTable
+from benchdeck.tui.startup.store_handle import Opening, RunsPage
 from tests.cli_helpers import ROOT
 from tests.tui.helpers import column_texts, settle
 
@@ -34,17 +34,17 @@ NOT_FOR_THE_FIRST_FRAME = (
     "asyncssh",
     "plotext",
     "textual_plotext",
-    "benchdeck.engine.runner",
-    "benchdeck.engine.plan",
+    "benchdeck.engine.running.runner",
+    "benchdeck.engine.planning.plan",
     "benchdeck.store.compare",
-    "benchdeck.tui.choices",
-    "benchdeck.tui.live_hub",
-    "benchdeck.tui.screens.compare",
-    "benchdeck.tui.screens.triage",
-    "benchdeck.tui.screens.launch",
-    "benchdeck.tui.screens.live",
-    "benchdeck.tui.screens.changes",
-    "benchdeck.tui.screens.dialogs",
+    "benchdeck.tui.services.choices",
+    "benchdeck.tui.services.live_hub",
+    "benchdeck.tui.app.screens.compare",
+    "benchdeck.tui.app.screens.triage",
+    "benchdeck.tui.app.screens.launch",
+    "benchdeck.tui.app.screens.live",
+    "benchdeck.tui.app.screens.changes",
+    "benchdeck.tui.app.screens.dialogs",
 )
 
 # What `benchdeck` does (tui.cli): the first page is read (by a child, or kept), then the app
@@ -53,10 +53,10 @@ PROBE = """
 import asyncio, sys
 from pathlib import Path
 from benchdeck.store.queries import RunFilter
-from benchdeck.tui.store_handle import Opening, RunsPage
+from benchdeck.tui.startup.store_handle import Opening, RunsPage
 opening = Opening(Path(sys.argv[1]), peek=True)
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.screens.runs import RunsScreen
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.runs import RunsScreen
 app = BenchdeckApp(Path(sys.argv[1]), opening)
 loaded = None
 display = app._display
@@ -121,19 +121,19 @@ async def test_runs_reads_the_history_itself_while_the_store_is_still_opening(
 ) -> None:
     """The app waits only a moment for the store before its first frame; past that, Runs
     reads the history itself (the opening's first page, ready later, is not shown)."""
-    import benchdeck.tui.app
-    import benchdeck.tui.store_handle
+    import benchdeck.tui.app.app
+    import benchdeck.tui.startup.store_handle
 
     path, n = long_store
     go = threading.Event()
-    read = benchdeck.tui.store_handle.read_runs_page
+    read = benchdeck.tui.startup.store_handle.read_runs_page
 
     def slow_first_page(cur: Any, f: RunFilter) -> RunsPage:
         go.wait(60)
         return read(cur, f)
 
-    monkeypatch.setattr(benchdeck.tui.store_handle, "read_runs_page", slow_first_page)
-    monkeypatch.setattr(benchdeck.tui.app, "OPEN_WAIT_S", 0.0)
+    monkeypatch.setattr(benchdeck.tui.startup.store_handle, "read_runs_page", slow_first_page)
+    monkeypatch.setattr(benchdeck.tui.app.app, "OPEN_WAIT_S", 0.0)
     app = BenchdeckApp(path)
     try:
         async with app.run_test(size=SIZE) as pilot:

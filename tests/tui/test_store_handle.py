@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.store.db import Store, StoreError
-from benchdeck.tui.screens.base import StoreHandle
+from benchdeck.tui.app.screens.base import StoreHandle
 
 
 def test_opened_soon_counts_runs_and_is_shared(tmp_path: Path) -> None:

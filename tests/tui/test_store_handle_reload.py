@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from benchdeck.store.db import Store
-from benchdeck.tui.screens.base import StoreHandle
+from benchdeck.tui.app.screens.base import StoreHandle
 from tests.cli_helpers import ROOT
 from tests.fs_limits import read_only, tmpfs
 

@@ -13,9 +13,9 @@ from benchdeck.themes.loader import (
     load_theme_file,
     rqps_defaults,
 )
-from benchdeck.themes.settings import load_ui_settings, settings_path
-from benchdeck.tui.app import BenchdeckApp
-from benchdeck.tui.widgets.rqps import rqps_colours
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.widgets.rqps import rqps_colours
+from benchdeck.tui.services.settings import load_ui_settings, settings_path
 from tests.tui.helpers import settle
 
 SIZE = (80, 24)

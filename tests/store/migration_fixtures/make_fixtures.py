@@ -80,7 +80,7 @@ def make(version: int, commit: str, files: list[dict[str, object]], work: Path) 
         db = work / f"v{version}.duckdb"
         for build, f in zip(BUILDS, files, strict=False):
             argv = [
-                sys.executable, "-c", "from benchdeck.tui.cli import main; main()", "--db", str(db),
+                sys.executable, "-c", "from benchdeck.tui.cli.main import main; main()", "--db", str(db),
                 "import", "sysbench", str(f["sysbench"]), "--host", "h1", "--build", build,
                 "--workload", str(f["workload"]), "--vmstat", str(f["vmstat"]),
                 "--iostat", str(f["iostat"]), "--device", "nvme0n1",

@@ -1,0 +1,489 @@
+"""The host inventory: which hosts benchdeck may use, their DBMS builds, and named suites.
+
+Read from TOML (``benchdeck.toml`` in the user config dir, or ``$BENCHDECK_CONFIG``). Every
+error names the file, the line and the dotted key, e.g.
+``/home/u/.config/benchdeck/benchdeck.toml:14: hosts.dell32.threads: expected an integer, got "24x"``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from benchdeck.engine.building.recipes import Recipe, parse_recipe
+from benchdeck.engine.builds import Build, BuildNameError, parse_build_name
+from benchdeck.engine.transport.base import HostSpec
+
+CONFIG_ENV = "BENCHDECK_CONFIG"
+DEFAULTS: dict[str, Any] = {"workdir": "~/benchdeck-runs", "threads": 1, "tables": 1, "table_size": 100000}
+HOST_KEYS = {"transport", "ssh", "hostname", "port", "user", "key", "known_hosts", "device", "builds"}
+SSH_KEYS = ("ssh", "hostname", "port", "user", "key", "known_hosts")
+BUILD_KEYS = {"name", "dbms", "version", "variant", "fork", "basedir", "config", "config_file", "managed"}
+BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database", "configs"}
+BUILD_KEYS |= {"library_dir"}
+_HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+# The largest value of each integer setting ("": any other); the store holds threads and tables
+# in 32 bits, table_size in 64; durations up to a year.
+INT_MAX = {"port": 65535, "threads": 100_000, "tables": 1_000_000, "table_size": 2**63 - 1}
+INT_MAX |= {"read_s": 366 * 86400, "write_s": 366 * 86400, "post_write_s": 366 * 86400, "": 2**31 - 1}
+
+KeyPath = tuple[str | int, ...]
+
+
+class ConfigError(ValueError):
+    """A problem in the config file, as one line: ``FILE:LINE: KEY: what is wrong``."""
+
+    def __init__(self, file: Path, line: int | None, key: str, message: str) -> None:
+        self.file, self.line, self.key = file, line, key
+        where = f"{file}:{line}" if line else str(file)
+        super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+
+
+CONFIG_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # part of a datadir name: no '/'
+
+# What a suite may set for its runs (the command line still wins).
+SUITE_SETTINGS = ("threads", "tables", "table_size", "read_s", "write_s", "post_write_s")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildConfig:
+    """A DBMS build installed on a host, and how its server is reached and run.
+
+    ``managed``: benchdeck creates the datadir and starts/stops the server itself;
+    ``start``/``stop``: argv lists the user provides; neither: an external, running server.
+    ``config``/``config_file`` name the default server configuration; ``configs`` holds the
+    others a run may pick (name -> config file), e.g. ``z12a_c32r128``.
+    """
+
+    build: Build
+    basedir: str | None = None
+    config: str = ""
+    config_file: str | None = None
+    managed: bool = False
+    start: tuple[str, ...] | None = None
+    stop: tuple[str, ...] | None = None
+    host: str = "127.0.0.1"
+    port: int | None = None
+    socket: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    database: str = "sbtest"
+    configs: Mapping[str, str] = field(default_factory=dict)
+    library_dir: str | None = None
+    """A SQLite build: the directory of its libsqlite3.so.0 (put on the library path)."""
+
+    @property
+    def name(self) -> str:
+        return self.build.name
+
+    @property
+    def config_names(self) -> tuple[str, ...]:
+        """The default configuration's name first, then the others."""
+        return (self.config, *(n for n in self.configs if n != self.config))
+
+    def with_config(self, name: str | None) -> BuildConfig:
+        """This build run with the configuration ``name`` (None or the default: unchanged)."""
+        if name is None or name == self.config:
+            return self
+        if name not in self.configs:
+            known = ", ".join(repr(n) for n in self.config_names)
+            raise ValueError(f"build {self.name} has no config {name!r} (configs: {known})")
+        return replace(self, config=name, config_file=self.configs[name])
+
+    @property
+    def lifecycle(self) -> str:
+        """``managed``, ``scripts`` (start/stop argv) or ``external``."""
+        return "managed" if self.managed else "scripts" if self.start else "external"
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    """A host from the inventory: how to reach it and the benchmark defaults it uses."""
+
+    name: str
+    spec: HostSpec
+    device: str | None = None
+    workdir: str = DEFAULTS["workdir"]
+    threads: int = DEFAULTS["threads"]
+    tables: int = DEFAULTS["tables"]
+    table_size: int = DEFAULTS["table_size"]
+    builds: dict[str, BuildConfig] = field(default_factory=dict)
+
+    @property
+    def transport(self) -> str:
+        return self.spec.transport
+
+    @property
+    def address(self) -> str:
+        """Where the host is, for listings: ``localhost``, ``alias (ssh config)``, ``user@host:port``."""
+        s = self.spec
+        if s.transport == "local":
+            return "localhost"
+        if s.use_ssh_config:
+            return f"{s.hostname} (ssh config)"
+        user = f"{s.user}@" if s.user else ""
+        return f"{user}{s.hostname}:{s.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """All hosts and suites of one config file (``from_file`` False: the built-in default)."""
+
+    path: Path
+    hosts: dict[str, HostConfig]
+    suites: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    from_file: bool = True
+    suite_settings: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per suite: threads, tables, table_size, read_s, write_s (override the host's defaults)."""
+    recipes: dict[str, Recipe] = field(default_factory=dict)
+    """Build recipes by name (engine.recipes): how to compile a DBMS on a host."""
+
+    def recipe(self, name: str) -> Recipe:
+        try:
+            return self.recipes[name]
+        except KeyError:
+            known = ", ".join(sorted(self.recipes)) or "none in the inventory"
+            raise ConfigError(self.path, None, "", f"unknown recipe {name} (recipes: {known})") from None
+
+    def with_builds(self, extra: Mapping[str, Sequence[BuildConfig]]) -> Inventory:
+        """This inventory plus builds registered elsewhere (per host; the file's own win)."""
+        hosts = dict(self.hosts)
+        for name, builds in extra.items():
+            if name in hosts:
+                own = hosts[name].builds
+                hosts[name] = replace(hosts[name], builds={**{b.name: b for b in builds}, **own})
+        return replace(self, hosts=hosts)
+
+    def host(self, name: str) -> HostConfig:
+        try:
+            return self.hosts[name]
+        except KeyError:
+            known = ", ".join(sorted(self.hosts)) or "none"
+            raise ConfigError(self.path, None, "", f"unknown host {name} (known: {known})") from None
+
+    def _configs_of(self, host: str, build: str) -> tuple[str, ...]:
+        """A build's configuration names on a host, its default first; a build the inventory
+        does not list (a built-in one) has only its unnamed default, ``""``."""
+        cfg = self.hosts[host].builds.get(build) if host in self.hosts else None
+        return cfg.config_names if cfg is not None else ("",)
+
+    def config_matrix(
+        self, hosts: Sequence[str], builds: Sequence[str], chosen: Sequence[str]
+    ) -> dict[tuple[str, str], tuple[str | None, ...]]:
+        """Per (host, build): the chosen server configurations that build has, in the chosen
+        order; a pair with none of them maps to ``()`` (nothing to run). Nothing chosen: each
+        build's default (None)."""
+        return {
+            (h, b): tuple(c for c in chosen if c in self._configs_of(h, b)) if chosen else (None,)
+            for h in hosts
+            for b in builds
+        }
+
+    def config_names(self, hosts: Sequence[str], builds: Sequence[str]) -> list[str]:
+        """Every configuration the builds have on the hosts: the builds' defaults by name ("" for
+        none, last of them), then the others by name."""
+        names = {n for h in hosts for b in builds for n in self._configs_of(h, b)}
+        defaults = self.default_configs(hosts, builds)
+        return sorted(names, key=lambda n: (n not in defaults, n == "", n))
+
+    def default_configs(self, hosts: Sequence[str], builds: Sequence[str]) -> set[str]:
+        """The builds' own configurations ("" for a build without a named one)."""
+        return {self._configs_of(h, b)[0] for h in hosts for b in builds}
+
+
+def default_config_path() -> Path:
+    return Path(platformdirs.user_config_dir("benchdeck", appauthor=False)) / "benchdeck.toml"
+
+
+def local_host() -> HostConfig:
+    return HostConfig("local", HostSpec(name="local", hostname="localhost", transport="local"))
+
+
+def load_inventory(path: Path | None = None) -> Inventory:
+    """Load ``path``, else ``$BENCHDECK_CONFIG``, else the default file.
+
+    Only a missing default file is fine (an inventory with just the ``local`` host).
+    """
+    env = os.environ.get(CONFIG_ENV)
+    explicit = path is not None or bool(env)
+    p = Path(path if path is not None else env or default_config_path()).expanduser()
+    try:
+        text = p.read_bytes().decode()
+    except FileNotFoundError:
+        if explicit:
+            raise ConfigError(p, None, "", "config file not found") from None
+        return Inventory(p, {"local": local_host()}, from_file=False)
+    except OSError as exc:
+        raise ConfigError(p, None, "", f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(p, None, "", f"not UTF-8 text ({exc.reason})") from None
+    return parse_inventory(text, p)
+
+
+def parse_inventory(text: str, path: Path) -> Inventory:
+    """Parse config text (``path`` is named in errors and anchors relative local paths)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        line = int(m.group(1)) if m else max(1, text.count("\n"))
+        raise ConfigError(path, line, "", f"invalid TOML: {exc}") from None
+    return _Loader(path, text).inventory(data)
+
+
+# --- locating keys in the text (tomllib gives no positions for valid values) -----------------
+
+_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+_DOTTED = rf"{_PART}(?:\s*\.\s*{_PART})*"
+_HEADER = re.compile(rf"\s*(\[\[?)\s*({_DOTTED})\s*\]\]?\s*(?:#.*)?$")
+_KEY = re.compile(rf"\s*({_DOTTED})\s*=")
+
+
+def _parts(dotted: str) -> tuple[str, ...]:
+    def unquote(p: str) -> str:
+        try:
+            return str(tomllib.loads(f"k = {p}")["k"]) if p[0] in "\"'" else p
+        except tomllib.TOMLDecodeError:
+            return p
+
+    return tuple(unquote(p) for p in re.findall(_PART, dotted))
+
+
+def key_lines(text: str) -> dict[KeyPath, int]:
+    """First line (1-based) of every table header and key, by concrete path: the Nth
+    ``[[a.b]]`` is ``("a", "b", N-1)``, and its keys live below that."""
+    found: dict[KeyPath, int] = {}
+    aot: dict[KeyPath, int] = {}
+    table: KeyPath = ()
+    in_string: str | None = None
+
+    def concrete(parts: tuple[str, ...]) -> KeyPath:
+        cur: KeyPath = ()
+        for part in parts:
+            cur += (part,)
+            if cur in aot:
+                cur += (aot[cur],)
+        return cur
+
+    for no, line in enumerate(text.splitlines(), 1):
+        if in_string is not None:
+            if line.count(in_string) % 2:
+                in_string = None
+            continue
+        if (m := _HEADER.match(line)) is not None:
+            parts = _parts(m.group(2))
+            if m.group(1) == "[[":
+                key = (*concrete(parts[:-1]), parts[-1])
+                aot[key] = aot.get(key, -1) + 1
+            table = concrete(parts)
+            for n in range(1, len(table) + 1):  # [a.b.c] also defines a and a.b (implicitly)
+                found.setdefault(table[:n], no)
+        elif (m := _KEY.match(line)) is not None:
+            key = (*table, *_parts(m.group(1)))
+            for n in range(len(table) + 1, len(key) + 1):  # a.b = 1 defines table a too
+                found.setdefault(key[:n], no)
+        for quote in ('"""', "'''"):
+            if line.count(quote) % 2:
+                in_string = quote
+    return found
+
+
+def dotted(path: KeyPath) -> str:
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + (p if re.fullmatch(r"[A-Za-z0-9_-]+", p) else f'"{p}"')
+    return out
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "an array" if isinstance(v, list) else "a table" if isinstance(v, dict) else str(v)
+
+
+class _Loader:
+    """Validates the parsed TOML into typed configs; errors carry file:line: key."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path, self.lines = path, key_lines(text)
+
+    def error(self, where: KeyPath, message: str) -> ConfigError:
+        for n in range(len(where), -1, -1):
+            if where[:n] in self.lines:
+                return ConfigError(self.path, self.lines[where[:n]], dotted(where), message)
+        return ConfigError(self.path, None, dotted(where), message)
+
+    def table(self, v: Any, where: KeyPath, allowed: set[str]) -> dict[str, Any]:
+        if not isinstance(v, dict):
+            raise self.error(where, f"expected a table, got {_show(v)}")
+        for k in v:
+            if k not in allowed:
+                near = difflib.get_close_matches(k, allowed, 1)
+                hint = f"did you mean {near[0]}?" if near else f"expected one of {', '.join(sorted(allowed))}"
+                raise self.error((*where, k), f"unknown key ({hint})")
+        return v
+
+    def opt(self, t: Mapping[str, Any], key: str, where: KeyPath, kind: type, default: Any = None) -> Any:
+        if key not in t:
+            return default
+        v, at = t[key], (*where, key)
+        if kind is int:
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise self.error(at, f"expected an integer, got {_show(v)}")
+            top = INT_MAX.get(key, INT_MAX[""])
+            if not 1 <= v <= top:
+                raise self.error(at, f"out of range: {v} (1..{top})")
+        elif kind is str and (not isinstance(v, str) or not (v.strip() or key == "password")):
+            raise self.error(at, f"expected a non-empty string, got {_show(v)}")
+        elif kind is bool and not isinstance(v, bool):
+            raise self.error(at, f"expected true or false, got {_show(v)}")
+        elif kind is tuple:
+            if not isinstance(v, list) or not v or not all(isinstance(s, str) and s for s in v):
+                what = (
+                    "an argv array of strings (never a shell string)"
+                    if key in ("start", "stop")
+                    else ("a non-empty array of strings")
+                )
+                raise self.error(at, f"expected {what}, got {_show(v)}")
+            v = tuple(v)
+        return v
+
+    def local_path(self, value: str) -> str:
+        """A path on THIS machine: ``~`` kept, relative paths anchored at the config's dir."""
+        if value.startswith("~") or os.path.isabs(value):
+            return value
+        return str(self.path.parent.resolve() / value)
+
+    def inventory(self, data: dict[str, Any]) -> Inventory:
+        top = self.table(data, (), {"defaults", "hosts", "suites", "recipes"})
+        d = self.table(top.get("defaults", {}), ("defaults",), set(DEFAULTS))
+        defaults = {k: self.opt(d, k, ("defaults",), type(v), v) for k, v in DEFAULTS.items()}
+        raw_hosts = top.get("hosts", {})
+        if not isinstance(raw_hosts, dict):
+            raise self.error(("hosts",), f"expected a table of hosts, got {_show(raw_hosts)}")
+        hosts = {name: self.host(name, h, defaults) for name, h in raw_hosts.items()}
+        if not hosts:  # a config without hosts (yet): the local host, as without a file
+            hosts = {"local": replace(local_host(), **defaults)}
+        raw_suites = top.get("suites", {})
+        if not isinstance(raw_suites, dict):
+            raise self.error(("suites",), f"expected a table of suites, got {_show(raw_suites)}")
+        suites = {}
+        settings: dict[str, dict[str, int]] = {}
+        for name, s in raw_suites.items():
+            at = ("suites", name)
+            t = self.table(s, at, {"workloads", *SUITE_SETTINGS})
+            if "workloads" not in t:
+                raise self.error(at, "missing key workloads")
+            suites[name] = self.opt(t, "workloads", at, tuple)
+            settings[name] = {k: self.opt(t, k, at, int) for k in SUITE_SETTINGS if k in t}
+        raw_recipes = top.get("recipes", {})
+        if not isinstance(raw_recipes, dict):
+            raise self.error(("recipes",), f"expected a table of recipes, got {_show(raw_recipes)}")
+        recipes = {name: parse_recipe(self, name, r) for name, r in raw_recipes.items()}
+        return Inventory(self.path, hosts, suites, suite_settings=settings, recipes=recipes)
+
+    def host(self, name: str, raw: Any, defaults: dict[str, Any]) -> HostConfig:
+        at: KeyPath = ("hosts", name)
+        t = self.table(raw, at, HOST_KEYS | set(DEFAULTS))
+        if not _HOST_NAME.match(name):
+            raise self.error(at, "host names use letters, digits, '_', '.', '-'")
+        transport = t.get("transport", "ssh")
+        if transport not in ("ssh", "local"):
+            raise self.error((*at, "transport"), f'expected "ssh" or "local", got {_show(transport)}')
+        if transport == "local":
+            for k in SSH_KEYS:
+                if k in t:
+                    raise self.error((*at, k), 'not used with transport = "local"')
+            spec = HostSpec(name=name, hostname="localhost", transport="local")
+        else:
+            spec = self.ssh_spec(name, t, at)
+        values = {k: self.opt(t, k, at, type(v), defaults[k]) for k, v in DEFAULTS.items()}
+        builds: dict[str, BuildConfig] = {}
+        raw_builds = t.get("builds", [])
+        if not isinstance(raw_builds, list):
+            raise self.error(
+                (*at, "builds"), f"expected [[hosts.{name}.builds]] tables, got {_show(raw_builds)}"
+            )
+        for i, b in enumerate(raw_builds):
+            build = self.build(b, (*at, "builds", i))
+            if build.name in builds:
+                raise self.error((*at, "builds", i, "name"), f"duplicate build {build.name}")
+            builds[build.name] = build
+        device = self.opt(t, "device", at, str)
+        return HostConfig(name, spec, device, builds=builds, **values)
+
+    def ssh_spec(self, name: str, t: dict[str, Any], at: KeyPath) -> HostSpec:
+        if "ssh" in t and "hostname" in t:
+            raise self.error((*at, "hostname"), "use either ssh = ALIAS (from ~/.ssh/config) or hostname")
+        if "ssh" not in t and "hostname" not in t:
+            raise self.error(at, 'needs ssh = "ALIAS" or hostname = "ADDRESS" (or transport = "local")')
+        one = isinstance(t.get("key"), str)
+        keys = (self.opt(t, "key", at, str),) if one else self.opt(t, "key", at, tuple, ())
+        known = self.opt(t, "known_hosts", at, str)
+        return HostSpec(
+            name=name,
+            hostname=self.opt(t, "ssh", at, str) or self.opt(t, "hostname", at, str),
+            port=self.opt(t, "port", at, int, 22),
+            user=self.opt(t, "user", at, str),
+            key_files=tuple(self.local_path(k) for k in keys),
+            known_hosts=self.local_path(known) if known else None,
+            use_ssh_config="ssh" in t,
+        )
+
+    def build(self, raw: Any, at: KeyPath) -> BuildConfig:
+        t = self.table(raw, at, BUILD_KEYS)
+        if "name" not in t:
+            raise self.error(at, "missing key name (the build name, e.g. my8028_rel_o2nofp)")
+        name = self.opt(t, "name", at, str)
+        hints = {k: self.opt(t, k, at, str) for k in ("dbms", "version", "variant", "fork")}
+        try:
+            build = parse_build_name(name, **hints)
+        except BuildNameError as exc:
+            hint = str(exc).replace("give --dbms and --version", "set dbms and version")
+            raise self.error((*at, "name"), hint) from None
+        start, stop = self.opt(t, "start", at, tuple), self.opt(t, "stop", at, tuple)
+        managed = self.opt(t, "managed", at, bool, False)
+        if managed and (start or stop):
+            raise self.error(
+                (*at, "start" if start else "stop"), "a managed build takes no start/stop commands"
+            )
+        if bool(start) != bool(stop):
+            raise self.error((*at, "start" if start else "stop"), "start and stop go together")
+        return BuildConfig(
+            build=build,
+            basedir=self.opt(t, "basedir", at, str),
+            config=self.opt(t, "config", at, str, ""),
+            config_file=self.opt(t, "config_file", at, str),
+            managed=managed,
+            start=start,
+            stop=stop,
+            host=self.opt(t, "host", at, str, "127.0.0.1"),
+            port=self.opt(t, "port", at, int),
+            socket=self.opt(t, "socket", at, str),
+            user=self.opt(t, "user", at, str),
+            password=self.opt(t, "password", at, str),
+            database=self.opt(t, "database", at, str, "sbtest"),
+            configs=self.configs(t.get("configs", {}), (*at, "configs")),
+            library_dir=self.opt(t, "library_dir", at, str),
+        )
+
+    def configs(self, raw: Any, at: KeyPath) -> dict[str, str]:
+        """``configs = { NAME = "config file", ... }``: the configurations a run may pick."""
+        t = self.table(raw, at, set(raw) if isinstance(raw, dict) else set())
+        for name in t:
+            if not CONFIG_NAME.fullmatch(name):
+                raise self.error((*at, name), "a config name is letters, digits, '_', '-' and '.'")
+        return {name: self.opt(t, name, at, str) for name in t}

@@ -1,0 +1,146 @@
+"""What every benchdeck screen shares: the store handle, the comparison selection, worker errors.
+
+Store I/O runs in thread workers (``@work(thread=True, exclusive=True, exit_on_error=False,
+group=...)``) that end in ``post_message``; a failed worker becomes one error notification
+(:func:`report_worker_error`), never a traceback on screen.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from benchdeck.tui.startup.store_handle import StoreHandle as StoreHandle  # (its home is textual-free)
+
+if TYPE_CHECKING:
+    from benchdeck.tui.app.app import BenchdeckApp
+
+THEMES = Path(__file__).resolve().parents[3] / "themes"
+
+
+def tcss(name: str) -> str:
+    """Path of a stylesheet in the ``themes`` package (one per screen)."""
+    return str(THEMES / name)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The comparison the user is looking at, shared by Runs (set base), Compare and Triage."""
+
+    host: str | None = None
+    base: str | None = None
+    with_builds: tuple[str, ...] = ()
+    config: str | None = None
+    dop: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.host and self.base and self.with_builds)
+
+
+def _is_a(error: BaseException, module: str, name: str) -> bool:
+    """``error`` is a ``module.name``. One exists only once its module is loaded: the first
+    frame loads neither store.compare (numpy, scipy) nor, with its rows cached, DuckDB."""
+    kind = getattr(sys.modules.get(module), name, None)
+    return isinstance(kind, type) and isinstance(error, kind)
+
+
+def _is_compare_error(error: BaseException) -> bool:
+    return _is_a(error, "benchdeck.store.compare", "CompareError")
+
+
+def user_message(error: BaseException) -> str:
+    """One line for the user: our errors as they are, others with their type."""
+    ours = _is_a(error, "benchdeck.store.db", "StoreError") or _is_compare_error(error)
+    if ours or isinstance(error, KeyError):
+        text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+    elif _is_a(error, "duckdb", "Error"):
+        text = f"store: {error}"
+    elif isinstance(error, OSError):
+        text = f"{error.filename + ': ' if error.filename else ''}{error.strerror or error}"
+    else:
+        text = f"{type(error).__name__}: {error}"
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+def report_worker_error(node: DOMNode, event: Worker.StateChanged) -> None:
+    """The one handler for failed workers: a notification (and the traceback in the log)."""
+    error = event.worker.error
+    if event.state is WorkerState.ERROR and error is not None:
+        node.log.error(f"worker {event.worker.name!r} failed", error)
+        node.app.notify(user_message(error), title=event.worker.name or "benchdeck", severity="error")
+
+
+def is_current() -> bool:
+    """False in a thread worker that was cancelled (a newer request replaced it)."""
+    try:
+        return not get_current_worker().is_cancelled
+    except RuntimeError:  # not in a worker
+        return True
+
+
+class BenchdeckScreen(Screen[None]):
+    """Base of the app's screens: store access, the worker error handler, reload on new runs.
+
+    When a run started from the app ends, the screen showing the store reloads (``r``); the
+    others reload when they are shown next.
+    """
+
+    _stale = False
+
+    def on_mount(self) -> None:
+        self.bd.runs_changed_signal.subscribe(self, self._runs_changed)
+
+    def _runs_changed(self, _: None) -> None:
+        if self.is_current:
+            self.action_reload()
+        else:
+            self._stale = True
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.action_reload()
+
+    def action_reload(self) -> None:
+        """Read what the screen shows from the store again."""
+
+    @property
+    def bd(self) -> BenchdeckApp:
+        from benchdeck.tui.app.app import BenchdeckApp
+
+        app = self.app
+        assert isinstance(app, BenchdeckApp)
+        return app
+
+    @property
+    def store(self) -> StoreHandle:
+        return self.bd.store
+
+    def post_if_current(self, message: Message) -> None:
+        """From a thread worker: post unless a newer worker of the group replaced this one."""
+        if is_current():
+            self.post_message(message)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)
+
+    def _compositor_refresh(self) -> None:
+        # Textual 8.x renders the first screen while the app still batches its start, drops
+        # that frame, and then draws only what changed since. Not rendering while it batches
+        # saves a frame's work, and the first frame that reaches the terminal is whole.
+        # (Only before that frame: later batches are Textual's business, as they were.)
+        app = self.bd
+        if app._batch_count and not app.first_frame_out:
+            return
+        super()._compositor_refresh()
+        if not app._batch_count:
+            app.first_frame_out = True

@@ -1,0 +1,426 @@
+"""Compare: rQPS of builds against a base on one host, group summaries, per-op metrics, noise."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
+
+from benchdeck.store.columns import ColumnChoice, series_columns
+from benchdeck.store.compare import CompareError, Comparison
+from benchdeck.store.report import render
+from benchdeck.tui.app.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest, PickDialog
+from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
+from benchdeck.tui.app.widgets.compare_views import (
+    GROUP_STATS,
+    fill_groups,
+    fill_noise,
+    fill_rqps,
+    hw_tables,
+    legend,
+)
+from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.app.widgets.rqps import rqps_colours
+from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
+from benchdeck.tui.services.choices import Choices, column_value, load_choices
+from benchdeck.tui.services.choices import run_comparison as run_comparison  # where it was, for its importers
+
+TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
+PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
+PICKERS |= {"config": "#compare-config", "dop": "#compare-dop"}
+
+
+class CompareScreen(BenchdeckScreen):
+    """Pick host, base and builds; read rQPS, group stats, per-op metrics, a chart and noise."""
+
+    CSS_PATH = tcss("compare.tcss")
+    AUTO_FOCUS = ""  # on_screen_resume focuses the active tab's table, not the first picker
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "pick('base')", "Base", id="compare.base", tooltip="Change the base build"),
+        Binding(
+            "a",
+            "pick_columns",
+            "Columns",
+            id="compare.add",
+            tooltip="Tick the builds to compare (several at once)",
+        ),
+        Binding("x", "remove_column", "Drop column", id="compare.remove", tooltip="Remove the last column"),
+        Binding("e", "export", "Export", id="compare.export", tooltip="Write md, csv or text to a file"),
+        Binding("o", "pick('dop')", "Dop", id="compare.dop", tooltip="Pick the concurrency (dop)"),
+        Binding("c", "pick('config')", "Config", id="compare.config", tooltip="Pick the server config"),
+        Binding("h", "pick('host')", "Host", id="compare.host", tooltip="Pick the host"),
+        Binding(
+            "right_square_bracket",
+            "tab(1)",
+            "Tab",
+            id="compare.next_tab",
+            key_display="[ ]",
+            tooltip="Next tab ([ goes back)",
+        ),
+        Binding("left_square_bracket", "tab(-1)", "Previous tab", id="compare.prev_tab", show=False),
+        Binding(
+            "m", "next_stat", "Group stat", id="compare.group_stat", tooltip="Median, avg, min, max, gmean"
+        ),
+        Binding("n", "next_chart_column", "Chart column", id="compare.chart_column", show=False),
+        Binding("r", "reload", "Reload", id="compare.reload", show=False),
+    ]
+
+    class Loaded(Message, bubble=False):
+        """What the pickers offer, and the selection resolved against it."""
+
+        def __init__(self, choices: Choices) -> None:
+            super().__init__()
+            self.choices = choices
+
+    class Compared(Message, bubble=False):
+        """A comparison, or None with the reason (``error``) when it cannot be made."""
+
+        def __init__(self, cmp: Comparison | None, sel: Selection, error: str | None = None) -> None:
+            super().__init__()
+            self.cmp = cmp
+            self.sel = sel
+            self.error = error
+
+    class Exported(Message, bubble=False):
+        def __init__(self, path: Path, fmt: str) -> None:
+            super().__init__()
+            self.path = path
+            self.fmt = fmt
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cmp: Comparison | None = None
+        self.error: str | None = None
+        self.chart_column = 0
+        self.group_stat = GROUP_STATS[0]
+        self.builds: list[str] = []
+        self.columns: tuple[ColumnChoice, ...] = ()
+        """The (build, config) pairs with runs on the host at the dop: what the columns dialog offers."""
+        self.configs: tuple[str, ...] = ()
+        self.choices: dict[str, list[str]] = {}
+        """What each picker offers (host, base, add, config, dop), for the pick dialogs."""
+        self._loaded_for: Selection | None = None
+        self.loading_choices = True
+        """Choices or a comparison are being read: pickers say so rather than offer nothing."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="compare-pickers"):
+            yield Select[str]([], prompt="host", id="compare-host", compact=True)
+            yield Select[str]([], prompt="base build", id="compare-base", compact=True)
+            yield Select[str]([], prompt="+ add build", id="compare-add", compact=True)
+            yield Select[str]([], prompt="config", id="compare-config", compact=True)
+            yield Select[int]([], prompt="all dops", id="compare-dop", compact=True)
+        yield Static("", id="compare-legend")
+        with TabbedContent(id="compare-tabs"):
+            with TabPane("rQPS", id="tab-rqps"):
+                yield DataTable[object](id="compare-rqps", zebra_stripes=True, cursor_type="none")
+            with TabPane("Groups", id="tab-groups"):
+                yield DataTable[object](id="compare-groups", zebra_stripes=True, cursor_type="none")
+            with TabPane("Per-op", id="tab-hw"), VerticalScroll():
+                yield Static("", id="compare-hw")
+            with TabPane("Chart", id="tab-chart"), VerticalScroll():
+                yield RqpsBars(id="compare-chart")
+            with TabPane("Noise", id="tab-noise"):
+                yield DataTable[object](id="compare-noise", zebra_stripes=True, cursor_type="none")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_comparison())
+
+    def on_screen_resume(self) -> None:
+        if self.bd.selection != self._loaded_for:
+            self.load(self.bd.selection)
+        if self.focused is None:  # a dialog or the palette closing gives focus back by itself
+            self.focus_active_tab()
+
+    def focus_active_tab(self) -> None:
+        """Focus what the active tab shows (focusing another tab's widget would switch to it)."""
+        tabs = self.query_one("#compare-tabs", TabbedContent)
+        pane = tabs.active_pane
+        if pane is not None:
+            target = pane.query(DataTable).first(DataTable) if pane.query(DataTable) else None
+            (target or pane.query_one(VerticalScroll)).focus()
+
+    def load(self, sel: Selection) -> None:
+        """Read the choices for ``sel`` and compare; a loading sign shows meanwhile."""
+        self.loading_choices = True
+        self._show_loading(True)
+        self.reload_choices(sel)
+
+    def _show_loading(self, loading: bool) -> None:
+        """The sign: in the header (what is shown stays meanwhile) and, before the first
+        comparison, in the legend. (Not the tabs' ``loading``: that takes the focus away.)"""
+        label = self.store.label
+        self.bd.sub_title = f"{label}  ⟳ reading the store ..." if loading and label else label
+        if loading and self.cmp is None:
+            self.query_one("#compare-legend", Static).update("Reading the store ...")
+
+    # --- choices: hosts, builds, configs and dops of the chosen host ---
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare.choices")
+    def reload_choices(self, sel: Selection) -> None:
+        cur = self.store.cursor()
+        try:
+            msg = self.Loaded(load_choices(cur, sel, self.bd.saved))
+        finally:
+            cur.close()
+        self.post_if_current(msg)
+
+    def on_compare_screen_loaded(self, msg: Loaded) -> None:
+        self.bd.sub_title = self.store.label
+        choices = msg.choices
+        sel = choices.sel
+        self.builds = list(choices.builds)
+        self.columns = choices.columns
+        self.configs = choices.configs
+        configs = sorted(choices.configs)
+        dops = sorted(d for d in choices.dops if d is not None)
+        with self.prevent(Select.Changed):
+            self._options("host", list(choices.hosts), sel.host)
+            self._options("base", self.builds, sel.base)
+            self._options("config", configs, sel.config)
+            self.choices["dop"] = [str(d) for d in dops]
+            self.query_one("#compare-dop", Select).set_options((f"dop {d}", d) for d in dops)
+            self.query_one("#compare-dop", Select).value = sel.dop if sel.dop is not None else Select.NULL
+        self.query_one("#compare-config").display = len(configs) > 1
+        self.query_one("#compare-dop").display = len(dops) > 1
+        self.loading_choices = False
+        self.select(sel)
+
+    def _options(self, which: str, names: list[str], value: str | None) -> None:
+        self.choices[which] = names
+        select: Select[str] = self.query_one(PICKERS[which], Select)
+        select.set_options((n, n) for n in names)
+        select.value = value if value is not None and value in names else Select.NULL
+
+    def select(self, sel: Selection) -> None:
+        """Make ``sel`` the app's selection and compare it."""
+        self.bd.selection = sel
+        with self.prevent(Select.Changed):  # offer only builds not shown yet
+            self._options("add", [b for b in self.builds if b != sel.base and b not in sel.with_builds], None)
+        self._loaded_for = sel
+        self._show_loading(True)
+        self.run_compare(sel)
+
+    @on(Select.Changed)
+    def picker_changed(self, event: Select.Changed) -> None:
+        sel, value = self.bd.selection, event.value
+        if event.select.id == "compare-host" and isinstance(value, str) and value != sel.host:
+            self.load(Selection(host=value))
+            return
+        if event.select.id == "compare-config" and isinstance(value, str) and value != sel.config:
+            self.load(Selection(host=sel.host, config=value))  # its own remembered columns
+            return
+        if event.select.id == "compare-base" and isinstance(value, str):
+            sel = replace(sel, base=value, with_builds=tuple(b for b in sel.with_builds if b != value))
+        elif event.select.id == "compare-add" and isinstance(value, str):
+            if value != sel.base and value not in sel.with_builds:
+                sel = replace(sel, with_builds=(*sel.with_builds, value))
+            with self.prevent(Select.Changed):
+                event.select.clear()
+        elif event.select.id == "compare-dop":  # the columns offered depend on the dop: read again
+            self.load(replace(sel, dop=value if isinstance(value, int) else None))
+            return
+        if sel != self.bd.selection:
+            self.select(sel)
+
+    # --- comparing ---
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare.run")
+    def run_compare(self, sel: Selection) -> None:
+        if not sel.complete:
+            self.post_if_current(self.Compared(None, sel))
+            return
+        cur = self.store.cursor()
+        try:
+            cmp = run_comparison(cur, sel)
+        except CompareError as exc:  # e.g. no base runs with this config and dop: say so, show nothing
+            self.post_if_current(self.Compared(None, sel, str(exc)))
+            return
+        finally:
+            cur.close()
+        self.post_if_current(self.Compared(cmp, sel))
+
+    def on_compare_screen_compared(self, msg: Compared) -> None:
+        self._show_loading(False)
+        self.cmp = msg.cmp
+        self.error = msg.error
+        self.chart_column = min(self.chart_column, max(0, len(msg.sel.with_builds) - 1))
+        self.show_comparison()
+        if msg.error:
+            self.notify(msg.error, title="Compare", severity="error")
+        self.refresh_bindings()
+
+    def show_comparison(self) -> None:
+        cmp = self.cmp
+        colours = rqps_colours(self.app)
+        tables = [self.query_one(f"#compare-{n}", DataTable) for n in ("rqps", "groups", "noise")]
+        if cmp is None:
+            hint = "Pick a base (b) and the builds to compare with it (a)."
+            if self.error:
+                hint = f"Cannot compare: {self.error}."
+            elif not self.builds:
+                hint = "No finished runs in the store yet: import or run some, then reload (r)."
+            self.query_one("#compare-legend", Static).update(hint)
+            for t in tables:
+                t.clear(columns=True)
+            self.query_one("#compare-hw", Static).update("")
+        else:
+            self.query_one("#compare-legend", Static).update(legend(cmp, colours))
+            fill_rqps(tables[0], cmp, colours)
+            fill_groups(tables[1], cmp, colours, self.group_stat)
+            fill_noise(tables[2], cmp, colours)
+            self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours))
+        self.query_one("#compare-chart", RqpsBars).set_comparison(cmp, self.chart_column)
+
+    # --- actions ---
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export" or action == "remove_column":
+            return True if self.cmp is not None else None
+        if action == "next_stat":
+            return True if self.cmp is not None else None
+        if action == "next_chart_column":
+            return self.cmp is not None and len(self.cmp.columns) > 1
+        if action == "pick" and parameters and parameters[0] in ("config", "dop"):
+            return bool(self.query_one(PICKERS[str(parameters[0])]).display)
+        return True
+
+    def action_pick(self, which: str) -> None:
+        """Pick a host, base, column, config or dop in a dialog; the result sets the picker."""
+        select: Select[Any] = self.query_one(PICKERS[which], Select)
+        sel = self.bd.selection
+        prompts = {"host": "Host", "base": "Base build (the denominator)", "add": "Add a column (build)"}
+        prompts |= {"config": "Config", "dop": "Concurrency (dop)"}
+        choices = [(f"dop {v}" if which == "dop" else v, v) for v in self.choices.get(which, [])]
+        if which == "dop":
+            choices.insert(0, ("all dops", ""))
+        if not choices:
+            self.notify(self._nothing_to_pick(which), severity="warning")
+            return
+        current = {"host": sel.host, "base": sel.base, "config": sel.config}.get(which)
+        current = str(sel.dop) if which == "dop" and sel.dop is not None else current
+
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            if which == "dop":
+                select.value = int(value) if value else Select.NULL
+            else:
+                select.value = value
+
+        self.app.push_screen(PickDialog(prompts[which], choices, current), done)
+
+    def action_pick_columns(self) -> None:
+        """Tick the columns in one dialog: every (build, config) pair with finished runs on the
+        host at the dop, but the base, oldest version first (ctrl+b: every build of the config,
+        ctrl+v: every version of the base's series); the result replaces the columns."""
+        sel = self.bd.selection
+        if self.loading_choices:
+            self.notify(self._nothing_to_pick("add"), severity="warning")
+            return
+        config = (
+            sel.config if sel.config is not None else (self.configs[0] if len(self.configs) == 1 else None)
+        )
+        many = len({c.config for c in self.columns}) > 1
+        offered = [c for c in self.columns if not (c.build == sel.base and c.config == config)]
+        if not offered:
+            self.notify(self._nothing_to_pick("base"), severity="warning")
+            return
+        value = {c: column_value(c, sel.config, len(self.configs)) for c in offered}
+        choices = [
+            (f"{c.build}" + (f"  config {c.config}" if many else "") + f"  ({c.runs} runs)", value[c])
+            for c in offered
+        ]
+        presets: list[tuple[str, list[str]]] = []
+        if config is not None:
+            presets.append((f"every build of {config}", [value[c] for c in offered if c.config == config]))
+        base = next((c for c in self.columns if c.build == sel.base and c.config == config), None)
+        if base is not None:
+            series = {str(col) for col in series_columns(self.columns, base)}
+            presets.append(
+                (
+                    f"every version of {base.dbms} {base.variant}".rstrip(),
+                    [value[c] for c in offered if str(c.column) in series],
+                )
+            )
+        where = f" on {sel.host}" + (f" at dop {sel.dop}" if sel.dop is not None else "")
+
+        def done(ticked: list[str] | None) -> None:
+            if ticked is not None and tuple(ticked) != sel.with_builds:
+                self.select(replace(self.bd.selection, with_builds=tuple(ticked)))
+
+        prompt = f"Columns: builds and configs with finished runs{where} (base {sel.base})"
+        self.app.push_screen(MultiPickDialog(prompt, choices, list(sel.with_builds), presets), done)
+
+    def _nothing_to_pick(self, which: str) -> str:
+        if self.loading_choices:
+            return "Still reading the store: try again in a moment."
+        sel = self.bd.selection
+        where = f" on {sel.host}" + (f" with config {sel.config}" if sel.config else "")
+        if which == "add":
+            return f"Every build with finished runs{where} is shown already: nothing to add."
+        if which == "base":
+            return f"No other build has finished runs{where}: nothing to compare the base with."
+        names = {"host": "hosts", "base": "builds", "config": "configs", "dop": "dops"}
+        return f"No {names.get(which, which)} with finished runs{where}."
+
+    def action_remove_column(self) -> None:
+        sel = self.bd.selection
+        if sel.with_builds:
+            self.select(replace(sel, with_builds=sel.with_builds[:-1]))
+
+    def action_next_stat(self) -> None:
+        """The Groups tab shows the next statistic (median, avg, min, max, gmean)."""
+        self.group_stat = GROUP_STATS[(GROUP_STATS.index(self.group_stat) + 1) % len(GROUP_STATS)]
+        if self.cmp is not None:
+            fill_groups(
+                self.query_one("#compare-groups", DataTable),
+                self.cmp,
+                rqps_colours(self.app),
+                self.group_stat,
+            )
+        self.query_one("#compare-tabs", TabbedContent).active = "tab-groups"
+
+    def action_next_chart_column(self) -> None:
+        if self.cmp is not None and self.cmp.columns:
+            self.chart_column = (self.chart_column + 1) % len(self.cmp.columns)
+            self.query_one("#compare-chart", RqpsBars).set_comparison(self.cmp, self.chart_column)
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one("#compare-tabs", TabbedContent)
+        tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
+
+    def action_reload(self) -> None:
+        self.store.refresh()
+        self.load(self.bd.selection)
+
+    def action_export(self) -> None:
+        cmp = self.cmp
+        if cmp is None:
+            return
+
+        def done(req: ExportRequest | None) -> None:
+            if req is not None:
+                self.export(cmp, req)
+
+        self.app.push_screen(ExportDialog(cmp.host, cmp.base), done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare.export")
+    def export(self, cmp: Comparison, req: ExportRequest) -> None:
+        path = req.path if req.path.is_absolute() else Path.cwd() / req.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(cmp, req.fmt), encoding="utf-8")
+        self.post_message(self.Exported(path, req.fmt))
+
+    def on_compare_screen_exported(self, msg: Exported) -> None:
+        self.notify(f"exported ({msg.fmt}) to {msg.path}", title="Export")

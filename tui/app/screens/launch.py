@@ -1,0 +1,345 @@
+"""Launch: pick hosts, builds, a suite or workloads, and options; see the matrix; queue it."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
+
+from benchdeck.engine.catalogue import SUITES
+from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
+from benchdeck.engine.hosts.inventory import ConfigError, Inventory
+from benchdeck.engine.planning.plan import RunOptions
+from benchdeck.store.db import Store
+from benchdeck.tui.app.screens.base import Selection, tcss
+from benchdeck.tui.app.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from benchdeck.engine.hosts.facts import HostFacts
+    from benchdeck.tui.services.live_hub import LiveHub
+
+BUILTIN_SUITE = "builtin"
+# Preselected for a first session: a point query, a range query and an update, on both built-in
+# builds, 5 s each: a first comparison within about a minute.
+QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
+UNNAMED = "(unnamed)"  # the config of a build that names none
+OVERHEAD_S = 5  # preflight, prepare check, start-up per run on a DBMS host
+BUILTIN_OVERHEAD_S = 1  # the same for a built-in SQLite run on this machine (measured ~0.9 s)
+
+
+def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
+    """Every suite a user can pick: the built-in SQLite one, the posts' suites, the inventory's."""
+    suites = {BUILTIN_SUITE: BUILTIN_WORKLOADS}
+    suites |= {name: tuple(n for n, _ in steps) for name, steps in SUITES.items()}
+    suites |= dict(inv.suites)
+    return suites
+
+
+def highlight_first(options: SelectionList[str]) -> None:
+    """Lists filled after mount have no highlighted option: space would do nothing until an arrow key."""
+    if options.option_count and options.highlighted is None:
+        options.highlighted = 0
+
+
+def estimate_s(
+    hosts: int, builds: int, workloads: int, duration_s: int, warmup_s: int, overhead_s: int = OVERHEAD_S
+) -> float:
+    """Hosts run in parallel, each host serially: the longest host's share."""
+    if not hosts:
+        return 0.0
+    return builds * workloads * (duration_s + warmup_s + overhead_s)
+
+
+def fmt_duration(secs: float) -> str:
+    """``35 s``, ``4 min 05 s``, ``2 h 10 min``."""
+    whole = round(secs)
+    if whole < 60:
+        return f"{whole} s"
+    m, s = divmod(whole, 60)
+    if m < 60:
+        return f"{m} min {s:02d} s"
+    h, m = divmod(m, 60)
+    return f"{h} h {m:02d} min"
+
+
+def where_runs_go(host: str, workdir: str) -> str:
+    """Where a host's run directories are, and that they may be deleted."""
+    return (
+        f"Run directories: {workdir}/runs/run<id>-* on {host} (raw output, kept after the run is "
+        "stored: delete old ones freely)"
+    )
+
+
+def impossible(builds: list[str], workloads: list[str]) -> str | None:
+    """Why the matrix cannot run, or None: a built-in SQLite build runs only the built-in
+    workloads (the classic suite on ``sqlite`` would fail every step)."""
+    sqlite = [b for b in builds if b in BUILTIN_BUILDS]
+    foreign = [w for w in workloads if w not in BUILTIN_WORKLOADS]
+    if sqlite and foreign:
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        return (
+            f"{', '.join(sqlite)} run(s) only the {BUILTIN_SUITE} suite's workloads, "
+            f"not {foreign[0]}{more}: pick the {BUILTIN_SUITE} suite or other builds"
+        )
+    return None
+
+
+class OptionsColumn(VerticalScroll, can_focus=False):
+    """Options, facts, matrix and Start: scrolls on short terminals (80x24), no tab stop of its own."""
+
+
+class LaunchScreen(Screen[None]):
+    """Build a run matrix and queue it; the default runs the built-in workload on this machine."""
+
+    CSS_PATH = tcss("launch.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "start", "Start", id="launch.start", tooltip="Queue the matrix and watch it live"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inv: Inventory | None = None
+
+    @property
+    def hub(self) -> LiveHub:
+        return self.app.hub  # type: ignore[attr-defined,no-any-return]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="launch-columns"):
+            with Vertical(classes="launch-col"):
+                yield Label("Hosts")
+                yield SelectionList[str](id="launch-hosts")
+                yield Label("Builds")
+                yield SelectionList[str](id="launch-builds")
+                yield Label("Configs", id="launch-configs-label", classes="-hidden")
+                yield SelectionList[str](id="launch-configs", classes="-hidden")
+            with Vertical(classes="launch-col"):
+                yield Label("Suite")
+                yield Select[str](
+                    [(BUILTIN_SUITE, BUILTIN_SUITE)],
+                    value=BUILTIN_SUITE,
+                    id="launch-suite",
+                    allow_blank=False,
+                )
+                yield Label("Workloads")
+                yield SelectionList[str](id="launch-workloads")
+            with OptionsColumn(classes="launch-col"):
+                yield Label("Threads")
+                yield Input("1", id="launch-threads", type="integer")
+                yield Label("Seconds per workload")
+                yield Input("5", id="launch-time", type="integer")
+                yield Label("Warm-up seconds")
+                yield Input("0", id="launch-warmup", type="integer")
+                yield Static("", id="launch-facts")
+                yield Static("", id="launch-where")
+        with Horizontal(id="launch-bottom"):  # always in view, even at 80x24
+            yield Static("", id="launch-matrix")
+            yield Button("Start", id="launch-start", variant="primary", compact=True)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.load_choices()
+
+    @work(exclusive=True, group="launch.inventory", exit_on_error=False)
+    async def load_choices(self) -> None:
+        """Hosts, builds and suites from the inventory (read on a thread)."""
+        try:
+            self.inv = await self.hub.inventory()  # with the builds benchdeck compiled
+        except ConfigError as exc:
+            self.notify(str(exc), severity="error", timeout=15)
+            return
+        hosts = self.query_one("#launch-hosts", SelectionList)
+        for name in self.inv.hosts:
+            hosts.add_option((name, name, name == "local" or len(self.inv.hosts) == 1))
+        highlight_first(hosts)
+        suites = suite_names(self.inv)
+        self.query_one("#launch-suite", Select).set_options((n, n) for n in suites)
+        self._refresh_builds()
+        self._fill_workloads(BUILTIN_SUITE)
+
+    def _selected(self, sel_id: str) -> list[str]:
+        return [str(v) for v in self.query_one(sel_id, SelectionList).selected]
+
+    def _refresh_builds(self) -> None:
+        assert self.inv is not None
+        chosen = self._selected("#launch-hosts")
+        names: list[str] = []
+        for h in chosen:
+            cfg = self.inv.hosts[h]
+            names += [b for b in cfg.builds if b not in names]
+            if cfg.transport == "local":
+                names += [b for b in BUILTIN_BUILDS if b not in names]
+        builds = self.query_one("#launch-builds", SelectionList)
+        keep = set(self._selected("#launch-builds")) or set(BUILTIN_BUILDS)
+        builds.clear_options()
+        builds.add_options([(n, n, n in keep) for n in names])
+        highlight_first(builds)
+        if chosen:
+            self.load_facts(chosen[0])
+            self.query_one("#launch-where", Static).update(
+                where_runs_go(chosen[0], self.inv.hosts[chosen[0]].workdir)
+            )
+        self._refresh_configs()
+
+    def _refresh_configs(self) -> None:
+        """The server configurations of the chosen builds; shown only when there is a choice."""
+        assert self.inv is not None
+        hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
+        names = self.inv.config_names(hosts, builds)
+        configs = self.query_one("#launch-configs", SelectionList)
+        keep = set(self._selected("#launch-configs"))
+        offered = {str(configs.get_option_at_index(i).value) for i in range(configs.option_count)}
+        if set(names) != offered:
+            defaults = self.inv.default_configs(hosts, builds)
+            with self.prevent(SelectionList.SelectedChanged):
+                configs.clear_options()
+                configs.add_options(  # what was picked stays; a build new to the list brings its own
+                    [(n or UNNAMED, n, n in keep or (n in defaults and n not in offered)) for n in names]
+                )
+            highlight_first(configs)
+        for node in (configs, self.query_one("#launch-configs-label")):
+            node.set_class(len(names) < 2, "-hidden")
+        self._update_matrix()
+
+    def chosen_configs(self) -> list[str]:
+        """The configurations picked (none when the builds offer no choice: their defaults)."""
+        configs = self.query_one("#launch-configs", SelectionList)
+        return [] if configs.has_class("-hidden") else self._selected("#launch-configs")
+
+    def _fill_workloads(self, suite: str) -> None:
+        assert self.inv is not None
+        wl = self.query_one("#launch-workloads", SelectionList)
+        wl.clear_options()
+        names = suite_names(self.inv).get(suite, ())
+        quick = set(QUICK) if suite == BUILTIN_SUITE else set(names)
+        wl.add_options([(n, n, n in quick) for n in names])
+        highlight_first(wl)
+        self._update_matrix()
+
+    @on(SelectionList.SelectedChanged, "#launch-hosts")
+    def _hosts_changed(self) -> None:
+        if self.inv is not None:
+            self._refresh_builds()
+
+    @on(SelectionList.SelectedChanged, "#launch-builds")
+    def _builds_changed(self) -> None:
+        if self.inv is not None:
+            self._refresh_configs()
+
+    @on(SelectionList.SelectedChanged)
+    @on(Input.Changed)
+    def _inputs_changed(self) -> None:
+        self._update_matrix()
+
+    @on(Select.Changed, "#launch-suite")
+    def _suite_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and self.inv is not None:  # None: still reading it
+            self._fill_workloads(event.value)
+
+    def _int(self, sel: str, default: int) -> int:
+        try:
+            return max(0, int(self.query_one(sel, Input).value))
+        except ValueError:
+            return default
+
+    def _update_matrix(self) -> None:
+        if self.inv is None:  # the inventory is still being read: no "0 runs" meanwhile
+            self.query_one("#launch-matrix", Static).update("reading the inventory …")
+            return
+        hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
+        workloads = self._selected("#launch-workloads")
+        h, b, w = len(hosts), len(builds), len(workloads)
+        configs = self.chosen_configs()
+        cells = self.inv.config_matrix(hosts, builds, configs) if self.inv is not None else {}
+        per_host = max((sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts), default=0)
+        only_builtin = bool(builds) and all(b_ in BUILTIN_BUILDS for b_ in builds)
+        secs = estimate_s(
+            h,
+            per_host,
+            w,
+            self._int("#launch-time", 10) or 1,
+            self._int("#launch-warmup", 0),
+            BUILTIN_OVERHEAD_S if only_builtin else OVERHEAD_S,
+        )
+        runs = sum(map(len, cells.values())) * w
+        size = f"{h} host(s) x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
+        why_not = impossible(builds, workloads)
+        line = f"{runs} runs = {size} x {w} workload(s); about {fmt_duration(secs)}"
+        self.query_one("#launch-matrix", Static).update(
+            line + (f"\ncannot run: {why_not}" if why_not else "")
+        )
+        self.query_one("#launch-matrix").set_class(why_not is not None, "-impossible")
+        self.query_one("#launch-start", Button).disabled = why_not is not None or not runs
+
+    @work(exclusive=True, group="facts", exit_on_error=False)
+    async def load_facts(self, host: str) -> None:
+        """Facts recorded by `benchdeck hosts check`, else gathered now from the host."""
+        from benchdeck.engine.hosts.facts import describe, gather_facts
+        from benchdeck.engine.transport import TransportError, make_transport
+
+        facts = await self._stored_facts(host)
+        if facts is None and self.inv is not None:
+            try:
+                facts = await gather_facts(make_transport(self.inv.hosts[host].spec))
+            except TransportError as exc:
+                self.query_one("#launch-facts", Static).update(f"{host}: {exc}")
+                return
+        text = describe(facts) if facts else "facts unknown: run `benchdeck hosts check`"
+        self.query_one("#launch-facts", Static).update(f"{host}: {text}")
+
+    async def _stored_facts(self, host: str) -> HostFacts | None:
+        from benchdeck.engine.hosts.facts import HostFacts
+
+        def read(store: Store) -> str | None:
+            row = store.cursor().execute("SELECT facts FROM hosts WHERE name = ?", [host]).fetchone()
+            return str(row[0]) if row and row[0] else None
+
+        raw = await self.hub.query(read)
+        return HostFacts.from_dict(json.loads(raw)) if raw else None
+
+    @on(Button.Pressed, "#launch-start")
+    def _pressed(self) -> None:
+        self.action_start()
+
+    def action_start(self) -> None:
+        hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
+        workloads = self._selected("#launch-workloads")
+        if not (hosts and builds and workloads):
+            self.notify("pick at least one host, build and workload", severity="warning")
+            return
+        why_not = impossible(builds, workloads)
+        if why_not:
+            self.notify(f"cannot run: {why_not}", severity="error")
+            return
+        opts = RunOptions(
+            threads=self._int("#launch-threads", 1) or None,
+            duration_s=self._int("#launch-time", 10) or None,
+            warmup_s=self._int("#launch-warmup", 0),
+        )
+        configs = self.chosen_configs()
+        if not configs and not self.query_one("#launch-configs").has_class("-hidden"):
+            self.notify("pick at least one config", severity="warning")
+            return
+        self.run_worker(
+            self._start(hosts, builds, workloads, opts, configs), group="launch", exit_on_error=False
+        )
+
+    async def _start(
+        self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions, configs: list[str]
+    ) -> None:
+        sel = self.app.selection  # type: ignore[attr-defined]
+        if sel.base is None or sel.host != hosts[0]:
+            # nothing compared on this host yet: the first build is the base (Live draws its QPS
+            # and rQPS for the others; Compare opens on them when the runs are in)
+            self.app.selection = Selection(hosts[0], builds[0], tuple(builds[1:]))  # type: ignore[attr-defined]
+        qid = await self.hub.start_queue(hosts, builds, workloads, opts, configs)
+        n = sum(map(len, (await self.hub.inventory()).config_matrix(hosts, builds, configs).values()))
+        self.notify(f"queue {qid}: {n * len(workloads)} runs started")
+        self.app.switch_mode("live")

@@ -1,0 +1,236 @@
+"""Live: one tab per host with a run: QPS (base overlaid), p95, vmstat, iostat, log, progress."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Header, Log, Static, Tab, Tabs
+
+from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.widgets.charts import Line, LineChart
+from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.services.live_model import RunView
+
+if TYPE_CHECKING:
+    from benchdeck.tui.services.live_hub import LiveHub
+
+REDRAW_S = 1.0
+
+
+def _fmt_s(s: float | None) -> str:
+    if s is None:
+        return "-"
+    m, sec = divmod(int(s), 60)
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s"
+
+
+def progress(v: RunView) -> str:
+    """``measuring 37/300 s``; ``loading 37 s`` for a step that runs until its work is done."""
+    phase = "loading" if v.open_ended and v.phase == "measuring" else v.phase
+    if not v.t:
+        return phase
+    if v.open_ended or not v.duration_s:
+        return f"{phase} {v.t[-1]:.0f} s"
+    return f"{phase} {v.t[-1]:.0f}/{v.duration_s} s"
+
+
+def headline(v: RunView, eta_s: float | None, done: int, total: int) -> str:
+    """Two lines that fit 80 columns: what runs, how it goes.
+
+    ``run 12  my8040_rel  point-query_range=100``
+    ``measuring 37/300 s  QPS 12,345.0  rQPS 0.97  suite 3/42 ETA 5m00s``
+    """
+    qps = v.final_qps if v.final_qps is not None else v.last_qps
+    what = [f"run {v.run_id}", v.build or "?", v.workload or "?"]
+    how = [progress(v), f"QPS {qps:,.1f}" if qps is not None else "QPS -"]
+    if v.rqps is not None:
+        how.append(f"rQPS {v.rqps:.2f}")
+    if total:
+        how.append(f"suite {done}/{total} ETA {_fmt_s(eta_s)}")
+    return "  ".join(what) + "\n" + "  ".join(how)
+
+
+class HostPane(Vertical):
+    """The headline, charts and log of one host's current run: the host of the active tab."""
+
+    def __init__(self) -> None:
+        super().__init__(id="live-pane")
+        self.host: str | None = None
+        self._logged = 0
+        self._run_id: int | None = None
+        self._line = ""
+
+    def _chart(self, name: str) -> LineChart:
+        return self.query_one(f"#live-{name}", LineChart)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="live-headline")
+        with VerticalScroll(classes="live-charts"), Grid(classes="live-grid"):
+            yield LineChart("QPS", id="live-qps")
+            yield LineChart("p95 latency (ms)", id="live-lat")
+            yield LineChart("CPU % (vmstat)", ymax=100.0, id="live-cpu")
+            yield LineChart("context switches (k/s), run queue", id="live-cs")
+            yield LineChart("iostat r/s, w/s", id="live-iops")
+            yield LineChart("iostat rKB/s, wKB/s", id="live-kbs")
+        yield Log(classes="live-log", max_lines=200)
+
+    def show(self, v: RunView, line: str) -> None:
+        """Show run ``v`` (of host ``v.host``); charts redraw only if their data changed."""
+        self.host = v.host
+        if line != self._line:  # its height is fixed: no layout
+            self._line = line
+            self.query_one(".live-headline", Static).update(line, layout=False)
+        xs = v.t  # the run's own lists, passed as they are: the charts take in what was appended
+        base = [Line("base", (xs[0], xs[-1]), (v.base_qps, v.base_qps))] if v.base_qps and xs else []
+        self._chart("qps").set_lines([Line("QPS", xs, v.qps), *base])
+        self._chart("lat").set_lines([Line("p95 ms", xs, v.p95)])
+        n = range(1, len(v.vm["us"]) + 1)
+        self._chart("cpu").set_lines([Line(k, n, v.vm[k]) for k in ("us", "sy", "id", "wa")])
+        self._chart("cs").set_lines([Line("kcs/s", n, v.vm["cs"], scale=0.001), Line("r", n, v.vm["r"])])
+        m = range(1, len(v.io["r_s"]) + 1)
+        self._chart("iops").set_lines([Line("r/s", m, v.io["r_s"]), Line("w/s", m, v.io["w_s"])])
+        self._chart("kbs").set_lines([Line("rKB/s", m, v.io["rkb_s"]), Line("wKB/s", m, v.io["wkb_s"])])
+        self._show_log(v)
+
+    def _show_log(self, v: RunView) -> None:
+        """Append the run's new log lines; all it kept when it is another run (another tab)."""
+        log = self.query_one(".live-log", Log)
+        if self._run_id != v.run_id:
+            log.clear()
+            self._run_id, self._logged = v.run_id, 0
+        fresh = min(v.log_total - self._logged, len(v.log))
+        if fresh > 0:
+            log.write_lines(list(v.log)[-fresh:])
+        self._logged = v.log_total
+
+
+class HostTab(Tab):
+    """The tab of one host."""
+
+    def __init__(self, host: str, id: str) -> None:
+        super().__init__(host, id=id)
+        self.host = host
+
+
+class HostTabs(Tabs):
+    """Tabs whose underline moves to the active tab at once: no 0.3 s animation (~20 frames)."""
+
+    def _highlight_active(self, animate: bool = True) -> None:
+        super()._highlight_active(animate=False)
+
+
+class LiveScreen(Screen[None]):
+    """Live monitoring of running benchmarks, a tab per host; redraws at most once a second.
+
+    The tabs share one :class:`HostPane`: switching tabs shows another host's run in the same
+    charts (a redraw), not another pane (a layout and a repaint of the whole screen).
+    """
+
+    CSS_PATH = tcss("live.tcss")
+    # Short or narrow terminals: charts keep a readable height and the chart area scrolls.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 - typed by Screen
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012 - typed by Screen
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "x",
+            "cancel_run",
+            "Cancel run",
+            id="live.cancel",
+            tooltip="Stop this host's run, keep its samples",
+        ),
+        Binding(
+            "X",
+            "cancel_queue",
+            "Cancel queue",
+            id="live.cancel_queue",
+            tooltip="Stop this run's whole queue: its running and waiting runs",
+            show=False,  # the key bar keeps its width; the command palette lists it
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen = -1
+        self._tabs: dict[str, str] = {}  # host -> tab id
+
+    @property
+    def hub(self) -> LiveHub:
+        return self.app.hub  # type: ignore[attr-defined,no-any-return]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("No run is active: start one from Launch (key 4).", id="live-empty")
+        yield HostTabs(id="live-tabs")
+        yield HostPane()
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._redraw_timer = self.set_interval(REDRAW_S, self.refresh_live)
+        self.refresh_live()
+
+    def active_host(self) -> str | None:
+        tab = self.query_one("#live-tabs", Tabs).active_tab
+        return tab.host if isinstance(tab, HostTab) else None
+
+    def refresh_live(self) -> None:
+        """Redraw the active host's run if anything changed since the last redraw."""
+        model = self.hub.model
+        if model.version == self._seen:
+            return
+        self._seen = model.version
+        hosts = model.hosts()
+        self._add_tabs(hosts)
+        for widget in (self.query_one("#live-tabs", Tabs), self.query_one(HostPane)):
+            widget.display = bool(hosts)
+        self.query_one("#live-empty", Static).display = not hosts
+        host = self.active_host()
+        v = model.current(host) if host is not None else None
+        if v is not None:
+            p = model.progress
+            self.query_one(HostPane).show(v, headline(v, p.eta_s(v), p.done, p.total))
+
+    def _add_tabs(self, hosts: list[str]) -> None:
+        tabs = self.query_one("#live-tabs", Tabs)
+        for host in hosts:
+            if host not in self._tabs:  # a dict, not a DOM query per host each second
+                self._tabs[host] = f"live-{_safe(host)}-{len(self._tabs)}"
+                tabs.add_tab(HostTab(host, self._tabs[host]))
+
+    @on(Tabs.TabActivated, "#live-tabs")
+    def _tab_changed(self) -> None:
+        """Show the new tab's host at once; its next redraw comes a full interval later."""
+        self._seen = -1
+        self.refresh_live()
+        self._redraw_timer.reset()
+
+    def action_cancel_run(self) -> None:
+        host = self.active_host()
+        v = self.hub.model.current(host) if host is not None else None
+        if v is None or v.done:
+            self.notify("nothing to cancel on this host")
+            return
+        self.run_worker(self.hub.cancel(v.run_id), exclusive=True, group="cancel", exit_on_error=False)
+        self.notify(f"cancelling run {v.run_id}")
+
+    def action_cancel_queue(self) -> None:
+        host = self.active_host()
+        v = self.hub.model.current(host) if host is not None else None
+        if v is None:
+            self.notify("no queue on this host")
+            return
+
+        async def cancel(run_id: int) -> None:
+            qid = await self.hub.cancel_queue(run_id)
+            self.notify(f"queue {qid} cancelled" if qid is not None else f"run {run_id} is in no queue")
+
+        self.run_worker(cancel(v.run_id), exclusive=True, group="cancel", exit_on_error=False)
+
+
+def _safe(host: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in host)

@@ -1,0 +1,263 @@
+"""The app's live side: queues run in the app's event loop, store writes on one writer thread.
+
+The hub owns the run service for the app's lifetime, keeps the :class:`LiveModel` current and
+tells listeners (the Live screen) that something changed. Nothing here blocks the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from benchdeck.engine.building.runner import BuildEvent
+from benchdeck.engine.events import Planned, RunEvent
+from benchdeck.engine.hosts.inventory import Inventory, load_inventory
+from benchdeck.engine.planning.plan import RunOptions
+from benchdeck.store import queue as q
+from benchdeck.store.db import Store
+from benchdeck.tui.services.live_model import LiveModel
+
+if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a queue starts
+    from benchdeck.engine.running.session import Session
+    from benchdeck.tui.services.runs import Outcome, RunService
+
+T = TypeVar("T")
+
+
+class LiveHub:
+    """Starts queues and cancels runs for the app; the model is read by the Live screen."""
+
+    def __init__(self, store: Callable[[], Store], base_build: Callable[[], str | None] = lambda: None):
+        self._store = store
+        self.base_build = base_build
+        self.model = LiveModel()
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")
+        self.session: Session | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.listeners: list[Callable[[], None]] = []
+        self.on_error: Callable[[str], None] = lambda _msg: None
+        """Called with a one-line message when a background queue fails."""
+        self.on_run_stored: Callable[[], None] = lambda: None
+        """Called once a run has ended and its end is in the store (screens reload)."""
+        self.outcomes: list[Outcome] = []
+        self.last_inventory: Inventory | None = None
+        """The inventory as last read (the palette lists its recipes' builds from it)."""
+
+    async def query(self, fn: Callable[[Store], T]) -> T:
+        """Run ``fn(store)`` on the writer thread (store access never blocks the UI loop)."""
+        store = self._store
+        return await asyncio.get_running_loop().run_in_executor(self.writer, lambda: fn(store()))
+
+    async def inventory(self) -> Inventory:
+        """The inventory as the file says now (read on a thread: the loop never waits on disk),
+        with the builds ``benchdeck build`` registered in the store."""
+        from benchdeck.store.build_records import registered
+
+        inv = await asyncio.to_thread(load_inventory, None)
+        try:
+            extra = await self.query(lambda store: registered(store.cursor()))
+        except Exception:  # an unreadable store: the file's builds still run
+            extra = {}
+        self.last_inventory = inv.with_builds(extra)
+        return self.last_inventory
+
+    def start_build(self, host: str, recipe: str, variant: str) -> None:
+        """Compile a recipe's variant on a host in the background; it shows on Live like a run."""
+        self.model.progress.total += 1
+        self.model.progress.planned_s += 60
+        self._keep(asyncio.create_task(self._build(host, recipe, variant)))
+        self._changed()
+
+    async def _build(self, host: str, recipe: str, variant: str) -> None:
+        from benchdeck.engine.running.session import Session
+        from benchdeck.tui.services.builds import BuildService
+
+        name = f"{recipe} {variant}"
+
+        def on_event(ev: BuildEvent) -> None:
+            v = self.model.view(ev.run_id)
+            if not v.host:
+                v.host, v.workload, v.build = host, "build", name
+            self.model.apply(ev)
+            self._changed()
+
+        try:
+            inv = await self.inventory()
+            name = inv.recipe(recipe).build_name(variant)
+            if self.session is None:
+                self.session = Session(inv)
+            out = await BuildService(self._store(), self.session, on_event, self.writer).build(
+                host, recipe, variant
+            )
+            if out.ok:
+                self.session.inventory = await self.inventory()  # the new build, for Launch and queues
+                self.on_run_stored()
+            else:
+                self.on_error(out.error or f"build {out.name} {out.status}")
+        except Exception as exc:  # a background task: report it, never lose it
+            self.on_error(f"build {recipe} {variant} on {host} stopped: {exc}")
+        self._changed()
+
+    def _changed(self) -> None:
+        for fn in self.listeners:
+            fn()
+
+    def _on_event(self, ev: RunEvent) -> None:
+        view = self.model.apply(ev)
+        if isinstance(ev, Planned):
+            task = asyncio.create_task(self._lookup_base(view.run_id, ev.plan.host, ev.plan.workload))
+            self._keep(task)
+        self._changed()
+
+    def _keep(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _lookup_base(self, run_id: int, host: str, workload: str) -> None:
+        base = self.base_build()
+        if not base:
+            return
+        loop = asyncio.get_running_loop()
+        qps = await loop.run_in_executor(self.writer, self._base_qps, host, base, workload)
+        self.model.view(run_id).base_qps = qps
+        self._changed()
+
+    def _base_qps(self, host: str, build: str, workload: str) -> float | None:
+        row = (
+            self._store()
+            .cursor()
+            .execute(
+                "SELECT median(s.qps) FROM runs r JOIN hosts h USING (host_id) "
+                "JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) "
+                "JOIN run_summary s USING (run_id) "
+                "WHERE h.name = ? AND b.name = ? AND w.name = ? AND r.status = 'finished'",
+                [host, build, workload],
+            )
+            .fetchone()
+        )
+        return float(row[0]) if row and row[0] is not None else None
+
+    async def start_queue(
+        self,
+        hosts: Sequence[str],
+        builds: Sequence[str],
+        workloads: Sequence[str],
+        options: RunOptions,
+        configs: Sequence[str] = (),
+    ) -> int:
+        """Persist the matrix, then run it in the background; returns the queue id.
+
+        ``configs``: the server configurations to run, each build those of them it has
+        (none given: each build's default)."""
+        loop = asyncio.get_running_loop()
+        matrix = (await self.inventory()).config_matrix(hosts, builds, configs)
+
+        def create() -> int:
+            with self._store().transaction() as cur:
+                return q.create_queue(cur, hosts, builds, workloads, options, matrix)
+
+        qid = await loop.run_in_executor(self.writer, create)
+        n = sum(map(len, matrix.values())) * len(workloads)
+        per_run = options.duration_s or 300
+        self.model.progress.total += n
+        self.model.progress.planned_s += n * (per_run + options.warmup_s)
+        self._keep(asyncio.create_task(self._run(qid)))
+        self._changed()
+        return qid
+
+    async def _service(self) -> RunService:
+        """A run service over the hub's session (made from the inventory on first use)."""
+        from benchdeck.engine.running.session import Session
+        from benchdeck.tui.services.runs import RunService
+
+        if self.session is None:
+            self.session = Session(await self.inventory())
+        return RunService(
+            self._store(), self.session, self._on_event, self.writer, lambda _end: self.on_run_stored()
+        )
+
+    async def _run(self, queue_id: int) -> None:
+        try:
+            service = await self._service()
+            async with service as svc:
+                self.outcomes += await svc.run_queue(queue_id)
+            for why in service.blocked:  # that host's runs wait (another run's process is alive)
+                self.on_error(f"queue {queue_id} waits: {why}")
+        except Exception as exc:  # a background task: report it, never lose it
+            self.on_error(f"queue {queue_id} stopped: {exc}")
+        self._changed()
+
+    async def cancel(self, run_id: int) -> None:
+        view = self.model.runs.get(run_id)
+        if view is None or view.done or self.session is None:
+            return
+        from benchdeck.engine.running.cancel import cancel_remote
+
+        remote_dir, procs = view.remote_dir, view.procs
+        if not procs:  # a reattached run: its processes are in the store
+            from benchdeck.store.live import unfinished
+
+            live = {r.run_id: r for r in await self.query(lambda st: unfinished(st.cursor(), view.host))}
+            if run_id not in live:
+                self.on_error(f"run {run_id}: nothing to cancel yet (no remote process recorded)")
+                return
+            remote_dir, procs = live[run_id].plan.remote_dir, live[run_id].procs
+        transport = await self.session.transport(view.host)
+        await cancel_remote(transport, remote_dir, procs)
+
+    @property
+    def busy(self) -> bool:
+        """Runs or queues are going (quitting leaves them to go on detached)."""
+        return bool(self.model.active()) or any(not t.done() for t in self._tasks)
+
+    async def cancel_queue(self, run_id: int) -> int | None:
+        """Cancel the queue that ``run_id`` belongs to: its waiting runs and its running ones.
+        Returns the queue id (None: the run is in no queue)."""
+
+        def cancel(store: Store) -> tuple[int | None, list[int]]:
+            with store.transaction() as cur:
+                qid = q.queue_of_run(cur, run_id)
+                return (qid, q.cancel_queue(cur, qid)[1]) if qid is not None else (None, [])
+
+        qid, running = await self.query(cancel)
+        for rid in running:
+            await self.cancel(rid)
+        self._changed()
+        return qid
+
+    async def pending_work(self) -> tuple[int, int]:
+        """(runs an earlier benchdeck left running, queued runs waiting) in a writable store."""
+        from benchdeck.store.live import unfinished
+
+        def count(store: Store) -> tuple[int, int]:
+            if store.read_only:
+                return 0, 0
+            cur = store.cursor()
+            waiting = cur.execute("SELECT count(*) FROM queue_items WHERE status = 'pending'").fetchone()
+            return len(unfinished(cur)), int(waiting[0]) if waiting else 0
+
+        return await self.query(count)
+
+    def start_resume(self, running: int = 0, waiting: int = 0) -> None:
+        """Reattach to runs left running and go on with waiting queues (``benchdeck resume``)."""
+        self.model.progress.total += running + waiting
+        self._keep(asyncio.create_task(self._resume()))
+        self._changed()
+
+    async def _resume(self) -> None:
+        try:
+            async with await self._service() as svc:
+                self.outcomes += await svc.resume()
+        except Exception as exc:  # a background task: report it, never lose it
+            self.on_error(f"resuming stopped: {exc}")
+        self._changed()
+
+    async def close(self) -> None:
+        for t in list(self._tasks):
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.session is not None:
+            await self.session.close()
+        self.writer.shutdown(wait=True)

@@ -1,0 +1,185 @@
+"""What the Live screen shows, built from engine events (pure: no Textual, no I/O)."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from benchdeck.engine.building.runner import BuildEvent, BuildFailed, BuildFinished
+from benchdeck.engine.events import (
+    BenchBatch,
+    IostatBatch,
+    LogLine,
+    Phase,
+    Planned,
+    RemoteProc,
+    Replayed,
+    RunCancelled,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    StepStarted,
+    VmstatBatch,
+)
+from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
+
+VM_KEYS = ("us", "sy", "id", "wa", "cs", "r")
+IO_KEYS = ("r_s", "w_s", "rkb_s", "wkb_s")
+LOG_LINES = 200
+
+
+@dataclass
+class RunView:
+    """One run as it happens: its series, phase, log and, when known, the base's QPS."""
+
+    run_id: int
+    host: str = ""
+    workload: str = ""
+    build: str = ""
+    phase: str = "queued"
+    duration_s: int | None = None
+    open_ended: bool = False  # runs until its work is done: duration_s is a cap, not its length
+    remote_dir: str = ""
+    procs: tuple[RemoteProc, ...] = ()
+    t: list[float] = field(default_factory=list)
+    qps: list[float | None] = field(default_factory=list)
+    p95: list[float | None] = field(default_factory=list)
+    vm: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in VM_KEYS})
+    io: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in IO_KEYS})
+    log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
+    log_total: int = 0  # lines ever logged, so a view knows how many are new
+    base_qps: float | None = None
+    final_qps: float | None = None
+    error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.phase in ("finished", "failed", "cancelled")
+
+    @property
+    def last_qps(self) -> float | None:
+        return next((q for q in reversed(self.qps) if q is not None), None)
+
+    @property
+    def rqps(self) -> float | None:
+        """Live QPS relative to the base build's QPS for the same workload and host."""
+        q = self.final_qps if self.final_qps is not None else self.last_qps
+        return q / self.base_qps if q is not None and self.base_qps else None
+
+    def _log(self, line: str) -> None:
+        self.log.append(line)
+        self.log_total += 1
+
+    def _bench(self, rows: Sequence[BenchInterval]) -> None:
+        for r in rows:
+            self.t.append(r.t)
+            self.qps.append(r.qps if r.qps is not None else r.tps)
+            self.p95.append(r.latency_ms)
+
+    def _vm(self, rows: Sequence[VmstatSample]) -> None:
+        for v in rows:
+            for k in VM_KEYS:
+                self.vm[k].append(float(getattr(v, k)))
+
+    def _io(self, rows: Sequence[IostatSample]) -> None:
+        for s in rows:
+            for k in IO_KEYS:
+                self.io[k].append(float(getattr(s, k)))
+
+    def apply(self, ev: RunEvent | BuildEvent) -> None:
+        match ev:
+            case Planned(_, plan):
+                self.host, self.workload, self.duration_s = plan.host, plan.workload, plan.duration_s
+                self.build, self.open_ended = plan.build, plan.open_ended
+            case Phase(_, name, detail):
+                self.phase = name
+                self._log(f"{name}: {detail}" if detail else name)
+            case StepStarted(_, host, remote_dir, proc):  # cancel stops the step (prepare ...)
+                self.host, self.remote_dir, self.procs = host, remote_dir, (proc,)
+            case RunStarted(_, host, remote_dir, _, procs):
+                self.phase, self.host, self.remote_dir, self.procs = "measuring", host, remote_dir, procs
+            case BenchBatch(_, rows):
+                self._bench(rows)
+            case VmstatBatch(_, rows):
+                self._vm(rows)
+            case IostatBatch(_, rows):
+                self._io(rows)
+            case Replayed(_, bench, vm, io):  # a reattached run: what was stored before
+                self._bench(bench)
+                self._vm(vm)
+                self._io(io)
+            case LogLine(_, stream, text):
+                self._log(f"{stream}: {text}")
+            case RunFinished(_, _, qps, _, _):
+                self.phase, self.final_qps = "finished", qps
+                self._log(f"finished: QPS {qps:,.2f}")
+            case RunFailed(_, error, _):
+                self.phase, self.error = "failed", error
+                self._log(f"failed: {error}")
+            case RunCancelled():
+                self.phase = "cancelled"
+                self._log("cancelled")
+            case BuildFinished(_, r, _):
+                self.phase = "finished"
+                self._log(
+                    f"built in {r.duration_s:.1f} s, binary {r.binary_size:,} bytes ({r.compiler_version})"
+                )
+            case BuildFailed(_, error, _, _, _):
+                self.phase, self.error = "failed", error
+                self._log(f"failed: {error}")
+
+
+@dataclass
+class QueueProgress:
+    """Progress through a queued matrix, with an ETA from the planned durations."""
+
+    total: int = 0
+    done: int = 0
+    planned_s: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+
+    def eta_s(self, running: RunView | None = None) -> float | None:
+        """Planned seconds left: the runs not done, less what ``running`` (the run being
+        watched) has measured already, so the ETA moves while a run runs."""
+        if not self.total or self.done >= self.total:
+            return None
+        per_run = self.planned_s / self.total
+        left = per_run * (self.total - self.done)
+        if running is not None and not running.done and running.t:
+            left -= min(running.t[-1], running.duration_s or per_run)
+        return max(0.0, left)
+
+
+class LiveModel:
+    """All live runs; the latest run of each host is what its tab shows."""
+
+    def __init__(self) -> None:
+        self.runs: dict[int, RunView] = {}
+        self.progress = QueueProgress()
+        self.version = 0  # bumped on every change: views redraw when it moved
+
+    def view(self, run_id: int) -> RunView:
+        return self.runs.setdefault(run_id, RunView(run_id))
+
+    def apply(self, ev: RunEvent | BuildEvent) -> RunView:
+        v = self.view(ev.run_id)
+        was_done = v.done
+        v.apply(ev)
+        if v.done and not was_done:
+            self.progress.done += 1
+        self.version += 1
+        return v
+
+    def hosts(self) -> list[str]:
+        return sorted({v.host for v in self.runs.values() if v.host})
+
+    def current(self, host: str) -> RunView | None:
+        """The host's newest run (the one running, or the last that ran)."""
+        mine = [v for v in self.runs.values() if v.host == host]
+        return max(mine, key=lambda v: v.run_id) if mine else None
+
+    def active(self) -> list[RunView]:
+        return [v for v in self.runs.values() if not v.done and v.host]

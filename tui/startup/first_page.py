@@ -1,0 +1,178 @@
+"""The first page of Runs as the last start read it, kept in the user's cache directory and
+shown by the next start only while the store is exactly as it was when it was read.
+
+"Exactly as it was": the store file and its write-ahead log have the same device, inode,
+size, mtime and ctime as when the page was read (a WAL that appeared or went counts). A page
+is kept only if neither changed while it was read and both were last written more than
+:data:`QUIET_S` before (any later write then has a newer mtime, whatever the clock's grain).
+The app opens the store after the first frame anyway and shows what it reads if it differs.
+
+Neither DuckDB nor Textual here: this is what spares the first frame loading DuckDB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from benchdeck.store.queries import HistoryRow
+from benchdeck.tui.startup.store_handle import RunsPage
+
+CACHE_DIR_ENV = "BENCHDECK_CACHE_DIR"
+FORMAT = 1
+QUIET_S = 2.0
+
+FileState = tuple[int, int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns
+Identity = tuple[FileState, FileState | None]  # the store file, its WAL (None: there is none)
+
+
+def cache_dir() -> Path:
+    """``$BENCHDECK_CACHE_DIR``, else benchdeck's directory in the user cache dir."""
+    env = os.environ.get(CACHE_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("benchdeck", appauthor=False))
+
+
+def store_file(db: Path | None) -> Path | None:
+    """The file ``db`` names, as the store resolves it (``$BENCHDECK_DB``, else the default in
+    the user data dir); None for a DuckLake team store. (A different answer than the store's
+    only misses the cache: pages are kept under the path of the store that was opened.)"""
+    text = str(db) if db is not None else os.environ.get("BENCHDECK_DB", "")
+    if text.startswith("ducklake:"):
+        return None
+    if text:
+        return Path(text).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("benchdeck", appauthor=False)) / "benchdeck.duckdb"
+
+
+def _state(path: Path) -> FileState | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def identity(path: Path) -> Identity | None:
+    """The store file's and its WAL's identity now; None if there is no store file."""
+    main = _state(path)
+    if main is None:
+        return None
+    return main, _state(path.with_name(path.name + ".wal"))
+
+
+def _quiet(ident: Identity) -> bool:
+    last = max(s[3:] for s in ident if s is not None)  # (mtime, ctime) of the latest
+    return time.time_ns() - max(last) >= QUIET_S * 1e9
+
+
+def _cache_file(path: Path) -> Path:
+    key = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24]
+    return cache_dir() / f"runs-{key}.json"
+
+
+def save(path: Path, before: Identity | None, runs: int, page: RunsPage) -> bool:
+    """Keep ``page`` (read from ``path`` holding ``runs`` runs) if the store was quiet and did
+    not change while it was read (``before``: its identity before it was opened)."""
+    if before is None or identity(path) != before or not _quiet(before):
+        return False
+    doc = {"format": FORMAT, "store": str(path.resolve()), "identity": before, **page_doc(runs, page)}
+    import tempfile  # (on the opening thread, after the first frame)
+
+    target = _cache_file(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".runs-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(doc, f, separators=(",", ":"))
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:  # a cache only: no room, no permission ... the next start reads the store
+        return False
+    return True
+
+
+def page_doc(runs: int, page: RunsPage | None) -> dict[str, Any]:
+    """The number of runs and the first page as JSON's types (None: no runs, no page)."""
+    if page is None:
+        return {"count": runs, "hosts": None, "builds": None, "total": 0, "runs": []}
+    return {
+        "count": runs,
+        "hosts": page.hosts,
+        "builds": page.builds,
+        "total": page.total,
+        "runs": [_row(r) for r in page.runs],
+    }
+
+
+def page_from_doc(doc: dict[str, Any]) -> tuple[int, RunsPage | None]:
+    """What :func:`page_doc` made (raises ValueError, KeyError, TypeError or IndexError for
+    anything else)."""
+    if doc["hosts"] is None:
+        return int(doc["count"]), None
+    rows: list[list[Any]] = doc["runs"]
+    runs = [
+        HistoryRow(
+            run_id=int(run_id),
+            host=host,
+            build=build,
+            config=config,
+            workload=workload,
+            threads=threads,
+            status=status,
+            qps=qps,
+            created_at=datetime.fromisoformat(created_at),
+            tags=tuple(tags),
+            error=error,
+        )
+        for run_id, host, build, config, workload, threads, status, qps, created_at, tags, error in rows
+    ]
+    return int(doc["count"]), RunsPage(runs, list(doc["hosts"]), list(doc["builds"]), int(doc["total"]))
+
+
+def _row(r: HistoryRow) -> list[Any]:
+    when = r.created_at.isoformat()
+    return [
+        r.run_id,
+        r.host,
+        r.build,
+        r.config,
+        r.workload,
+        r.threads,
+        r.status,
+        r.qps,
+        when,
+        r.tags,
+        r.error,
+    ]
+
+
+def load(path: Path) -> tuple[int, RunsPage] | None:
+    """The number of runs and the first page kept for ``path``, if the store is as it was."""
+    now = identity(path)
+    if now is None:
+        return None
+    try:
+        doc: dict[str, Any] = json.loads(_cache_file(path).read_text(encoding="utf-8"))
+        if doc.get("format") != FORMAT or doc.get("store") != str(path.resolve()):
+            return None
+        kept = doc["identity"]
+        if [list(s) if s is not None else None for s in now] != kept:
+            return None
+        runs, page = page_from_doc(doc)
+        return (runs, page) if page is not None else None
+    except (OSError, ValueError, KeyError, TypeError, IndexError):  # none, or not ours: read the store
+        return None
