@@ -325,6 +325,48 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         SELECT 1;
         """,
     ),
+    (
+        12,
+        """
+        -- Counters and CPU profiles (engine/profiling/records.py). A window is one perf stat
+        -- or perf record window of a run; value is NULL when perf did not count the event
+        -- (status says why), never 0. Versions 10 and 11 are left for other migrations.
+        CREATE TABLE counter_windows (
+            run_id     BIGINT NOT NULL,
+            window_no  INTEGER NOT NULL,
+            start_s    DOUBLE,
+            seconds    DOUBLE NOT NULL,
+            target     VARCHAR NOT NULL DEFAULT '',
+            source     VARCHAR NOT NULL
+        );
+        CREATE TABLE counter_values (
+            run_id      BIGINT NOT NULL,
+            window_no   INTEGER NOT NULL,
+            event       VARCHAR NOT NULL,
+            value       DOUBLE,
+            unit        VARCHAR NOT NULL DEFAULT '',
+            running_pct DOUBLE,
+            status      VARCHAR NOT NULL
+        );
+        CREATE TABLE profile_windows (
+            run_id       BIGINT NOT NULL,
+            window_no    INTEGER NOT NULL,
+            start_s      DOUBLE,
+            seconds      DOUBLE NOT NULL,
+            event        VARCHAR NOT NULL,
+            frequency_hz DOUBLE,
+            samples      BIGINT NOT NULL,
+            target       VARCHAR NOT NULL DEFAULT '',
+            source       VARCHAR NOT NULL
+        );
+        CREATE TABLE profile_stacks (
+            run_id    BIGINT NOT NULL,
+            window_no INTEGER NOT NULL,
+            stack     VARCHAR NOT NULL,
+            samples   BIGINT NOT NULL
+        );
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = max(version for version, _ in MIGRATIONS)

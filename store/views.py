@@ -103,6 +103,13 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
     "build_records": "Builds benchdeck compiled (benchdeck build / pgo), every attempt: recipe, "
     "variant, flags, compiler and version, duration, binary size, PGO training and measured "
     "workloads; the newest finished one per host and name is a registered build.",
+    "counter_windows": "perf stat windows of a run: start (s after the measured phase began), "
+    "length, what was counted (target) and where they came from (source).",
+    "counter_values": "One event per perf stat window: value as perf scales it, NULL when not "
+    "counted (status: 'not supported' / 'not counted'), never 0; running_pct when multiplexed.",
+    "profile_windows": "perf record -g windows of a run: sampling event, frequency, samples.",
+    "profile_stacks": "Folded call stacks per profile window (frames root first, ';'-joined) "
+    "and their samples, as FlameGraph's stackcollapse writes them.",
 }
 
 COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {
