@@ -365,6 +365,14 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
             stack     VARCHAR NOT NULL,
             samples   BIGINT NOT NULL
         );
+        -- A window the capture did not take (perf killed on the host, the target gone).
+        CREATE TABLE capture_gaps (
+            run_id    BIGINT NOT NULL,
+            kind      VARCHAR NOT NULL,
+            window_no INTEGER NOT NULL,
+            start_s   DOUBLE,
+            reason    VARCHAR NOT NULL
+        );
         """,
     ),
 )

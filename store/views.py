@@ -110,6 +110,8 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
     "profile_windows": "perf record -g windows of a run: sampling event, frequency, samples.",
     "profile_stacks": "Folded call stacks per profile window (frames root first, ';'-joined) "
     "and their samples, as FlameGraph's stackcollapse writes them.",
+    "capture_gaps": "perf windows a run's capture did not take (kind 'counters' or 'cpu'): when "
+    "(start_s) and why (perf killed on the host, the target process gone).",
 }
 
 COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {

@@ -1,0 +1,312 @@
+"""The capture loop benchdeck runs ON the benchmarked host (standard library only, shipped to
+the run directory like the built-in workload's client; engine/profiling/capture.py).
+
+``counters``: every ``--period`` seconds a ``perf stat -x,`` window of ``--window`` seconds on
+the target's pids; ``cpu``: a ``perf record -g`` window, then ``perf script`` folded into stacks
+here, where the binaries and symbols are. The target is found again at every window (a
+restarted server, PostgreSQL's backends that come and go with connections): the first of the
+``--target`` specs that names a live process, plus its children with ``--children``. Each
+window is one block on stdout, written at once and followed by the runner by byte offset::
+
+    # window 3 start=30.002 seconds=10.004 target=pids 812,901
+    <perf stat -x, lines, or folded stacks "comm;root;...;leaf 12">
+    # end 3
+
+A window perf could not take (perf killed, the target gone) is a line
+``# gap 3 start=30.002 reason=...``. ``check`` prints the preflight's findings, one per line:
+``problem <what> <text>`` (the capture cannot run) or ``warn <what> <text>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import pwd
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+try:  # shipped beside this file under the same package path
+    from .fold import fold
+except ImportError:  # pragma: no cover - run as a plain script
+    from fold import fold  # type: ignore[no-redef]
+
+INSTALL = "install perf: Debian linux-perf, Ubuntu linux-tools-$(uname -r), RHEL/Fedora perf"
+
+
+def resolve(targets: list[str], children: bool) -> list[int]:
+    """The pids of the first target spec that names a live process (and its children)."""
+    for spec in targets:
+        kind, _, arg = spec.partition(":")
+        pids = _lookup(kind, arg)
+        pids = [p for p in pids if os.path.exists(f"/proc/{p}")]
+        if pids:
+            if children:
+                pids += [c for c in _children(set(pids)) if c not in pids]
+            return sorted(set(pids))
+    return []
+
+
+def _lookup(kind: str, arg: str) -> list[int]:
+    if kind == "pid":
+        return [int(arg)] if arg.isdigit() else []
+    if kind == "pidfile":
+        return _pidfile(arg)
+    if kind == "datadir":
+        for path in [os.path.join(arg, "postmaster.pid"), *sorted(glob.glob(os.path.join(arg, "*.pid")))]:
+            if pids := _pidfile(path):
+                return pids
+        return []
+    if kind == "port":
+        return _port_owner(int(arg)) if arg.isdigit() else []
+    if kind == "pgid":
+        return [p for p in _all_pids() if _stat(p)[1] == int(arg)] if arg.isdigit() else []
+    return []
+
+
+def _pidfile(path: str) -> list[int]:
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            first = f.readline().strip()
+    except OSError:
+        return []
+    return [int(first)] if first.isdigit() else []
+
+
+def _all_pids() -> list[int]:
+    return [int(d) for d in os.listdir("/proc") if d.isdigit()]
+
+
+def _stat(pid: int) -> tuple[int, int]:
+    """(ppid, pgrp) of a process, (-1, -1) when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+        return int(rest[1]), int(rest[2])
+    except (OSError, IndexError, ValueError):
+        return -1, -1
+
+
+def _children(parents: set[int]) -> list[int]:
+    return [p for p in _all_pids() if _stat(p)[0] in parents]
+
+
+def _port_owner(port: int) -> list[int]:
+    """The process listening on TCP ``port`` (its socket's inode among the pids' fds: root,
+    or the server's own user, can see them)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as f:
+                for line in list(f)[1:]:
+                    cols = line.split()
+                    if cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(f"socket:[{cols[9]}]")
+        except OSError:
+            continue
+    for pid in _all_pids():
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") in inodes for fd in fds):
+                return [pid]
+        except OSError:
+            continue
+    return []
+
+
+# --- the windows ---------------------------------------------------------------------------
+
+
+def _perf_stat(pids: list[int], events: str, seconds: float, tmp: str) -> tuple[str | None, str]:
+    out = os.path.join(tmp, "stat.csv")
+    argv = ["perf", "stat", "-x,", "-o", out, "-e", events, "-p", ",".join(map(str, pids))]
+    res = subprocess.run([*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True)
+    if res.returncode != 0:
+        return None, _why(res)
+    with open(out, encoding="utf-8", errors="replace") as f:
+        return f.read(), ""
+
+
+_recorded = [0.0]  # when the last perf record ended (its folding is not part of the window)
+
+
+def _perf_cpu(pids: list[int], event: str, hz: int, seconds: float, tmp: str) -> tuple[str | None, str]:
+    data = os.path.join(tmp, "perf.data")
+    argv = ["perf", "record", "-q", "-g", "-F", str(hz), "-e", event, "-o", data]
+    argv += ["-p", ",".join(map(str, pids)), "--", "sleep", f"{seconds:g}"]
+    res = subprocess.run(argv, capture_output=True, text=True)
+    _recorded[0] = time.monotonic()
+    if res.returncode != 0:
+        return None, _why(res)
+    script = subprocess.Popen(
+        ["perf", "script", "-i", data], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert script.stdout is not None
+    stacks = fold(script.stdout)
+    if script.wait() != 0:
+        return None, f"perf script exited {script.returncode}"
+    return "".join(f"{stack} {n}\n" for stack, n in stacks.most_common()), ""
+
+
+def _why(res: subprocess.CompletedProcess[str]) -> str:
+    if res.returncode < 0:
+        return f"perf killed by signal {-res.returncode}"
+    lines = [ln.strip() for ln in (res.stderr or "").splitlines() if ln.strip()]
+    return f"perf exited {res.returncode}: {lines[-1] if lines else 'no message'}"
+
+
+def loop(args: argparse.Namespace) -> None:
+    """Windows every ``period`` seconds until killed (the runner stops it with the benchmark)."""
+    t0 = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=os.getcwd())
+    n = 0
+    while args.windows is None or n < args.windows:
+        wait = t0 + n * args.period - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        start = time.monotonic() - t0
+        pids = resolve(args.target, args.children)
+        if not pids:
+            _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
+            n += 1
+            continue
+        if args.kind == "counters":
+            body, why = _perf_stat(pids, args.events, args.window, tmp)
+        else:
+            body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp)
+        seconds = (_recorded[0] if args.kind == "cpu" else time.monotonic()) - t0 - start
+        if body is None:
+            _write(f"# gap {n} start={start:.3f} reason={why}\n")
+        else:
+            target = f"pids {','.join(map(str, pids))}"
+            head = f"# window {n} start={start:.3f} seconds={seconds:.3f} target={target}\n"
+            _write(head + body + ("" if body.endswith("\n") or not body else "\n") + f"# end {n}\n")
+        n += 1
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+# --- preflight -----------------------------------------------------------------------------
+
+
+def check(args: argparse.Namespace) -> None:
+    """The findings of the preflight, one line each (nothing printed: all is well)."""
+    if shutil.which("perf") is None or subprocess.run(["perf", "--version"], capture_output=True).returncode:
+        print(f"problem perf perf missing on this host ({INSTALL})")
+        return
+    pids = resolve(args.target, False) or [os.getpid()]
+    own = pids == [os.getpid()]
+    kinds = args.kinds.split(",")
+    with tempfile.TemporaryDirectory(prefix="bdperf.") as tmp:
+        for kind in kinds:
+            if kind == "counters":
+                body, why = _perf_stat(pids, "task-clock", 0.05, tmp)
+            else:
+                body, why = _perf_cpu(pids, args.event, args.freq, 0.05, tmp)
+            if body is None:
+                print(f"problem {kind} {_permission_hint(pids, why)}")
+                return
+    if not own and "cpu" in kinds:
+        for line in binary_findings(f"/proc/{pids[0]}/exe"):
+            print(line)
+
+
+def _permission_hint(pids: list[int], why: str) -> str:
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid", encoding="ascii") as f:
+            paranoid = f.read().strip()
+    except OSError:
+        paranoid = "?"
+    try:
+        user = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        user = f"uid {os.getuid()}"
+    return (
+        f"perf cannot watch pid {pids[0]} as {user} (kernel.perf_event_paranoid={paranoid}; {why}): "
+        "as root run `sysctl -w kernel.perf_event_paranoid=-1` (and kernel.yama.ptrace_scope=0 for "
+        "another user's server), or give perf the capabilities: "
+        "`setcap cap_perfmon,cap_sys_ptrace,cap_syslog+ep $(readlink -f $(command -v perf))`"
+    )
+
+
+def binary_findings(path: str) -> list[str]:
+    """``warn`` lines for a server binary without a symbol table or frame pointers."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return []  # another user's process: its binary cannot be read, nothing to say
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return []  # only 64-bit little-endian ELF is read
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    out = []
+    symtab = next((i for i, s in enumerate(secs) if s[1] == 2), None)  # SHT_SYMTAB
+    if symtab is None:
+        out.append(
+            f"warn stripped {os.path.realpath(path)} is stripped: stacks name only its exported "
+            "functions (install its debug symbols, e.g. the -dbgsym package, or use an unstripped build)"
+        )
+    table = symtab if symtab is not None else next((i for i, s in enumerate(secs) if s[1] == 11), None)
+    if table is not None and _frame_pointer_share(data, secs, table) < 0.5:
+        out.append(
+            f"warn frame-pointers {os.path.realpath(path)} looks built without frame pointers: "
+            "perf record -g stacks stop early or skip callers (build with -fno-omit-frame-pointer, "
+            "the o2nofp variants)"
+        )
+    return out
+
+
+def _frame_pointer_share(data: bytes, secs: list[tuple[int, ...]], table: int) -> float:
+    """The share of sampled functions (>= 32 bytes) that begin ``push %rbp; mov %rsp,%rbp``."""
+    _, _, _, _, off, size, _, _, _, entsize = secs[table]
+    funcs = []
+    for i in range(0, size // max(entsize, 24)):
+        _, info, _, shndx, value, fsize = struct.unpack_from("<IBBHQQ", data, off + i * 24)
+        if info & 0xF == 2 and fsize >= 32 and 0 < shndx < len(secs):
+            funcs.append((value, shndx))
+    if not funcs:
+        return 1.0
+    step = max(1, len(funcs) // 400)
+    hits = total = 0
+    for value, shndx in funcs[::step]:
+        sec = secs[shndx]
+        pos = value - sec[3] + sec[4]
+        head = data[pos : pos + 8]
+        if head.startswith(b"\xf3\x0f\x1e\xfa"):  # endbr64
+            head = head[4:]
+        total += 1
+        hits += head.startswith(b"\x55\x48\x89\xe5")
+    return hits / total if total else 1.0
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="host_perf")
+    ap.add_argument("kind", choices=("counters", "cpu", "check"))
+    ap.add_argument("--target", action="append", default=[])
+    ap.add_argument("--children", action="store_true")
+    ap.add_argument("--window", type=float, default=10.0)
+    ap.add_argument("--period", type=float, default=10.0)
+    ap.add_argument("--windows", type=int, default=None)
+    ap.add_argument("--events", default="task-clock")
+    ap.add_argument("--event", default="cpu-clock")
+    ap.add_argument("--freq", type=int, default=99)
+    ap.add_argument("--kinds", default="counters")
+    args = ap.parse_args(argv)
+    if args.kind == "check":
+        check(args)
+    else:
+        loop(args)
+
+
+if __name__ == "__main__":
+    main()
