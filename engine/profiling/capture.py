@@ -92,7 +92,10 @@ class CapturePlan:
         """The host's command line of one capture kind (``check``: the preflight's)."""
         argv = [self.python, "-m", f"{PACKAGE}.host_perf", kind]
         for t in self.targets:
-            argv += ["--target", f"pgid:{bench_pgid if bench_pgid is not None else 0}" if t == "bench" else t]
+            if t != "bench":
+                argv += ["--target", t]
+            elif bench_pgid is not None:  # the preflight, before the bench starts: its own pid
+                argv += ["--target", f"pgid:{bench_pgid}"]
         if self.children:
             argv.append("--children")
         argv += ["--window", f"{self.window_s:g}", "--period", f"{self.period_s:g}"]

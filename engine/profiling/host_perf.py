@@ -64,7 +64,7 @@ def _lookup(kind: str, arg: str) -> list[int]:
     if kind == "port":
         return _port_owner(int(arg)) if arg.isdigit() else []
     if kind == "pgid":
-        return [p for p in _all_pids() if _stat(p)[1] == int(arg)] if arg.isdigit() else []
+        return [p for p in _all_pids() if _stat(p)[1] == int(arg)] if arg.isdigit() and int(arg) > 0 else []
     return []
 
 
@@ -170,6 +170,8 @@ def loop(args: argparse.Namespace) -> None:
             time.sleep(wait)
         start = time.monotonic() - t0
         pids = resolve(args.target, args.children)
+        if not pids and _bench_ended(args.target):
+            break
         if not pids:
             _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
             n += 1
@@ -179,6 +181,8 @@ def loop(args: argparse.Namespace) -> None:
         else:
             body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp)
         seconds = (_recorded[0] if args.kind == "cpu" else time.monotonic()) - t0 - start
+        if body is None and _bench_ended(args.target):
+            break  # perf failed because the benchmark it watched ended: not a gap
         if body is None:
             _write(f"# gap {n} start={start:.3f} reason={why}\n")
         else:
@@ -187,6 +191,11 @@ def loop(args: argparse.Namespace) -> None:
             _write(head + body + ("" if body.endswith("\n") or not body else "\n") + f"# end {n}\n")
         n += 1
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _bench_ended(targets: list[str]) -> bool:
+    """The target is the benchmark's process group and none of it is left."""
+    return bool(targets) and all(t.startswith("pgid:") for t in targets) and not resolve(targets, False)
 
 
 def _write(text: str) -> None:

@@ -179,8 +179,29 @@ def _options(
     no_prepare: bool,
     stop_server: bool,
     params: Sequence[str],
+    profile: str | None = None,
+    profile_window: float = 10.0,
+    profile_period: float | None = None,
+    profile_hz: int = 99,
+    profile_event: str = "cpu-clock",
+    profile_optional: bool = False,
 ) -> RunOptions:
     """RunOptions from the options every run command shares (see :func:`_run_options`)."""
+    from benchdeck.engine.profiling.capture import CaptureError, CaptureOptions, parse_kinds
+
+    capture = None
+    try:
+        if profile:
+            capture = CaptureOptions(
+                parse_kinds(profile),
+                window_s=profile_window,
+                period_s=profile_period if profile_period is not None else profile_window,
+                frequency_hz=profile_hz,
+                event=profile_event,
+                optional=profile_optional,
+            )
+    except CaptureError as exc:
+        raise click.UsageError(str(exc)) from None
     extra: dict[str, str] = {}
     for p in params:
         key, sep, value = p.partition("=")
@@ -196,6 +217,7 @@ def _options(
         prepare=not no_prepare,
         stop_server=stop_server,
         extra=extra,
+        capture=capture,
     )
 
 
@@ -222,6 +244,43 @@ def _run_options(f: F) -> F:
                 multiple=True,
                 metavar="KEY=VALUE",
                 help="Extra sysbench option, passed as data (repeat).",
+            ),
+            click.option(
+                "--profile",
+                metavar="KINDS",
+                help="Capture with perf on the host while measuring: counters (perf stat), cpu "
+                "(perf record -g, folded stacks), or counters,cpu. Default: off.",
+            ),
+            click.option(
+                "--profile-window",
+                type=click.FloatRange(min=0.1),
+                default=10.0,
+                show_default=True,
+                help="Seconds per perf window.",
+            ),
+            click.option(
+                "--profile-period",
+                type=click.FloatRange(min=0.1),
+                help="Seconds from one window's start to the next (default: the window).",
+            ),
+            click.option(
+                "--profile-hz",
+                type=click.IntRange(1, 10000),
+                default=99,
+                show_default=True,
+                help="perf record sampling frequency.",
+            ),
+            click.option(
+                "--profile-event",
+                type=click.Choice(["cpu-clock", "cycles"]),
+                default="cpu-clock",
+                show_default=True,
+                help="perf record sampling event.",
+            ),
+            click.option(
+                "--profile-optional",
+                is_flag=True,
+                help="Run without the capture when perf cannot run on the host (else the run stops).",
             ),
         ]
     ):
