@@ -88,9 +88,13 @@ class CapturePlan:
     python: str = "python3"
     pythonpath: str = ""
 
-    def argv(self, kind: str, bench_pgid: int | None = None, windows: int | None = None) -> list[str]:
+    def argv(
+        self, kind: str, bench_pgid: int | None = None, run_dir: str | None = None, windows: int | None = None
+    ) -> list[str]:
         """The host's command line of one capture kind (``check``: the preflight's)."""
         argv = [self.python, "-m", f"{PACKAGE}.host_perf", kind]
+        if run_dir is not None:
+            argv += ["--dir", run_dir]
         for t in self.targets:
             if t != "bench":
                 argv += ["--target", t]

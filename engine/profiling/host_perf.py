@@ -24,6 +24,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def resolve(targets: list[str], children: bool) -> list[int]:
     for spec in targets:
         kind, _, arg = spec.partition(":")
         pids = _lookup(kind, arg)
-        pids = [p for p in pids if os.path.exists(f"/proc/{p}")]
+        pids = [p for p in pids if _alive(p)]
         if pids:
             if children:
                 pids += [c for c in _children(set(pids)) if c not in pids]
@@ -82,13 +83,18 @@ def _all_pids() -> list[int]:
 
 
 def _stat(pid: int) -> tuple[int, int]:
-    """(ppid, pgrp) of a process, (-1, -1) when it is gone."""
+    """(ppid, pgrp) of a live process, (-1, -1) when it is gone or a zombie (perf cannot
+    attach to an exited process that its parent has not reaped yet)."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
             rest = f.read().rsplit(")", 1)[1].split()
-        return int(rest[1]), int(rest[2])
+        return (-1, -1) if rest[0] in ("Z", "X") else (int(rest[1]), int(rest[2]))
     except (OSError, IndexError, ValueError):
         return -1, -1
+
+
+def _alive(pid: int) -> bool:
+    return _stat(pid) != (-1, -1)
 
 
 def _children(parents: set[int]) -> list[int]:
@@ -159,10 +165,24 @@ def _why(res: subprocess.CompletedProcess[str]) -> str:
     return f"perf exited {res.returncode}: {lines[-1] if lines else 'no message'}"
 
 
+def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | None, str]:
+    if args.kind == "counters":
+        return _perf_stat(pids, args.events, args.window, tmp)
+    return _perf_cpu(pids, args.event, args.freq, args.window, tmp)
+
+
 def loop(args: argparse.Namespace) -> None:
     """Windows every ``period`` seconds until killed (the runner stops it with the benchmark)."""
     t0 = time.monotonic()
-    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=os.getcwd())
+    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=args.dir)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the runner's stop: clean up
+    try:
+        _windows(args, t0, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _windows(args: argparse.Namespace, t0: float, tmp: str) -> None:
     n = 0
     while args.windows is None or n < args.windows:
         wait = t0 + n * args.period - time.monotonic()
@@ -176,10 +196,11 @@ def loop(args: argparse.Namespace) -> None:
             _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
             n += 1
             continue
-        if args.kind == "counters":
-            body, why = _perf_stat(pids, args.events, args.window, tmp)
-        else:
-            body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp)
+        body, why = _take(args, pids, tmp)
+        if body is None and (now := resolve(args.target, args.children)) and now != pids:
+            pids = now  # a process of the list ended as perf started (a backend): once more
+            start = time.monotonic() - t0
+            body, why = _take(args, pids, tmp)
         seconds = (_recorded[0] if args.kind == "cpu" else time.monotonic()) - t0 - start
         if body is None and _bench_ended(args.target):
             break  # perf failed because the benchmark it watched ended: not a gap
@@ -190,7 +211,6 @@ def loop(args: argparse.Namespace) -> None:
             head = f"# window {n} start={start:.3f} seconds={seconds:.3f} target={target}\n"
             _write(head + body + ("" if body.endswith("\n") or not body else "\n") + f"# end {n}\n")
         n += 1
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _bench_ended(targets: list[str]) -> bool:
@@ -310,6 +330,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--event", default="cpu-clock")
     ap.add_argument("--freq", type=int, default=99)
     ap.add_argument("--kinds", default="counters")
+    ap.add_argument("--dir", default=None, help="where perf's own files go (the run directory)")
     args = ap.parse_args(argv)
     if args.kind == "check":
         check(args)

@@ -255,7 +255,7 @@ class Runner:
         c = p.capture
         for kind in self._captures if c is not None else ():
             assert c is not None
-            argv = c.argv(kind, bench_pgid=dp.pgid)
+            argv = c.argv(kind, bench_pgid=dp.pgid, run_dir=d)
             cp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{kind}.out", env=c.env())
             procs.append(RemoteProc(kind, cp.pid, cp.pgid, cp.stdout_name))
         self._emit(RunStarted(p.run_id, p.host, d, now(), tuple(procs)))

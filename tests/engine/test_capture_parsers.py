@@ -22,7 +22,9 @@ def test_x_comma_keeps_missing_as_none_and_multiplexed_scaled_with_running_pct()
     assert got["cycles"] == CounterReading("cycles", 30518477431.0, "", 50.0, "counted")
     assert got["iTLB-load-misses"].running_pct == 25.0
     assert got["branches"] == CounterReading("branches", None, "", None, "not counted")
-    assert got["L1-icache-load-misses"] == CounterReading("L1-icache-load-misses", None, "", None, "not supported")
+    assert got["L1-icache-load-misses"] == CounterReading(
+        "L1-icache-load-misses", None, "", None, "not supported"
+    )
     assert len(got) == 9
 
 
