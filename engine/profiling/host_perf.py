@@ -243,26 +243,52 @@ def check(args: argparse.Namespace) -> None:
             if body is None:
                 print(f"problem {kind} {_permission_hint(pids, why)}")
                 return
+    if os.geteuid() != 0 and _paranoid() >= 2 and not _has_caps():
+        print(
+            f"problem paranoid kernel.perf_event_paranoid={_paranoid()} lets {_user()} count user space only "
+            "(the kernel's share of the CPU, syscalls and IO, would be missing): " + FIX
+        )
+        return
     if not own and "cpu" in kinds:
         for line in binary_findings(f"/proc/{pids[0]}/exe"):
             print(line)
 
 
-def _permission_hint(pids: list[int], why: str) -> str:
+FIX = (
+    "as root run `sysctl -w kernel.perf_event_paranoid=-1` (a server of another user also needs "
+    "ptrace access: run as that user or root), or give perf the capabilities: "
+    "`setcap cap_perfmon,cap_sys_ptrace,cap_syslog+ep $(readlink -f $(command -v perf))`"
+)
+
+
+def _paranoid() -> int:
     try:
         with open("/proc/sys/kernel/perf_event_paranoid", encoding="ascii") as f:
-            paranoid = f.read().strip()
-    except OSError:
-        paranoid = "?"
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return 2  # the kernel's default
+
+
+def _has_caps() -> bool:
+    """perf carries file capabilities (cap_perfmon ...): the sysctl does not apply to it."""
+    perf = shutil.which("perf")
     try:
-        user = pwd.getpwuid(os.getuid()).pw_name
+        return perf is not None and bool(os.getxattr(os.path.realpath(perf), "security.capability"))
+    except OSError:
+        return False
+
+
+def _user() -> str:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
     except KeyError:
-        user = f"uid {os.getuid()}"
+        return f"uid {os.getuid()}"
+
+
+def _permission_hint(pids: list[int], why: str) -> str:
     return (
-        f"perf cannot watch pid {pids[0]} as {user} (kernel.perf_event_paranoid={paranoid}; {why}): "
-        "as root run `sysctl -w kernel.perf_event_paranoid=-1` (and kernel.yama.ptrace_scope=0 for "
-        "another user's server), or give perf the capabilities: "
-        "`setcap cap_perfmon,cap_sys_ptrace,cap_syslog+ep $(readlink -f $(command -v perf))`"
+        f"perf cannot watch pid {pids[0]} as {_user()} (kernel.perf_event_paranoid={_paranoid()}; "
+        f"{why}): {FIX}"
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import tempfile
 from collections.abc import AsyncIterator
@@ -65,10 +66,15 @@ def with_capture(
     return replace(plan, capture=capture, files=(*plan.files, *files))
 
 
-def builtin_plan(store: Store, duration: int) -> RunPlan:
-    """The built-in SQLite workload shipped to the run directory, run with the host's python3."""
+def builtin_plan(
+    store: Store, duration: int, owner: str | None = None, targets: tuple[str, ...] = ("bench",)
+) -> RunPlan:
+    """The built-in SQLite workload shipped to the run directory, run with the host's python3
+    (the directory belongs to ``owner``, the SSH user, when given)."""
     rid = new_run(store, "ma101119_rel")
     d = tempfile.mkdtemp(prefix=f"bd-cap{rid}-")
+    if owner is not None:
+        shutil.chown(d, owner)
     db = f"{d}/b.sqlite"
 
     def argv(command: str) -> tuple[str, ...]:
@@ -90,7 +96,7 @@ def builtin_plan(store: Store, duration: int) -> RunPlan:
         env=(("PYTHONPATH", f"{d}/{CLIENT_DIR}"),),
         files=client_files(),
     )
-    return with_capture(plan, ("bench",))
+    return with_capture(plan, targets)
 
 
 def sysbench_plan(store: Store, args: list[str], exists_argv: list[str], duration: int) -> RunPlan:
