@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from benchdeck.engine.hosts.inventory import BuildConfig, HostConfig
 from benchdeck.engine.planning.plan import RunPlan, RunRequest
-from benchdeck.engine.profiling.capture import capture_plan
+from benchdeck.engine.profiling.capture import CaptureOptions, capture_plan
 from benchdeck.engine.servers import ManagedServer
 
 
@@ -44,9 +44,10 @@ def with_capture(
 ) -> RunPlan:
     """``plan`` with the capture the request asks for (unchanged when it asks for none)."""
     found, children = targets(plan, build, server)
-    capture, files = capture_plan(
-        req.options.capture, found, children, plan.remote_dir, host.transport == "local"
-    )
+    opts = req.options.capture
+    if opts is None and host.profile:  # the inventory's: [hosts.X] profile = "counters,cpu"
+        opts = CaptureOptions(host.profile)
+    capture, files = capture_plan(opts, found, children, plan.remote_dir, host.transport == "local")
     if capture is None:
         return plan
     return replace(plan, capture=capture, files=(*plan.files, *files))

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.events import LogLine, RunFailed, RunFinished
-from benchdeck.engine.profiling.capture import CaptureOptions
 from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport import HostSpec, SSHTransport
 from benchdeck.store.db import Store
@@ -119,10 +118,3 @@ async def test_with_the_sysctl_the_users_benchmark_is_captured(
     got = dict(rows)
     assert got["task-clock"] > 0, "kernel and user time, not task-clock:u"
     assert store.scalar("SELECT sum(samples) FROM profile_windows WHERE run_id = ?", [plan.run_id]) > 0
-
-
-def test_options_say_what_is_wrong() -> None:
-    with pytest.raises(ValueError, match="unknown capture 'flame'"):
-        CaptureOptions(("flame",))
-    with pytest.raises(ValueError, match="window 20 s must be > 0 and at most the period 10 s"):
-        CaptureOptions(("cpu",), window_s=20, period_s=10)

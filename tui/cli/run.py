@@ -30,6 +30,7 @@ from benchdeck.engine.events import (
 )
 from benchdeck.engine.hosts.inventory import Inventory, load_inventory
 from benchdeck.engine.planning.plan import RunOptions, RunRequest
+from benchdeck.engine.profiling.capture import CaptureOptions
 from benchdeck.engine.records import BenchInterval
 from benchdeck.engine.running.session import Session
 from benchdeck.store import queue as q
@@ -187,7 +188,7 @@ def _options(
     profile_optional: bool = False,
 ) -> RunOptions:
     """RunOptions from the options every run command shares (see :func:`_run_options`)."""
-    from benchdeck.engine.profiling.capture import CaptureError, CaptureOptions, parse_kinds
+    from benchdeck.engine.profiling.capture import CaptureError, parse_kinds
 
     capture = None
     try:
@@ -397,6 +398,8 @@ def queue_cmd(
         write_s=settings.get("write_s"),
         post_write_s=settings.get("post_write_s"),
     )
+    if opts.capture is None and suite in inv.suite_profiles:  # the suite's perf capture
+        opts = replace(opts, capture=CaptureOptions(inv.suite_profiles[suite]))
     db = obj.db
     with obj.open_store() as store, store.transaction() as cur:
         qid = q.create_queue(cur, hosts, builds, names, opts, matrix)
