@@ -281,7 +281,7 @@ class Runner:
             await self._drain(bench)
             for name in ("vmstat", "iostat", *CAPTURE_STREAMS):
                 if name in sources:
-                    await self._kill(sources[name].proc)
+                    await self._kill(sources[name].proc, force=name in CAPTURE_STREAMS)
                     await self._drain(sources[name])
         finally:
             for r in readers:
@@ -337,16 +337,19 @@ class Runner:
                         return
             await asyncio.sleep(0.05)
 
-    async def _kill(self, proc: DetachedProcess) -> None:
+    async def _kill(self, proc: DetachedProcess, force: bool = False) -> None:
         """Stop a process group and wait (up to 10 s) until its wrapper is gone, so that the
-        next run on the host never finds this one's processes alive."""
+        next run on the host never finds this one's processes alive; ``force``: SIGKILL what
+        is left then (a capture loop busy folding a large profile)."""
         with contextlib.suppress(TransportError):
             if not await self.t.kill_group(proc.pgid):
                 return
             for _ in range(200):
-                if not await self.t.is_alive(proc.pgid):
+                if not await self.t.is_alive(proc.pgid) and not (force and await self.t.is_alive(proc.pid)):
                     return
                 await asyncio.sleep(0.05)
+            if force:
+                await self.t.kill_group(proc.pgid, "KILL")
 
     def _finish(self, rc: int | None, cancelled: bool) -> None:
         self._emit(self._parsed.outcome(rc, cancelled or self._cancel.is_set()))
