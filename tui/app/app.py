@@ -26,8 +26,10 @@ from textual.worker import Worker
 
 from benchdeck.themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from benchdeck.tui.app.commands import BenchdeckCommands
-from benchdeck.tui.app.screens.base import Selection, report_worker_error, tcss
+from benchdeck.tui.app.context import AppServices
+from benchdeck.tui.app.screens.base import report_worker_error, tcss
 from benchdeck.tui.app.screens.runs import RerunRequested, RunsScreen
+from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
     SettingsError,
     UiSettings,
@@ -35,7 +37,8 @@ from benchdeck.tui.services.settings import (
     save_ui_settings,
     user_themes_dir,
 )
-from benchdeck.tui.startup.store_handle import Opening, RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
+from benchdeck.tui.startup.store_handle import Opening
 
 if TYPE_CHECKING:
     from benchdeck.store.db import Store
@@ -448,3 +451,8 @@ class BenchdeckApp(App[None]):
 
 def run_app(db: Path | None = None, opening: Opening | None = None) -> None:
     BenchdeckApp(db=db, opening=opening).run()
+
+
+def _provides(app: BenchdeckApp) -> AppServices:
+    """(For mypy: the app offers what its screens use.)"""
+    return app

@@ -20,7 +20,7 @@ from benchdeck.store.db import Store
 from benchdeck.store.queries import BuildRow, HistoryRow, RunFilter, build_rows, count_runs, run_history
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 OUTPUT_FORMATS = ("rich", "text", "md", "csv", "json")  # compare's (store.report: numpy, not needed)
 STATUSES = ("queued", "running", "finished", "failed", "cancelled")

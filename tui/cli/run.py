@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
     from rich.table import Table
 
     from benchdeck.store.live import LiveRun
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
     from benchdeck.tui.services.runs import Outcome, RunService
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -150,7 +150,7 @@ async def _with_service(
     db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
 ) -> list[Outcome]:
     from benchdeck.store.build_records import registered
-    from benchdeck.tui.cli.main import open_shared_store
+    from benchdeck.tui.cli.context import open_shared_store
     from benchdeck.tui.services.runs import RunService
 
     session = Session(load_inventory(None))

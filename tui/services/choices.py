@@ -17,7 +17,7 @@ import duckdb
 
 from benchdeck.store.columns import Column, ColumnChoice, column_choices
 from benchdeck.store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
-from benchdeck.tui.app.screens.base import Selection
+from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import SavedComparison, UiSettings
 
 if TYPE_CHECKING:  # store.compare brings numpy and scipy: loaded when a comparison is made

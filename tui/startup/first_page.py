@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdeck.store.queries import HistoryRow
-from benchdeck.tui.startup.store_handle import RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
 
 CACHE_DIR_ENV = "BENCHDECK_CACHE_DIR"
 FORMAT = 1

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchdeck.tui.startup import first_page
-from benchdeck.tui.startup.store_handle import RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
 
 Peeked = tuple[int, RunsPage | None]
 """The number of runs stored and the first page (None when there are none)."""
@@ -98,7 +98,7 @@ def _child(path: Path, w: int) -> None:
         gc.disable()  # a short-lived process
         from benchdeck.store.db import Store
         from benchdeck.store.queries import RunFilter
-        from benchdeck.tui.startup.store_handle import read_runs_page
+        from benchdeck.tui.startup.runs_page import read_runs_page
 
         store = Store.open(path, read_only=True, attach=True)
         try:

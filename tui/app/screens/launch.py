@@ -17,8 +17,10 @@ from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_
 from benchdeck.engine.hosts.inventory import ConfigError, Inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.db import Store
-from benchdeck.tui.app.screens.base import Selection, tcss
+from benchdeck.tui.app.context import services
+from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.services.selection import Selection
 
 if TYPE_CHECKING:
     from benchdeck.engine.hosts.facts import HostFacts
@@ -108,7 +110,7 @@ class LaunchScreen(Screen[None]):
 
     @property
     def hub(self) -> LiveHub:
-        return self.app.hub  # type: ignore[attr-defined,no-any-return]
+        return services(self).hub
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -19,14 +19,15 @@ from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist
 from textual.worker import Worker, WorkerState
 
 from benchdeck.store.queries import HistoryRow, RunFilter, delete_run, set_tags
-from benchdeck.tui.app.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.screens.runs_pages import NEAR_END as NEAR_END
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
 from benchdeck.tui.app.screens.runs_table import COLUMNS as COLUMNS
 from benchdeck.tui.app.screens.runs_table import RunsTable as RunsTable
 from benchdeck.tui.app.screens.runs_table import run_cells, widths
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.startup.store_handle import RunsPage
+from benchdeck.tui.services.selection import Selection
+from benchdeck.tui.startup.runs_page import RunsPage
 
 
 def parse_day(text: str) -> date | None:
@@ -187,7 +188,7 @@ class RunsScreen(BenchdeckScreen):
         """After a kept first page: the store is open. Its label in the header; its page
         instead of the kept one if they differ (read here again if the store's failed)."""
         self.bd.store_opened_signal.unsubscribe(self)
-        self.bd.sub_title = self.store.label
+        self.app.sub_title = self.store.label
         differs, page = self.bd.take_store_update()
         if not differs or self.pages.generation != self._kept:  # (reloaded since: already the store's)
             return
@@ -218,7 +219,7 @@ class RunsScreen(BenchdeckScreen):
 
     def _show(self, msg: Loaded, started: bool = True) -> None:
         """Fill the table; ``started`` False: the app's first frame is not out yet."""
-        self.bd.sub_title = self.store.label
+        self.app.sub_title = self.store.label
         self._set_options("#runs-host", msg.hosts)
         self._set_options("#runs-build", msg.builds)
         table = self.query_one(RunsTable)
