@@ -35,6 +35,7 @@ from benchdeck.engine.running.session import Session
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.following import is_followed
+from benchdeck.store.queries import count_samples
 from benchdeck.tui.services.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
@@ -472,4 +473,8 @@ def _err(outcome: Outcome) -> str:
 def db_count(db: Path | None, run_id: int) -> int:
     """Interval samples stored for a run."""
     with Store.open_for_reading(db) as store:
-        return int(store.scalar("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]) or 0)
+        cur = store.cursor()
+        try:
+            return count_samples(cur, run_id)
+        finally:
+            cur.close()

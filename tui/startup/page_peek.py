@@ -97,14 +97,13 @@ def _child(path: Path, w: int) -> None:
 
         gc.disable()  # a short-lived process
         from benchdeck.store.db import Store
-        from benchdeck.store.queries import RunFilter
+        from benchdeck.store.queries import RunFilter, count_all_runs
         from benchdeck.tui.startup.runs_page import read_runs_page
 
         store = Store.open(path, read_only=True, attach=True)
         try:
             cur = store.cursor()
-            row = cur.execute("SELECT count(*) FROM runs").fetchone()
-            runs = int(row[0]) if row else 0
+            runs = count_all_runs(cur)
             page = read_runs_page(cur, RunFilter()) if runs else None
             cur.close()
         finally:

@@ -13,7 +13,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchdeck.store.queries import RunFilter
+from benchdeck.store.queries import RunFilter, count_all_runs
 from benchdeck.tui.startup.runs_page import RunsPage, read_runs_page
 
 if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it)
@@ -86,8 +86,7 @@ class StoreHandle:
                     first()
                 cur = self.get().cursor()
                 try:
-                    row = cur.execute("SELECT count(*) FROM runs").fetchone()
-                    runs = int(row[0]) if row else 0
+                    runs = count_all_runs(cur)
                     if then is not None:
                         with suppress(Exception):
                             then(cur, runs)

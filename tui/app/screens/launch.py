@@ -298,10 +298,10 @@ class LaunchScreen(Screen[None]):
 
     async def _stored_facts(self, host: str) -> HostFacts | None:
         from benchdeck.engine.hosts.facts import HostFacts
+        from benchdeck.store.queries import host_facts_json
 
         def read(store: Store) -> str | None:
-            row = store.cursor().execute("SELECT facts FROM hosts WHERE name = ?", [host]).fetchone()
-            return str(row[0]) if row and row[0] else None
+            return host_facts_json(store.cursor(), host)
 
         raw = await self.hub.query(read)
         return HostFacts.from_dict(json.loads(raw)) if raw else None
