@@ -11,7 +11,8 @@ from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter, list_builds, list_hosts, run_history
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog, TextDialog
-from benchdeck.tui.app.screens.runs import RerunRequested, RunsScreen
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.app.screens.runs_actions import RerunRequested
 from benchdeck.tui.app.screens.series import SeriesScreen
 from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.storedata import BASE, HOST, NEW, OTHER_HOST, Demo

@@ -28,7 +28,8 @@ from benchdeck.themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_theme
 from benchdeck.tui.app.commands import BenchdeckCommands
 from benchdeck.tui.app.context import AppServices
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
-from benchdeck.tui.app.screens.runs import RerunRequested, RunsScreen
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.app.screens.runs_actions import RerunRequested
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
     SettingsError,

@@ -83,7 +83,6 @@ RUN_HEADERS = ("run", "host", "build", "config", "workload", "dop", "status", "q
 
 
 def run_cells(r: HistoryRow) -> tuple[Cell, ...]:
-    reason = r.error.strip().splitlines()[0] if r.error and r.error.strip() else None
     return (
         r.run_id,
         r.host,
@@ -93,9 +92,9 @@ def run_cells(r: HistoryRow) -> tuple[Cell, ...]:
         r.threads,
         r.status,
         r.qps,
-        r.created_at.strftime("%Y-%m-%d %H:%M"),
+        r.when,
         ", ".join(r.tags),
-        reason,
+        r.reason,
     )
 
 

@@ -30,8 +30,7 @@ from benchdeck.tui.app.widgets.compare_views import (
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
-from benchdeck.tui.services.choices import Choices, column_value, load_choices
-from benchdeck.tui.services.choices import run_comparison as run_comparison  # where it was, for its importers
+from benchdeck.tui.services.choices import Choices, column_value, load_choices, run_comparison
 from benchdeck.tui.services.selection import Selection
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")

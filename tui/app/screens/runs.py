@@ -17,13 +17,9 @@ from textual.worker import Worker, WorkerState
 
 from benchdeck.store.queries import HistoryRow, RunFilter
 from benchdeck.tui.app.screens.base import tcss
-from benchdeck.tui.app.screens.runs_actions import RerunRequested as RerunRequested
 from benchdeck.tui.app.screens.runs_actions import RunActions
-from benchdeck.tui.app.screens.runs_pages import NEAR_END as NEAR_END
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
-from benchdeck.tui.app.screens.runs_table import COLUMNS as COLUMNS
-from benchdeck.tui.app.screens.runs_table import RunsTable as RunsTable
-from benchdeck.tui.app.screens.runs_table import run_cells, widths
+from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, run_cells, widths
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.startup.runs_page import RunsPage
 
