@@ -170,8 +170,8 @@ async def test_a_long_history_arrives_whole_and_keeps_the_cursor(tmp_path: Path)
     The cursor stays on a run far down the list across a reload, and a filter changed while
     rows are still arriving leaves only the filtered rows (no mix of the two loads).
     """
-    from bench.bench_compare import build_store
     from benchdeck.tui.app.screens.runs import FIRST_ROWS
+    from tests.big_store import build_store
 
     path = tmp_path / "long.duckdb"
     n = build_store(path, n_hosts=4, n_builds=3)
