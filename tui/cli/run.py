@@ -35,7 +35,7 @@ from benchdeck.engine.running.session import Session
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.following import is_followed
-from benchdeck.store.queries import count_samples
+from benchdeck.store.lookups import count_samples
 from benchdeck.tui.services.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:  # rich and the run machinery load when a command needs them

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from benchdeck.store.columns import Column, ColumnChoice, column_choices
+from benchdeck.store.lookups import host_workloads
 from benchdeck.store.queries import (
     busiest_host,
     dop_counts,
-    host_workloads,
     list_builds,
     list_configs,
     list_hosts,

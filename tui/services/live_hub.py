@@ -125,7 +125,7 @@ class LiveHub:
         self._changed()
 
     def _base_qps(self, host: str, build: str, workload: str) -> float | None:
-        from benchdeck.store.queries import median_finished_qps
+        from benchdeck.store.lookups import median_finished_qps
 
         return median_finished_qps(self._store().cursor(), host, build, workload)
 

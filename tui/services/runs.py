@@ -40,7 +40,7 @@ from benchdeck.store.db import Store
 from benchdeck.store.following import following
 from benchdeck.store.ingest import EventSink, pump
 from benchdeck.store.live import LiveRun, marks, never_started, unfinished
-from benchdeck.store.queries import run_build
+from benchdeck.store.lookups import run_build
 from benchdeck.store.runs import NewRun, create_run, set_status
 
 Listener = Callable[[RunEvent], None]

@@ -97,7 +97,8 @@ def _child(path: Path, w: int) -> None:
 
         gc.disable()  # a short-lived process
         from benchdeck.store.db import Store
-        from benchdeck.store.queries import RunFilter, count_all_runs
+        from benchdeck.store.lookups import count_all_runs
+        from benchdeck.store.queries import RunFilter
         from benchdeck.tui.startup.runs_page import read_runs_page
 
         store = Store.open(path, read_only=True, attach=True)

@@ -13,7 +13,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchdeck.store.queries import RunFilter, count_all_runs
+from benchdeck.store.lookups import count_all_runs
+from benchdeck.store.queries import RunFilter
 from benchdeck.tui.startup.runs_page import RunsPage, read_runs_page
 
 if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it)

@@ -24,7 +24,7 @@ from benchdeck.engine.changepoints import Options
 from benchdeck.store.change_series import load_series
 from benchdeck.store.changes import OVER, Change, Over, SeriesChanges, analyse
 from benchdeck.store.changes_report import between, by_group, fmt_change, fmt_moves, fmt_pvalue, series_title
-from benchdeck.store.queries import hosts_by_runs
+from benchdeck.store.lookups import hosts_by_runs
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.change_chart import ChangeChart
 from benchdeck.tui.app.widgets.keybar import KeyBar

@@ -298,7 +298,7 @@ class LaunchScreen(Screen[None]):
 
     async def _stored_facts(self, host: str) -> HostFacts | None:
         from benchdeck.engine.hosts.facts import HostFacts
-        from benchdeck.store.queries import host_facts_json
+        from benchdeck.store.lookups import host_facts_json
 
         def read(store: Store) -> str | None:
             return host_facts_json(store.cursor(), host)
