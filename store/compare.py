@@ -54,8 +54,9 @@ class RqpsRow:
     group: str
     dop: int | None
     values: tuple[float | None, ...]
-    within_noise: tuple[bool, ...]
-    """The column's confidence interval (``ci``) contains 1.0."""
+    within_noise: tuple[bool | None, ...]
+    """The column's confidence interval (``ci``) contains 1.0; None when there is no interval
+    (a script must not read "significant" where nothing was computed)."""
     repeats: tuple[int, ...]
     ci: tuple[RatioCI | None, ...] = ()
     """Per column: the interval of the ratio, None when there is nothing to draw it from."""
@@ -173,7 +174,7 @@ def compare(
     A column is a :class:`Column` or a string ``BUILD[:CONFIG]``; a build without a config gets
     ``config``, else the only config it has runs with. ``only`` limits the rows to those
     workloads (e.g. one suite's steps).
-    ``intervals`` False skips the noise intervals (``within_noise`` all False, ``ci`` None).
+    ``intervals`` False skips the noise intervals (``within_noise`` and ``ci`` all None).
     """
     wanted = [_as_column(c) for c in (base, *with_builds)]
     builds = list(dict.fromkeys(c.build for c in wanted))
@@ -362,7 +363,7 @@ def _rqps_row(
 ) -> RqpsRow:
     b = cells[(wl, dop, base)]
     values: list[float | None] = []
-    noise: list[bool] = []
+    noise: list[bool | None] = []
     repeats: list[int] = []
     cis: list[RatioCI | None] = []
     for name in with_builds:
@@ -371,7 +372,7 @@ def _rqps_row(
         values.append(relative(c.qps, b.qps) if c is not None else None)
         repeats.append(c.n if c is not None else 0)
         cis.append(ci)
-        noise.append(ci is not None and ci.contains(1.0))
+        noise.append(None if ci is None else ci.contains(1.0))
     return RqpsRow(wl, group_of(wl), dop, tuple(values), tuple(noise), tuple(repeats), tuple(cis))
 
 

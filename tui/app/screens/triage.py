@@ -76,7 +76,12 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
         moved = sorted((m for m in moved if m.score > 0), key=lambda m: -m.score)[:TOP_METRICS]
         items.append(
             TriageItem(
-                row.workload, row.dop, row.group, row.values[column], tuple(moved), row.within_noise[column]
+                row.workload,
+                row.dop,
+                row.group,
+                row.values[column],
+                tuple(moved),
+                bool(row.within_noise[column]),
             )
         )
     order = {(r.workload, r.dop): i for i, r in enumerate(cmp.rqps)}
