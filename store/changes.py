@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchdeck.engine.changepoints import Options, TTest, detect, split_test
+from benchdeck.store.movers import mover_ratio
 
 Over = Literal["version", "time"]
 OVER: tuple[Over, ...] = ("version", "time")
@@ -88,6 +89,7 @@ class Series:
 class MetricMove:
     metric: str
     ratio: float
+    """after / before, each held at least at the metric's floor (store/movers.py): finite."""
     pvalue: float
     moved: bool
 
@@ -126,12 +128,13 @@ def analyse(series: Iterable[Series], options: Options | None = None) -> list[Se
             moves = []
             for metric, _col in METRICS:
                 t = split_test(s.hw[metric], s.groups, (lo, cp.index, hi))
-                if t is None or not (t.mean_before or t.mean_after):
+                # the floors of store/movers.py: both means near zero is no move, and never inf
+                ratio = None if t is None else mover_ratio(metric, t.mean_after, t.mean_before)
+                if t is None or ratio is None:
                     continue
+                magnitude = max(abs(ratio - 1.0), abs(1.0 / ratio - 1.0))
                 moved = not math.isnan(t.pvalue) and t.pvalue <= METRIC_PVALUE
-                moves.append(
-                    MetricMove(metric, t.ratio, t.pvalue, moved and t.magnitude > opts.min_magnitude)
-                )
+                moves.append(MetricMove(metric, ratio, t.pvalue, moved and magnitude > opts.min_magnitude))
             changes.append(Change(cp.index, s.point(cp.index - 1), s.point(cp.index), cp.test, tuple(moves)))
         out.append(SeriesChanges(s, tuple(changes)))
     return out
