@@ -59,6 +59,11 @@ def import_group() -> None:
 @click.option("--dbms", help="DBMS, if the build name does not say (mysql, mariadb, postgres ...).")
 @click.option("--version", "version", help="DBMS version, if the build name does not say.")
 @click.option("--variant", help="Build variant, if the build name does not say.")
+@click.option(
+    "--new-workload",
+    is_flag=True,
+    help="Store --workload as given although benchdeck does not know it (a script of your own).",
+)
 @click.pass_obj
 def import_sysbench(
     obj: Ctx,
@@ -76,11 +81,18 @@ def import_sysbench(
     dbms: str | None,
     version: str | None,
     variant: str | None,
+    new_workload: bool,
 ) -> None:
     """Import one sysbench run; prints the new run id."""
     from benchdeck.engine.builds import BuildNameError, parse_build_name
+    from benchdeck.engine.planning.request_check import RequestError, check_import_workload
     from benchdeck.store.importers import RunFiles, import_run_files
 
+    if not new_workload:
+        try:  # a typo would be stored as a workload of its own, compared with nothing
+            check_import_workload(workload)
+        except RequestError as exc:
+            raise click.UsageError(f"{exc} (--new-workload stores it as given)") from None
     if iostat and not device:
         raise click.UsageError("--iostat needs --device (the benchmark's storage device)")
     try:

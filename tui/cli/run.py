@@ -246,12 +246,13 @@ def _check(
     builds: Sequence[str],
     configs: Sequence[str | None],
     names: Sequence[str],
-) -> None:
-    """Typos are usage errors, found before anything is stored or started (known names listed)."""
+) -> list[str]:
+    """Typos are usage errors, found before anything is stored or started (known names listed).
+    Returns the workload names as runs are stored (``point-query`` -> ``point-query_range=100``)."""
     from benchdeck.engine.planning.request_check import RequestError, check_requests
 
     try:
-        check_requests(inv, hosts, builds, configs, names)
+        return check_requests(inv, hosts, builds, configs, names)
     except RequestError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -271,7 +272,9 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | Non
       benchdeck run --host local --build sqlite --workload point-query_range=100 --time 10
       benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
     """
-    _check(_with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
+    (workload,) = _check(
+        _with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload]
+    )
     opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts, config)
 
@@ -324,7 +327,7 @@ def queue_cmd(
             names += suite_steps(suite)
     if not names:
         raise click.UsageError("give --workload or --suite")
-    _check(inv, hosts, builds, configs, names)
+    names = _check(inv, hosts, builds, configs, names)
     matrix = inv.config_matrix(hosts, builds, configs)
     if configs and not any(matrix.values()):
         raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
