@@ -35,19 +35,23 @@ def import_group() -> None:
 
 
 @import_group.command("sysbench")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--host", required=True, help="Host the run was made on.")
 @click.option("--build", required=True, help="Build name, e.g. my8028_rel_o2nofp.")
 @click.option("--config", "config", default="", help="DBMS config name, e.g. z11a_c32r128.")
 @click.option("--workload", required=True, help="Workload name, e.g. point-query_range=100.")
-@click.option("--vmstat", type=click.Path(dir_okay=False, path_type=Path), help="vmstat output of the run.")
 @click.option(
-    "--iostat", type=click.Path(dir_okay=False, path_type=Path), help="iostat -x output of the run."
+    "--vmstat", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="vmstat output of the run."
+)
+@click.option(
+    "--iostat",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="iostat -x output of the run.",
 )
 @click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
 @click.option(
     "--met",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The mytools sb.met file of the run: its per-op metrics, used without --vmstat/--iostat.",
 )
 @click.option(
@@ -120,7 +124,9 @@ def import_sysbench(
 
 
 @import_group.command("mytools")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument(  # checked before the store is opened: a typo must not create an empty store
+    "directory", type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
 @click.option("--host", required=True, help="Host the results come from.")
 @click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
 @click.option(
