@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 from numpy.typing import NDArray
 
-from benchdeck.store.changes import METRICS, MIN_POINTS, OVER, ChangesError, Over, Series
+from benchdeck.store.changes import METRICS, MIN_POINTS, OVER, ChangesError, Over, Series, UnknownFilter
 
 _RUNS_SQL = """
 SELECT r.workload_id, coalesce(r.threads, -1) AS dop, r.config, r.build_id, r.run_id,
@@ -36,8 +36,37 @@ WHERE h.name = $host
   AND ($dop IS NULL OR r.threads = $dop)
   AND ($build IS NULL OR b.name = $build)
 """
+_KNOWN_SQL = """
+SELECT list(DISTINCT r.config), list(DISTINCT b.dbms), list(DISTINCT w.name),
+       list(DISTINCT r.threads), list(DISTINCT b.name)
+FROM runs r
+JOIN hosts h ON h.host_id = r.host_id
+JOIN builds b ON b.build_id = r.build_id
+JOIN workloads w ON w.workload_id = r.workload_id
+WHERE h.name = $host AND r.status = 'finished'
+"""
 _BUILDS_SQL = "SELECT build_id, name, dbms, fork, variant, version, version_key FROM builds"
 _WORKLOADS_SQL = "SELECT workload_id, name FROM workloads"
+
+
+def _check_filters(cur: duckdb.DuckDBPyConnection, params: dict[str, str | int | None]) -> None:
+    """UnknownFilter for a host, or a filter value the host has no finished runs with (a typo
+    printed "no series with 3 or more points" and exited 0)."""
+    from benchdeck.engine.planning.request_check import unknown_message
+
+    host = params["host"]
+    hosts = [r[0] for r in cur.execute("SELECT name FROM hosts").fetchall()]
+    if host not in hosts:
+        raise UnknownFilter(unknown_message("host", host, hosts))
+    given = [(k, v) for k, v in params.items() if k != "host" and v is not None]
+    if not given:
+        return
+    row = cur.execute(_KNOWN_SQL, {"host": host}).fetchone()
+    known = dict(zip(("config", "dbms", "workload", "dop", "build"), row or (), strict=False))
+    for key, value in given:
+        have = [v for v in known.get(key) or [] if v is not None]
+        if value not in have:
+            raise UnknownFilter(unknown_message(key, value, have, f" in host {host}'s finished runs"))
 
 
 def load_series(
@@ -61,9 +90,8 @@ def load_series(
     """
     if over not in OVER:
         raise ChangesError(f"over must be one of {', '.join(OVER)}, not {over!r}")
-    if cur.execute("SELECT count(*) FROM hosts WHERE name = ?", [host]).fetchone() == (0,):
-        raise ChangesError(f"no host {host!r} in the store")
     params = {"host": host, "config": config, "dbms": dbms, "workload": workload, "dop": dop, "build": build}
+    _check_filters(cur, params)
     cols = cur.execute(_RUNS_SQL, params).fetchnumpy()
     if not len(cols["run_id"]):
         return []

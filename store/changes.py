@@ -37,6 +37,15 @@ MIN_POINTS = 3
 class ChangesError(Exception):
     """A request that cannot be answered, with a one-line reason for the user."""
 
+    exit_code = 1
+
+
+class UnknownFilter(ChangesError):
+    """A host, config, DBMS, workload, dop or build the host has no finished runs of: a usage
+    error (the CLI exits 2), named with the known values and the closest, as ``run`` does."""
+
+    exit_code = 2
+
 
 @dataclass(frozen=True, slots=True)
 class Point:

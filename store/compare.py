@@ -28,6 +28,14 @@ _HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
 class CompareError(Exception):
     """A comparison that cannot be made, with a one-line reason for the user."""
 
+    exit_code = 1
+
+
+class UnknownName(CompareError):
+    """A host or build the store does not have: a usage error (the CLI exits 2)."""
+
+    exit_code = 2
+
 
 @dataclass(frozen=True, slots=True)
 class Cell:
@@ -290,17 +298,26 @@ def _joined(names: Sequence[str]) -> str:
 
 
 def _check_names(cur: duckdb.DuckDBPyConnection, host: str, builds: list[str]) -> None:
-    if not cur.execute("SELECT 1 FROM hosts WHERE name = ?", [host]).fetchone():
-        raise CompareError(f"unknown host {host!r}")
-    known = {
+    """UnknownName for a host without runs or a build without runs on it, naming the known
+    ones and the closest (as ``run`` does: engine/planning/request_check.py)."""
+    from benchdeck.engine.planning.request_check import unknown_message
+
+    hosts = [
+        r[0] for r in cur.execute("SELECT DISTINCT h.name FROM hosts h JOIN runs USING (host_id)").fetchall()
+    ]
+    if host not in hosts:
+        raise UnknownName(unknown_message("host", host, hosts))
+    known = [
         r[0]
         for r in cur.execute(
-            "SELECT name FROM builds WHERE list_contains(string_split(?, chr(31)), name)", [_joined(builds)]
+            "SELECT DISTINCT b.name FROM runs r JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+            "WHERE h.name = ?",
+            [host],
         ).fetchall()
-    }
+    ]
     missing = [b for b in builds if b not in known]
     if missing:
-        raise CompareError(f"unknown build {missing[0]!r}")
+        raise UnknownName(unknown_message("build", missing[0], known, f" on host {host}"))
 
 
 def _intervals(

@@ -30,11 +30,17 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(sorted(names)) or "none"
 
 
-def _unknown(what: str, name: str, known: Iterable[str], where: str = "") -> RequestError:
-    known = sorted(set(known))
-    close = difflib.get_close_matches(name, known, n=1)
+def unknown_message(what: str, name: object, known: Iterable[object], where: str = "") -> str:
+    """``unknown build 'x' on host h (known: a, b); did you mean 'y'?``: the one line every
+    check of a name gives (run, queue, compare, changes)."""
+    names = sorted({str(k) for k in known})
+    close = difflib.get_close_matches(str(name), names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return RequestError(f"unknown {what} {name!r}{where} (known: {_names(known)}){hint}")
+    return f"unknown {what} {name!r}{where} (known: {_names(names)}){hint}"
+
+
+def _unknown(what: str, name: str, known: Iterable[str], where: str = "") -> RequestError:
+    return RequestError(unknown_message(what, name, known, where))
 
 
 def check_host(inventory: Inventory, host: str) -> None:

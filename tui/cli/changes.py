@@ -80,6 +80,8 @@ def changes_cmd(
                 build=build,
             )
         except ChangesError as exc:
+            if exc.exit_code == 2:  # a name the host has no runs of: a usage error, as for `run`
+                raise click.UsageError(str(exc)) from None
             raise click.ClickException(str(exc)) from exc
     results = analyse(series, opts)
     click.echo(render(results, Request(host, over, opts), fmt), nl=False)
