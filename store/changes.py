@@ -95,6 +95,29 @@ class Series:
 
 
 @dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A build with finished runs that is in no series, and why: its line (DBMS, fork, variant;
+    over time the build itself) has fewer than :data:`MIN_POINTS` points in every series."""
+
+    build: str
+    line: str
+    points: int
+    """The most points its line has in any series."""
+    unit: str = "version"
+    """What a point is: a version, or (over time) a run."""
+    upstream: str | None = None
+    """The line ``--include BUILD`` puts it in (its fork set aside); None without a fork."""
+
+    def reason(self) -> str:
+        """``my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version, 3 needed; --include ...)``."""
+        plural = "" if self.points == 1 else "s"
+        why = f"{self.build} ({self.line}: {self.points} {self.unit}{plural}, {MIN_POINTS} needed"
+        if self.upstream is not None:
+            why += f"; --include {self.build} puts it in {self.upstream}"
+        return why + ")"
+
+
+@dataclass(frozen=True, slots=True)
 class MetricMove:
     metric: str
     ratio: float
