@@ -43,7 +43,7 @@ def test_headline_two_lines_what_runs_and_how_it_goes() -> None:
     v.base_qps = 10000.0
     assert headline(v, 300.0, 3, 42).split("\n") == [
         "run 7  pg174_o2nofp  l.i0",
-        "measuring 37/300 s  QPS 12,345.0  rQPS 1.23  suite 3/42 ETA 5m00s",
+        "measuring 37/300 s  QPS 12,345.0  rQPS 1.23  queue 3/42 ETA 5m00s",
     ]
     assert headline(view(t=None), None, 0, 0).split("\n")[1] == "measuring  QPS -"
 

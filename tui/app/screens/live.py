@@ -14,20 +14,13 @@ from textual.widgets import Header, Log, Static, Tab, Tabs
 from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.widgets.charts import Line, LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.services.eta import format_s
 from benchdeck.tui.services.live_model import RunView
 
 if TYPE_CHECKING:
     from benchdeck.tui.services.live_hub import LiveHub
 
 REDRAW_S = 1.0
-
-
-def _fmt_s(s: float | None) -> str:
-    if s is None:
-        return "-"
-    m, sec = divmod(int(s), 60)
-    h, m = divmod(m, 60)
-    return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s"
 
 
 def progress(v: RunView) -> str:
@@ -40,19 +33,20 @@ def progress(v: RunView) -> str:
     return f"{phase} {v.t[-1]:.0f}/{v.duration_s} s"
 
 
-def headline(v: RunView, eta_s: float | None, done: int, total: int) -> str:
-    """Two lines that fit 80 columns: what runs, how it goes.
+def headline(v: RunView, eta_s: float | None, k: int, n: int) -> str:
+    """Two lines that fit 80 columns: what runs, how it goes (``queue k/n``: the item of its
+    queue, as the log's ``queue:`` line counts it, with the seconds left on this host).
 
     ``run 12  my8040_rel  point-query_range=100``
-    ``measuring 37/300 s  QPS 12,345.0  rQPS 0.97  suite 3/42 ETA 5m00s``
+    ``measuring 37/300 s  QPS 12,345.0  rQPS 0.97  queue 3/42 ETA 5m00s``
     """
     qps = v.final_qps if v.final_qps is not None else v.last_qps
     what = [f"run {v.run_id}", v.build or "?", v.workload or "?"]
     how = [progress(v), f"QPS {qps:,.1f}" if qps is not None else "QPS -"]
     if v.rqps is not None:
         how.append(f"rQPS {v.rqps:.2f}")
-    if total:
-        how.append(f"suite {done}/{total} ETA {_fmt_s(eta_s)}")
+    if n:
+        how.append(f"queue {k}/{n} ETA {format_s(eta_s) if eta_s is not None else '-'}")
     return "  ".join(what) + "\n" + "  ".join(how)
 
 
@@ -192,8 +186,9 @@ class LiveScreen(Screen[None]):
         host = self.active_host()
         v = model.current(host) if host is not None else None
         if v is not None:
-            p = model.progress
-            self.query_one(HostPane).show(v, headline(v, p.eta_s(v), p.done, p.total))
+            queue = model.queue_eta(v.host)
+            eta, left = queue if queue is not None else (None, None)
+            self.query_one(HostPane).show(v, headline(v, left, eta.k if eta else 0, eta.n if eta else 0))
 
     def _add_tabs(self, hosts: list[str]) -> None:
         tabs = self.query_one("#live-tabs", Tabs)
