@@ -76,6 +76,7 @@ class LaunchScreen(Screen[None]):
     """Build a run matrix and queue it; the default runs the built-in workload on this machine."""
 
     CSS_PATH = tcss("launch.tcss")
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 - typed by Screen
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", "Start", id="launch.start", tooltip="Queue the matrix and watch it live"),
     ]
@@ -100,7 +101,7 @@ class LaunchScreen(Screen[None]):
                 yield SelectionList[str](id="launch-builds")
                 yield Label("Configs", id="launch-configs-label", classes="-hidden")
                 yield SelectionList[str](id="launch-configs", classes="-hidden")
-            with Vertical(classes="launch-col"):
+            with Vertical(classes="launch-col", id="launch-col-workloads"):
                 yield Label("Suite")
                 yield Select[str](
                     [(BUILTIN_SUITE, BUILTIN_SUITE)],
