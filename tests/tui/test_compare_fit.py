@@ -112,3 +112,41 @@ async def test_columns_dialog_names_an_empty_config(tmp_path: Path) -> None:
         await pilot.press("a")
         dialog = on_screen(app, MultiPickDialog)
         assert dialog.presets[0][0] == "every build (no config named)"
+
+
+async def test_export_offers_json_into_the_export_directory(
+    demo: Demo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default path was in the directory the app was started from; json was missing."""
+    import json
+
+    from textual.widgets import Input
+
+    from benchdeck.store.report import render
+    from benchdeck.tui.app.screens.dialogs import ExportDialog
+    from benchdeck.tui.services.settings import EXPORT_DIR_ENV
+
+    exports = tmp_path / "exports"
+    monkeypatch.setenv(EXPORT_DIR_ENV, str(exports))
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (NEW,))
+        await pilot.press("2")
+        await settle(pilot)
+        cmp = on_screen(app, CompareScreen).cmp
+        assert cmp is not None
+        await pilot.press("e")
+        dialog = on_screen(app, ExportDialog)
+        assert Path(dialog.query_one("#export-path", Input).value).parent == exports
+        await pilot.click("#export-json")
+        path_input = dialog.query_one("#export-path", Input)
+        assert path_input.value.endswith(".json")
+        path_input.value = "mine/report.json"  # relative: from the export directory
+        path_input.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+    written = exports / "mine" / "report.json"
+    assert written.read_text() == render(cmp, "json")
+    assert json.loads(written.read_text())["base"]["build"] == BASE
+    assert not (Path.cwd() / "mine").exists()

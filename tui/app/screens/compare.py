@@ -61,7 +61,9 @@ class CompareScreen(BenchdeckScreen):
             tooltip="Tick the builds to compare (several at once)",
         ),
         Binding("x", "remove_column", "Drop column", id="compare.remove", tooltip="Remove the last column"),
-        Binding("e", "export", "Export", id="compare.export", tooltip="Write md, csv or text to a file"),
+        Binding(
+            "e", "export", "Export", id="compare.export", tooltip="Write md, csv, text or json to a file"
+        ),
         Binding("o", "pick('dop')", "Dop", id="compare.dop", tooltip="Pick the concurrency (dop)"),
         Binding("c", "pick('config')", "Config", id="compare.config", tooltip="Pick the server config"),
         Binding("h", "pick('host')", "Host", id="compare.host", tooltip="Pick the host"),
@@ -465,9 +467,18 @@ class CompareScreen(BenchdeckScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare.export")
     def export(self, cmp: Comparison, req: ExportRequest) -> None:
-        path = req.path if req.path.is_absolute() else Path.cwd() / req.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(cmp, req.fmt), encoding="utf-8")
+        path = req.path  # absolute: the dialog takes a relative one from the export directory
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(cmp, req.fmt), encoding="utf-8")
+        except OSError as exc:  # a read-only directory, a full disk: one line, nothing else lost
+            self.app.call_from_thread(
+                self.notify,
+                f"cannot export to {path}: {exc.strerror or exc}",
+                title="Export",
+                severity="error",
+            )
+            return
         self.post_message(self.Exported(path, req.fmt))
 
     def on_compare_screen_exported(self, msg: Exported) -> None:
