@@ -102,9 +102,9 @@ _LAZY = {
     "hosts": ("benchdeck.tui.cli.hosts", "hosts_group"),
     "import": ("benchdeck.tui.cli.imports", "import_group"),
     "run": ("benchdeck.tui.cli.run", "run_cmd"),
-    "queue": ("benchdeck.tui.cli.run", "queue_cmd"),
-    "resume": ("benchdeck.tui.cli.run", "resume_cmd"),
-    "cancel": ("benchdeck.tui.cli.run", "cancel_cmd"),
+    "queue": ("benchdeck.tui.cli.queue", "queue_cmd"),
+    "resume": ("benchdeck.tui.cli.resume", "resume_cmd"),
+    "cancel": ("benchdeck.tui.cli.resume", "cancel_cmd"),
     "compare": ("benchdeck.tui.cli.compare", "compare_cmd"),
     "changes": ("benchdeck.tui.cli.changes", "changes_cmd"),
     "diff": ("benchdeck.tui.cli.diff", "diff_cmd"),
@@ -205,7 +205,9 @@ def _register() -> None:
     from benchdeck.tui.cli.imports import import_group
     from benchdeck.tui.cli.lake import lake_group
     from benchdeck.tui.cli.listing import builds_cmd, runs_cmd
-    from benchdeck.tui.cli.run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
+    from benchdeck.tui.cli.queue import queue_cmd
+    from benchdeck.tui.cli.resume import cancel_cmd, resume_cmd
+    from benchdeck.tui.cli.run import run_cmd
     from benchdeck.tui.cli.server import server_group
 
     for command in (
