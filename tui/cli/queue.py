@@ -43,14 +43,16 @@ def queue_cmd(
     configs: Sequence[str],
     **run_opts: Any,
 ) -> None:
-    """Queue a matrix (hosts x builds x configs x workloads) and run it; `benchdeck resume`
-    continues it if it is interrupted.
+    """Queue a matrix (hosts x builds x configs x threads x workloads, --repeat times) and run
+    it; `benchdeck resume` continues it if it is interrupted.
 
     \b
     Examples:
       benchdeck queue --host local --build sqlite --build sqlite-sync --suite builtin --time 5
       benchdeck queue --host dell32 --host ax162-s --build my8028_rel_o2nofp \\
           --build my8040_rel_o2nofp --suite classic
+      benchdeck queue --host local --build sqlite --build sqlite-sync --suite builtin \\
+          --threads 1,2,4 --repeat 2 --time 5
     """
     names = list(workloads)
     settings: dict[str, int] = {}
@@ -67,7 +69,7 @@ def queue_cmd(
     matrix = inv.config_matrix(hosts, builds, configs)
     if configs and not any(matrix.values()):
         raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
-    opts = options(**run_opts)
+    opts, sweep = options(**run_opts)
     opts = replace(  # the suite's settings fill in what the command line did not set
         opts,
         threads=opts.threads or settings.get("threads"),
@@ -79,8 +81,9 @@ def queue_cmd(
     )
     db = obj.db
     with obj.open_store() as store, store.transaction() as cur:
-        qid = q.create_queue(cur, hosts, builds, names, opts, matrix)
-    click.echo(f"queue {qid}: {sum(map(len, matrix.values())) * len(names)} runs")
+        qid = q.create_queue(cur, hosts, builds, names, opts, matrix, sweep.dops, sweep.repeats)
+        n = len(q.items(cur, qid))
+    click.echo(f"queue {qid}: {n} runs")
 
     blocked: list[str] = []
 

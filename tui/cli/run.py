@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -25,18 +26,25 @@ if TYPE_CHECKING:
 @run_options
 @click.pass_obj
 def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | None, **run_opts: Any) -> None:
-    """Run one workload on one host and build; ends with the run id and QPS.
+    """Run one workload on one host and build; ends with the run id and QPS (a line per run of
+    a sweep: --threads 1,2,4 --repeat 2 runs each dop twice, repeat after repeat).
 
     \b
     Examples:
       benchdeck run --host local --build sqlite --workload point-query_range=100 --time 10
+      benchdeck run --host local --build sqlite --workload point-query_range=100 --threads 1,2,4 --time 5
       benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
     """
     check(with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
-    opts = options(**run_opts)
-    req = RunRequest(host, build, workload, opts, config)
+    opts, sweep = options(**run_opts)
+    dops: tuple[int | None, ...] = sweep.dops or (opts.threads,)
+    reqs = [
+        RunRequest(host, build, workload, replace(opts, threads=dop), config)
+        for _ in range(sweep.repeats)
+        for dop in dops
+    ]
 
     async def go(svc: RunService) -> list[Outcome]:
-        return [await svc.run(req)]
+        return [await svc.run(req) for req in reqs]
 
     report(asyncio.run(with_service(obj.db, go)))

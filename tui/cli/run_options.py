@@ -4,6 +4,7 @@ they make before anything is stored or started."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,9 +17,32 @@ from benchdeck.store.db import Store
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """The matrix's concurrency and repeat axes: ``dops`` in the order given (empty: the
+    options' or the suite's own threads), each cell run ``repeats`` times."""
+
+    dops: tuple[int, ...]
+    repeats: int
+
+
+def parse_threads(values: Sequence[str]) -> tuple[int, ...]:
+    """``--threads 1,8,32`` and/or ``--threads 1 --threads 8``: the dops, duplicates dropped."""
+    dops: list[int] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part.isdigit() or int(part) < 1:
+                raise click.UsageError(f"--threads wants positive integers like 1,8,32, got {value!r}")
+            if int(part) not in dops:
+                dops.append(int(part))
+    return tuple(dops)
+
+
 def options(
     *,
-    threads: int | None,
+    threads: Sequence[str],
+    repeat: int,
     tables: int | None,
     table_size: int | None,
     time_s: int | None,
@@ -26,16 +50,18 @@ def options(
     no_prepare: bool,
     stop_server: bool,
     params: Sequence[str],
-) -> RunOptions:
-    """RunOptions from the options every run command shares (see :func:`run_options`)."""
+) -> tuple[RunOptions, Sweep]:
+    """RunOptions and the sweep from the options every run command shares (see
+    :func:`run_options`); with several dops the options' threads are None (each run has its own)."""
     extra: dict[str, str] = {}
     for p in params:
         key, sep, value = p.partition("=")
         if not sep or not key:
             raise click.UsageError(f"--param wants KEY=VALUE, got {p!r}")
         extra[key] = value
+    dops = parse_threads(threads)
     return RunOptions(
-        threads=threads,
+        threads=dops[0] if len(dops) == 1 else None,
         tables=tables,
         table_size=table_size,
         duration_s=time_s,
@@ -43,13 +69,24 @@ def options(
         prepare=not no_prepare,
         stop_server=stop_server,
         extra=extra,
-    )
+    ), Sweep(dops if len(dops) > 1 else (), repeat)
 
 
 def run_options(f: F) -> F:
     for opt in reversed(
         [
-            click.option("--threads", type=click.IntRange(min=1), help="Client threads (dop)."),
+            click.option(
+                "--threads",
+                multiple=True,
+                metavar="N[,N...]",
+                help="Client threads (dop); several (1,8,32 or repeated) sweep the concurrency.",
+            ),
+            click.option(
+                "--repeat",
+                type=click.IntRange(min=1),
+                default=1,
+                help="Runs per cell, interleaved across builds (A B A B).",
+            ),
             click.option("--tables", type=click.IntRange(min=1), help="Tables."),
             click.option("--table-size", type=click.IntRange(min=1), help="Rows per table."),
             click.option(

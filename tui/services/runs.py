@@ -85,7 +85,9 @@ def queue_line(item: q.QueueItem, where: q.Position) -> str:
     items = [item, *where.left_on_host]
     eta = statistics.fmean(where.done_s) * len(items) if where.done_s else sum(planned_s(i) for i in items)
     config = f" ({item.config})" if item.config else ""
-    return f"{where.k}/{where.n} {item.build}{config} {item.workload} ETA {format_s(eta)}"
+    sweep = f" dop {item.threads}" if item.threads else ""
+    sweep += f" repeat {item.repeat_no}" if item.repeat_no else ""
+    return f"{where.k}/{where.n} {item.build}{config} {item.workload}{sweep} ETA {format_s(eta)}"
 
 
 def format_s(s: float) -> str:
