@@ -18,7 +18,9 @@ from tests.servers.sshd import SshdServer
 pytestmark = pytest.mark.integration
 
 DOPS = (1, 2, 4)
-QUEUE_LINE = re.compile(r"^\[run (\d+)\] queue: (\d+)/(\d+) (\S+) (\S+) dop (\d+) repeat (\d+) ETA (\S+)$", re.M)
+QUEUE_LINE = re.compile(
+    r"^\[run (\d+)\] queue: (\d+)/(\d+) (\S+) (\S+) dop (\d+) repeat (\d+) ETA (\S+)$", re.M
+)
 
 
 def _seconds(eta: str) -> int:
