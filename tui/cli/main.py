@@ -107,6 +107,7 @@ _LAZY = {
     "cancel": ("benchdeck.tui.cli.resume", "cancel_cmd"),
     "compare": ("benchdeck.tui.cli.compare", "compare_cmd"),
     "changes": ("benchdeck.tui.cli.changes", "changes_cmd"),
+    "scaling": ("benchdeck.tui.cli.scaling", "scaling_cmd"),
     "diff": ("benchdeck.tui.cli.diff", "diff_cmd"),
     "export": ("benchdeck.tui.cli.export", "export_cmd"),
     "server": ("benchdeck.tui.cli.server", "server_group"),
@@ -208,6 +209,7 @@ def _register() -> None:
     from benchdeck.tui.cli.queue import queue_cmd
     from benchdeck.tui.cli.resume import cancel_cmd, resume_cmd
     from benchdeck.tui.cli.run import run_cmd
+    from benchdeck.tui.cli.scaling import scaling_cmd
     from benchdeck.tui.cli.server import server_group
 
     for command in (
@@ -219,6 +221,7 @@ def _register() -> None:
         cancel_cmd,
         compare_cmd,
         changes_cmd,
+        scaling_cmd,
         diff_cmd,
         export_cmd,
         server_group,
