@@ -94,8 +94,18 @@ def summary_line(results: Sequence[SeriesChanges]) -> str:
     return f"{changed} of {len(results)} series have change points"
 
 
+def dops_note(results: Sequence[SeriesChanges]) -> str | None:
+    """Said when the series span several concurrencies: a change is never called across them."""
+    dops = sorted({r.series.dop for r in results if r.series.dop is not None})
+    if len(dops) < 2:
+        return None
+    return f"dops {', '.join(map(str, dops))}: each dop is a series of its own (never compared across dops)"
+
+
 def _text(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
     yield heading(req)
+    if note := dops_note(results):
+        yield note
     if not results:
         yield "no series with 3 or more points"
         return
@@ -121,6 +131,9 @@ def _text(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
 
 def _md(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
     yield f"**{heading(req)}**"
+    if note := dops_note(results):
+        yield ""
+        yield f"_{note}_"
     for (_cfg, _dop, _line), members in _by_line(results).items():
         yield ""
         yield f"{series_title(members[0].series)}: {_points_text(members[0].series)}"

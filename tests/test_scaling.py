@@ -100,9 +100,9 @@ def test_text_json_md_and_the_merged_configs_note(env: dict[str, str]) -> None:
 
 
 def test_a_build_without_runs_is_one_line(env: dict[str, str]) -> None:
-    r = bd(env, "scaling", "--host", "hetz", "--build", "my8044_rel_o2nofp", "--format", "text")
+    r = bd(env, "scaling", "--host", "hetz", "--build", "my8032_rel_o2nofp", "--format", "text")
     assert r.returncode == 1
-    assert r.stderr.strip() == "benchdeck: build 'my8044_rel_o2nofp' has no finished runs on host 'hetz'"
+    assert r.stderr.strip() == "benchdeck: build 'my8032_rel_o2nofp' has no finished runs on host 'hetz'"
 
 
 def test_compare_puts_one_build_at_two_dops_side_by_side(env: dict[str, str], tmp_path: Path) -> None:
@@ -125,3 +125,15 @@ def test_compare_puts_one_build_at_two_dops_side_by_side(env: dict[str, str], tm
               "--format", "text")  # fmt: skip
     assert none.returncode == 1
     assert "has no finished runs on host 'hetz' with config 'z12a_c8r32' and dop 40" in none.stderr
+
+
+def test_changes_keeps_each_dop_apart_and_says_so(env: dict[str, str]) -> None:
+    r = bd(env, "changes", "--host", "hetz", "--format", "text")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1] == "dops 1, 40: each dop is a series of its own (never compared across dops)"
+    titles = [ln for ln in lines if ln.startswith("config ")]
+    assert titles == [
+        "config z12a_c8r32, dop 1, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 (3 points, 3 runs)",
+        "config z12a_c32r128, dop 40, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 (3 points, 3 runs)",
+    ]
