@@ -16,7 +16,7 @@ from benchdeck.tui.cli.run_progress import report, with_service
 from benchdeck.tui.services.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
     from benchdeck.tui.services.runs import Outcome, RunService
 
 

@@ -14,11 +14,12 @@ from benchdeck.engine.running.session import Session
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.following import is_followed
+from benchdeck.store.lookups import count_samples
 from benchdeck.tui.cli.run_progress import report, with_service
 
 if TYPE_CHECKING:
     from benchdeck.store.live import LiveRun
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
     from benchdeck.tui.services.runs import Outcome, RunService
 
 
@@ -141,4 +142,8 @@ def _err(outcome: Outcome) -> str:
 def db_count(db: Path | None, run_id: int) -> int:
     """Interval samples stored for a run."""
     with Store.open_for_reading(db) as store:
-        return int(store.scalar("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]) or 0)
+        cur = store.cursor()
+        try:
+            return count_samples(cur, run_id)
+        finally:
+            cur.close()

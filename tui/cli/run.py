@@ -14,7 +14,7 @@ from benchdeck.tui.cli.run_options import check, options, run_options, with_regi
 from benchdeck.tui.cli.run_progress import report, with_service
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
     from benchdeck.tui.services.runs import Outcome, RunService
 
 

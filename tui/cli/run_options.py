@@ -116,7 +116,7 @@ def run_options(f: F) -> F:
 def with_registered(inv: Inventory, db: Path | None) -> Inventory:
     """The inventory plus the builds `benchdeck build` registered in the store (if there is one)."""
     from benchdeck.store.build_records import registered
-    from benchdeck.store.db import default_db_path
+    from benchdeck.store.location import default_db_path
 
     if not (db or default_db_path()).exists():
         return inv

@@ -141,7 +141,7 @@ async def with_service(
     db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
 ) -> list[Outcome]:
     from benchdeck.store.build_records import registered
-    from benchdeck.tui.cli.main import open_shared_store
+    from benchdeck.tui.cli.context import open_shared_store
     from benchdeck.tui.services.runs import RunService
 
     session = Session(load_inventory(None))

@@ -13,7 +13,7 @@ from benchdeck.store.scaling_report import SCALING_FORMATS
 
 if TYPE_CHECKING:
     from benchdeck.store.scaling import Scaling
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 
 @click.command("scaling")
