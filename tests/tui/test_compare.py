@@ -14,11 +14,12 @@ from benchdeck.store.db import Store
 from benchdeck.store.report import render
 from benchdeck.themes.loader import load_theme_file
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.base import Selection
-from benchdeck.tui.app.screens.compare import CompareScreen, run_comparison
+from benchdeck.tui.app.screens.compare import CompareScreen
 from benchdeck.tui.app.screens.dialogs import ExportDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
+from benchdeck.tui.services.choices import run_comparison
+from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import cell_colour, column_texts, on_screen, settle, static_text
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
 
@@ -73,12 +74,12 @@ async def test_change_base_and_columns_rerenders_rqps(demo: Demo) -> None:
         await settle(pilot)
         await settle(pilot)
         assert chosen(app).base == LTO
-        assert chosen(app).with_builds == (NEW,), "a build is never compared with itself"
-        lto_vs_new = expected(demo, app.selection)
-        assert column_texts(rqps(app), 0) == [f"{r.values[0]:.2f}" for r in lto_vs_new.rqps]
-        assert column_texts(rqps(app), 0)[7] == f"{0.56 / 0.60:.2f}"
+        assert chosen(app).with_builds == (BASE, NEW), "the old base takes the new base's column"
+        lto_vs = expected(demo, app.selection)
+        assert column_texts(rqps(app), 1) == [f"{r.values[1]:.2f}" for r in lto_vs.rqps]
+        assert column_texts(rqps(app), 1)[7] == f"{0.56 / 0.60:.2f}"
 
-        await pilot.press("x")  # drop the last column: nothing left to compare
+        await pilot.press("x", "x")  # drop the last columns: nothing left to compare
         await settle(pilot)
         assert chosen(app).with_builds == ()
         assert rqps(app).row_count == 0

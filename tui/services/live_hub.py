@@ -65,8 +65,6 @@ class LiveHub:
 
     def start_build(self, host: str, recipe: str, variant: str) -> None:
         """Compile a recipe's variant on a host in the background; it shows on Live like a run."""
-        self.model.progress.total += 1
-        self.model.progress.planned_s += 60
         self._keep(asyncio.create_task(self._build(host, recipe, variant)))
         self._changed()
 
@@ -125,19 +123,9 @@ class LiveHub:
         self._changed()
 
     def _base_qps(self, host: str, build: str, workload: str) -> float | None:
-        row = (
-            self._store()
-            .cursor()
-            .execute(
-                "SELECT median(s.qps) FROM runs r JOIN hosts h USING (host_id) "
-                "JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) "
-                "JOIN run_summary s USING (run_id) "
-                "WHERE h.name = ? AND b.name = ? AND w.name = ? AND r.status = 'finished'",
-                [host, build, workload],
-            )
-            .fetchone()
-        )
-        return float(row[0]) if row and row[0] is not None else None
+        from benchdeck.store.lookups import median_finished_qps
+
+        return median_finished_qps(self._store().cursor(), host, build, workload)
 
     async def start_queue(
         self,
@@ -159,10 +147,6 @@ class LiveHub:
                 return q.create_queue(cur, hosts, builds, workloads, options, matrix)
 
         qid = await loop.run_in_executor(self.writer, create)
-        n = sum(map(len, matrix.values())) * len(workloads)
-        per_run = options.duration_s or 300
-        self.model.progress.total += n
-        self.model.progress.planned_s += n * (per_run + options.warmup_s)
         self._keep(asyncio.create_task(self._run(qid)))
         self._changed()
         return qid
@@ -235,14 +219,12 @@ class LiveHub:
             if store.read_only:
                 return 0, 0
             cur = store.cursor()
-            waiting = cur.execute("SELECT count(*) FROM queue_items WHERE status = 'pending'").fetchone()
-            return len(unfinished(cur)), int(waiting[0]) if waiting else 0
+            return len(unfinished(cur)), q.pending_count(cur)
 
         return await self.query(count)
 
     def start_resume(self, running: int = 0, waiting: int = 0) -> None:
         """Reattach to runs left running and go on with waiting queues (``benchdeck resume``)."""
-        self.model.progress.total += running + waiting
         self._keep(asyncio.create_task(self._resume()))
         self._changed()
 
