@@ -64,6 +64,7 @@ def mariadb_plans(
     work: Path, seconds: int, args: list[str], port: int
 ) -> Callable[[int, CaptureOptions | None], RunPlan]:
     cmd = SysbenchCommand(WORKLOAD, tuple(args), threads=2, tables=1, table_size=20000)
+    work.mkdir(parents=True, exist_ok=True)
 
     def plan(rid: int, opts: CaptureOptions | None) -> RunPlan:
         d = tempfile.mkdtemp(prefix=f"run{rid}-", dir=work)
