@@ -4,6 +4,7 @@ one insert per table for all the runs of a flush (store/bulk.py)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import duckdb
 
@@ -21,18 +22,7 @@ def append_counters(
     wins = [(rid, w) for rid, ws in runs for w in ws]
     if not wins:
         return 0
-    n = bulk.insert_columns(
-        cur,
-        "counter_windows",
-        {
-            "run_id": ("BIGINT", [r for r, _ in wins]),
-            "window_no": ("INTEGER", [w.window for _, w in wins]),
-            "start_s": ("DOUBLE", [w.start_s for _, w in wins]),
-            "seconds": ("DOUBLE", [w.seconds for _, w in wins]),
-            "target": ("VARCHAR", [w.target for _, w in wins]),
-            "source": ("VARCHAR", [COUNTERS_SOURCE] * len(wins)),
-        },
-    )
+    n = bulk.insert_columns(cur, "counter_windows", _window_columns(wins, COUNTERS_SOURCE))
     vals = [(rid, w.window, r) for rid, w in wins for r in w.readings]
     if vals:
         n += bulk.insert_columns(
@@ -57,21 +47,13 @@ def append_profiles(
     wins = [(rid, w) for rid, ws in runs for w in ws]
     if not wins:
         return 0
-    n = bulk.insert_columns(
-        cur,
-        "profile_windows",
-        {
-            "run_id": ("BIGINT", [r for r, _ in wins]),
-            "window_no": ("INTEGER", [w.window for _, w in wins]),
-            "start_s": ("DOUBLE", [w.start_s for _, w in wins]),
-            "seconds": ("DOUBLE", [w.seconds for _, w in wins]),
-            "event": ("VARCHAR", [w.event for _, w in wins]),
-            "frequency_hz": ("DOUBLE", [w.frequency_hz for _, w in wins]),
-            "samples": ("BIGINT", [sum(s for _, s in w.stacks) for _, w in wins]),
-            "target": ("VARCHAR", [w.target for _, w in wins]),
-            "source": ("VARCHAR", [PROFILE_SOURCE] * len(wins)),
-        },
-    )
+    columns = {
+        **_window_columns(wins, PROFILE_SOURCE),
+        "event": ("VARCHAR", [w.event for _, w in wins]),
+        "frequency_hz": ("DOUBLE", [w.frequency_hz for _, w in wins]),
+        "samples": ("BIGINT", [sum(s for _, s in w.stacks) for _, w in wins]),
+    }
+    n = bulk.insert_columns(cur, "profile_windows", columns)
     stacks = [(rid, w.window, st, s) for rid, w in wins for st, s in w.stacks]
     if stacks:
         n += bulk.insert_columns(
@@ -85,6 +67,20 @@ def append_profiles(
             },
         )
     return n
+
+
+def _window_columns(
+    wins: Sequence[tuple[int, CounterWindow | ProfileWindow]], source: str
+) -> dict[str, tuple[str, list[Any]]]:
+    """The columns counter and profile windows share."""
+    return {
+        "run_id": ("BIGINT", [r for r, _ in wins]),
+        "window_no": ("INTEGER", [w.window for _, w in wins]),
+        "start_s": ("DOUBLE", [w.start_s for _, w in wins]),
+        "seconds": ("DOUBLE", [w.seconds for _, w in wins]),
+        "target": ("VARCHAR", [w.target for _, w in wins]),
+        "source": ("VARCHAR", [source] * len(wins)),
+    }
 
 
 def append_gaps(cur: duckdb.DuckDBPyConnection, runs: Sequence[tuple[int, Sequence[CaptureGap]]]) -> int:
