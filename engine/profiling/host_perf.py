@@ -321,14 +321,25 @@ def binary_findings(path: str) -> list[str]:
     return out
 
 
+# The C runtime's start-up code, linked into every binary and built without frame pointers
+_STARTUP = {b"_start", b"_init", b"_fini", b"deregister_tm_clones", b"register_tm_clones"}
+_STARTUP |= {b"__do_global_dtors_aux", b"frame_dummy", b"__libc_csu_init", b"__libc_csu_fini"}
+
+
 def _frame_pointer_share(data: bytes, secs: list[tuple[int, ...]], table: int) -> float:
-    """The share of sampled functions (>= 32 bytes) that begin ``push %rbp; mov %rsp,%rbp``."""
-    _, _, _, _, off, size, _, _, _, entsize = secs[table]
+    """The share of sampled functions (>= 32 bytes) that set up a frame pointer: ``mov %rsp,%rbp``
+    in their first 48 bytes (gcc may schedule instructions before it, or shrink-wrap it past an
+    early return; a binary built without frame pointers uses %rbp as a plain register and never
+    does this). The C runtime's start-up functions do not count."""
+    _, _, _, _, off, size, link, _, _, entsize = secs[table]
+    names = secs[link][4] if link < len(secs) else 0
     funcs = []
     for i in range(0, size // max(entsize, 24)):
-        _, info, _, shndx, value, fsize = struct.unpack_from("<IBBHQQ", data, off + i * 24)
+        name_at, info, _, shndx, value, fsize = struct.unpack_from("<IBBHQQ", data, off + i * 24)
         if info & 0xF == 2 and fsize >= 32 and 0 < shndx < len(secs):
-            funcs.append((value, shndx))
+            name = data[names + name_at : data.find(b"\0", names + name_at)]
+            if name not in _STARTUP:
+                funcs.append((value, shndx))
     if not funcs:
         return 1.0
     step = max(1, len(funcs) // 400)
@@ -336,11 +347,8 @@ def _frame_pointer_share(data: bytes, secs: list[tuple[int, ...]], table: int) -
     for value, shndx in funcs[::step]:
         sec = secs[shndx]
         pos = value - sec[3] + sec[4]
-        head = data[pos : pos + 8]
-        if head.startswith(b"\xf3\x0f\x1e\xfa"):  # endbr64
-            head = head[4:]
         total += 1
-        hits += head.startswith(b"\x55\x48\x89\xe5")
+        hits += b"\x48\x89\xe5" in data[pos : pos + 48]
     return hits / total if total else 1.0
 
 

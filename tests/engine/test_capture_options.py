@@ -4,6 +4,7 @@ host, per suite), each bad value one line naming what is wrong."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from benchdeck.engine.hosts.inventory import ConfigError, parse_inventory
 from benchdeck.engine.planning.plan import RunOptions, RunRequest
 from benchdeck.engine.planning.planner import make_plan
 from benchdeck.engine.profiling.capture import CaptureOptions
+from benchdeck.engine.profiling.host_perf import binary_findings
 from tests.cli_helpers import bd
 
 
@@ -61,3 +63,31 @@ def test_bad_profile_on_the_command_line_is_one_line(tmp_path: Path) -> None:
     assert res.returncode == 2
     assert "unknown capture 'flame' (use counters, cpu)" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+C_SOURCE = """
+int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * n; return s; }
+int more(int n) { int s = 1; for (int i = 1; i < n; i++) s = s * 3 + work(i); return s; }
+int again(int n) { int s = 2; for (int i = 2; i < n; i++) s = s * 5 + more(i) - work(s); return s; }
+int last(int n) { int s = 3; for (int i = 3; i < n; i++) s = s * 7 + again(i) - more(s); return s; }
+int main(int argc, char **argv) { (void)argv; return last(argc + 40) & 1; }
+"""
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (("-fno-omit-frame-pointer", "-g"), set()),
+        (("-fomit-frame-pointer",), {"frame-pointers"}),
+        (("-fno-omit-frame-pointer", "-s"), {"stripped"}),
+    ],
+)
+def test_preflight_reads_symbols_and_frame_pointers_of_a_real_binary(
+    tmp_path: Path, flags: tuple[str, ...], expected: set[str]
+) -> None:
+    """gcc builds the three cases (the o2nofp variants, -O2's default, a stripped one)."""
+    src = tmp_path / "w.c"
+    src.write_text(C_SOURCE)
+    subprocess.run(["gcc", "-O2", "-fno-inline", *flags, "-o", str(tmp_path / "w"), str(src)], check=True)
+    found = {line.split()[1] for line in binary_findings(str(tmp_path / "w"))}
+    assert found == expected

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.engine.events import BenchBatch, CaptureBatch, RunEvent, RunFailed, RunFinished
+from benchdeck.engine.events import BenchBatch, CaptureBatch, LogLine, RunEvent, RunFailed, RunFinished
 from benchdeck.engine.families.builtin.catalogue import builtin_argv
 from benchdeck.engine.families.builtin.plan import CLIENT_DIR, client_files
 from benchdeck.engine.families.sysbench.command import SysbenchCommand
@@ -209,6 +209,8 @@ async def test_mariadb_server_found_by_its_port(
         ).fetchall()
     }
     assert targets == {f"pids {mariadb_server.pid}"}
+    said = [e.text for e in events if isinstance(e, LogLine)]
+    assert any("mariadbd is stripped: stacks name only its exported functions" in t for t in said), said
     assert store.scalar("SELECT sum(samples) FROM profile_windows WHERE run_id = ?", [plan.run_id]) > 0
 
 
