@@ -42,7 +42,7 @@ RATIOS: tuple[tuple[str, tuple[str, ...], tuple[str, ...], float], ...] = (
 )
 RATIO_NAMES = tuple(r[0] for r in RATIOS)
 ORDER = (
-    "cpu-clock", "task-clock", "cycles", "instructions", "branches", "branch-misses",
+    "cpu-clock", "task-clock", "cycles", "bus-cycles", "instructions", "branches", "branch-misses",
     "cache-references", "cache-misses", "stalled-cycles-frontend", "stalled-cycles-backend",
     "L1-dcache-loads", "L1-dcache-load-misses", "L1-icache-loads", "L1-icache-load-misses",
     "L1-icache-loads-misses", "dTLB-loads", "dTLB-load-misses", "iTLB-loads", "iTLB-load-misses",

@@ -22,12 +22,15 @@ LEGEND = f"per operation (ratios as they are); {NOT_COUNTED} = not counted (no w
 CSV_HEADER = ("workload", "dop", "column", "build", "config", "counter", "unit", "value", "rel", "windows")
 
 
-def fmt_counter(v: float | None) -> str:
-    """A per-operation value or ratio: ``159,263`` / ``1.00`` / ``0.0123``; ``n/c`` if missing."""
+def fmt_counter(v: float | None, ratio: bool = False) -> str:
+    """A per-operation value: ``159,263`` / ``1.00`` / ``0.0123``; a ratio with two decimals
+    (``0.80`` IPC, ``4.51`` %); ``n/c`` if missing."""
     if v is None:
         return NOT_COUNTED
     if not math.isfinite(v):
         return "inf" if v > 0 else "nan"
+    if ratio:
+        return f"{v:.2f}"
     if abs(v) >= 100:
         return f"{v:,.0f}"
     if abs(v) >= 1 or v == 0:
@@ -70,7 +73,7 @@ def table(cmp: Comparison, block: Sequence[CounterRow]) -> tuple[list[str], list
         cells = [f"{counter} ({unit})" if unit else counter]
         for j, lab in enumerate(labels):
             got = cols.get(lab)
-            cells.append(fmt_counter(got.value) if got else "-")
+            cells.append(fmt_counter(got.value, got.is_ratio) if got else "-")
             if j:
                 cells.append(fmt_counter_rel(got.rel) if got else "-")
         grid.append(cells)
