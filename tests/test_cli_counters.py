@@ -9,12 +9,14 @@ import json
 import os
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from tests.cli_helpers import ROOT, bd, db_rows
 from tests.store import mytools_tree as t
 
 PERF = ROOT / "tests" / "data" / "perf_stat" / "sb.perf.hw.point-query.range100.pk1.1"
+SCHEMA = json.loads((ROOT / "docs" / "compare.schema.json").read_text())
 ARGS = ("--host", "h", "--workload", "point-query_range=100")
 
 
@@ -66,6 +68,8 @@ def test_import_perf_stat_and_compare_the_counters_table(tmp_path: Path) -> None
     assert "rqps" not in doc
     full = json.loads(bd(env, *cmp, "--format", "json").stdout)
     assert len(full["counters"]) == len(doc["counters"])
+    jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(full, SCHEMA)
 
     md = bd(env, *cmp, "--format", "md").stdout
     assert "| counter | base | col-1 | rel |" in md

@@ -83,11 +83,19 @@ def test_not_counted_is_stored_as_null_with_its_reason(store: Store) -> None:
             "AND run_id = (SELECT min(run_id) FROM counter_values) AND window_no <= 3 ORDER BY event"
         ).fetchall()
         raw = cur.execute("SELECT name FROM raw_files WHERE kind = 'perf_stat' ORDER BY name").fetchall()
+        view = cur.execute(
+            "SELECT build, workload, dop, count(*), count(value), any_value(status) FROM counter_series "
+            "WHERE event = 'bus-cycles' GROUP BY ALL ORDER BY build"
+        ).fetchall()
     assert rows == [
         ("bus-cycles", None, "not supported", None),
         ("cycles", 12e9, "counted", 50.0),
         ("major-faults", 0.0, "counted", None),
         ("stalled-cycles-backend", None, "not counted", 0.0),
+    ]
+    assert view == [  # the view a DuckDB CLI user reads: A has 2 such windows, B 1, none counted
+        (t.A, "point-query_range=100", t.DOP, 2, 0, "not supported"),
+        (t.B, "point-query_range=100", t.DOP, 1, 0, "not supported"),
     ]
     assert [r[0] for r in raw] == [f"sb.perf.hw.{STEP}.1", f"sb.perf.hw.{STEP}.1", f"sb.perf.hw.{STEP}.2"]
 
