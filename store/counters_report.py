@@ -23,7 +23,7 @@ CSV_HEADER = ("workload", "dop", "column", "build", "config", "counter", "unit",
 
 
 def fmt_counter(v: float | None, ratio: bool = False) -> str:
-    """A per-operation value: ``159,263`` / ``1.00`` / ``0.0123``; a ratio with two decimals
+    """A per-operation value: ``159,263`` / ``1.00`` / ``0.0123`` / ``1.23e-05``; a ratio with two decimals
     (``0.80`` IPC, ``4.51`` %); ``n/c`` if missing."""
     if v is None:
         return NOT_COUNTED
@@ -35,7 +35,7 @@ def fmt_counter(v: float | None, ratio: bool = False) -> str:
         return f"{v:,.0f}"
     if abs(v) >= 1 or v == 0:
         return f"{v:.2f}"
-    return f"{v:.4f}"
+    return f"{v:.3g}"  # three significant digits: 0.000669 msec, 1.23e-05 faults per query
 
 
 def fmt_counter_rel(v: float | None) -> str:

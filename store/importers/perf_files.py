@@ -26,7 +26,7 @@ from benchdeck.engine.profiling.records import CounterWindow
 from benchdeck.store import bulk
 from benchdeck.store.db import Store
 from benchdeck.store.importers.read_run import ImportError_
-from benchdeck.store.raw import save_raw
+from benchdeck.store.raw import compress
 
 RAW_KIND = "perf_stat"
 _DOP = re.compile(r"\.dop\d+$")
@@ -107,16 +107,22 @@ def save_counter_windows(
     cur: duckdb.DuckDBPyConnection, run_id: int, windows: Sequence[CounterWindow], source: str
 ) -> None:
     """Insert ``windows`` of ``run_id`` into counter_windows / counter_values (migration 12)."""
-    values = [(w.window, r) for w in windows for r in w.readings]
+    _save_windows(cur, [(run_id, w) for w in windows], source)
+
+
+def _save_windows(
+    cur: duckdb.DuckDBPyConnection, windows: Sequence[tuple[int, CounterWindow]], source: str
+) -> None:
+    values = [(run_id, w.window, r) for run_id, w in windows for r in w.readings]
     bulk.insert_columns(
         cur,
         "counter_windows",
         {
-            "run_id": ("BIGINT", [run_id] * len(windows)),
-            "window_no": ("INTEGER", [w.window for w in windows]),
-            "start_s": ("DOUBLE", [w.start_s for w in windows]),
-            "seconds": ("DOUBLE", [w.seconds for w in windows]),
-            "target": ("VARCHAR", [w.target for w in windows]),
+            "run_id": ("BIGINT", [run_id for run_id, _ in windows]),
+            "window_no": ("INTEGER", [w.window for _, w in windows]),
+            "start_s": ("DOUBLE", [w.start_s for _, w in windows]),
+            "seconds": ("DOUBLE", [w.seconds for _, w in windows]),
+            "target": ("VARCHAR", [w.target for _, w in windows]),
             "source": ("VARCHAR", [source] * len(windows)),
         },
     )
@@ -124,22 +130,36 @@ def save_counter_windows(
         cur,
         "counter_values",
         {
-            "run_id": ("BIGINT", [run_id] * len(values)),
-            "window_no": ("INTEGER", [n for n, _ in values]),
-            "event": ("VARCHAR", [r.event for _, r in values]),
-            "value": ("DOUBLE", [r.value for _, r in values]),
-            "unit": ("VARCHAR", [r.unit for _, r in values]),
-            "running_pct": ("DOUBLE", [r.running_pct for _, r in values]),
-            "status": ("VARCHAR", [r.status for _, r in values]),
+            "run_id": ("BIGINT", [run_id for run_id, _, _ in values]),
+            "window_no": ("INTEGER", [n for _, n, _ in values]),
+            "event": ("VARCHAR", [r.event for _, _, r in values]),
+            "value": ("DOUBLE", [r.value for _, _, r in values]),
+            "unit": ("VARCHAR", [r.unit for _, _, r in values]),
+            "running_pct": ("DOUBLE", [r.running_pct for _, _, r in values]),
+            "status": ("VARCHAR", [r.status for _, _, r in values]),
         },
     )
 
 
-def store_perf_stat(cur: duckdb.DuckDBPyConnection, run_id: int, read: PerfStatRead, source: str) -> None:
-    """The windows and the files they came from (raw_files, kind ``perf_stat``)."""
-    save_counter_windows(cur, run_id, read.windows, source)
-    for name, data in read.files:
-        save_raw(cur, run_id, RAW_KIND, name, data)
+def store_perf_stat(
+    cur: duckdb.DuckDBPyConnection, reads: Sequence[tuple[int, PerfStatRead]], source: str
+) -> None:
+    """Runs' windows and the files they came from (raw_files, kind ``perf_stat``), one insert
+    per table for all of them (an ``INSERT`` per file took ~1 s of a 351-file tree's attach)."""
+    _save_windows(cur, [(run_id, w) for run_id, read in reads for w in read.windows], source)
+    files = [(run_id, name, data) for run_id, read in reads for name, data in read.files]
+    bulk.insert_columns(
+        cur,
+        "raw_files",
+        {
+            "run_id": ("BIGINT", [run_id for run_id, _, _ in files]),
+            "kind": ("VARCHAR", [RAW_KIND] * len(files)),
+            "name": ("VARCHAR", [name for _, name, _ in files]),
+            "codec": ("VARCHAR", ["zstd"] * len(files)),
+            "size": ("BIGINT", [len(data) for _, _, data in files]),
+            "data": ("BLOB", [compress(data) for _, _, data in files]),
+        },
+    )
 
 
 def warnings_of(read: PerfStatRead, where: str) -> list[str]:
@@ -185,8 +205,7 @@ def attach_mytools_perf(store: Store, host: str, root: Path) -> PerfImport:
             found.append((int(run_id), read))
     if found:
         with store.transaction() as cur:
-            for run_id, read in found:
-                store_perf_stat(cur, run_id, read, "mytools")
+            store_perf_stat(cur, found, "mytools")
     result.runs = len(found)
     result.windows = sum(len(r.windows) for _, r in found)
     return result

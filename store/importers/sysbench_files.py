@@ -36,7 +36,7 @@ def import_run_files(store: Store, f: RunFiles, perf_stat: Path | None = None) -
         warnings += tuple(warnings_of(perf, perf_stat.name))
 
         def store_perf(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
-            store_perf_stat(cur, ids[0], perf, "import")
+            store_perf_stat(cur, [(ids[0], perf)], "import")
 
     writer = RunWriter(store, in_transaction=store_perf)
     writer.add(parsed)
