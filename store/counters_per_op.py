@@ -52,6 +52,14 @@ ORDER = (
 )  # fmt: skip
 """perf's events in the order the author's groups list them; others follow by name."""
 
+SOFTWARE = frozenset(
+    ("cpu-clock", "task-clock", "context-switches", "cpu-migrations", "migrations", "page-faults",
+     "faults", "minor-faults", "major-faults", "alignment-faults", "emulation-faults")
+)  # fmt: skip
+"""The kernel's software events (perf-list(1)): cpu/o and cs/o say the first three from vmstat,
+and faults per query are tiny counts whose ratios swing (x0.08 from 0.0001 to 0.00001), so
+Triage ranks the hardware counters and the ratios only."""
+
 
 @dataclass(frozen=True, slots=True)
 class CounterValue:

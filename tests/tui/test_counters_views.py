@@ -80,5 +80,5 @@ def test_rank_lists_the_counters_that_moved_most() -> None:
     )
     cmp = dataclasses.replace(_cmp({"cpu/o": 1.5}), counters=rows)
     (item,) = rank(cmp)
-    assert item.counters_text() == "l1i-mpki x2.00  ipc x0.80  instructions x1.10"
+    assert item.counters_text() == "l1i-mpki x2.00  ipc x0.80  instructions x1.10"  # no software events
     assert item.line().endswith("cpu/o x1.50  l1i-mpki x2.00  ipc x0.80  instructions x1.10")

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static
 
 from benchdeck.store.compare import HW_KEYS, Comparison
+from benchdeck.store.counters_per_op import SOFTWARE
 from benchdeck.store.queries import latest_run
 from benchdeck.store.report import NOISE_MARK, fmt_ratio
 from benchdeck.tui.app.screens.base import BenchdeckScreen, Selection, tcss
@@ -76,7 +77,7 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     counters: dict[tuple[str, int | None], list[Moved]] = {}
     for c in cmp.counters:
-        if c.column == build and c.rel is not None and not math.isnan(c.rel):
+        if c.column == build and c.rel is not None and not math.isnan(c.rel) and c.counter not in SOFTWARE:
             counters.setdefault((c.workload, c.dop), []).append(Moved(c.counter, c.rel))
     items = []
     for row in cmp.rqps:
