@@ -9,7 +9,7 @@ A counter that was not counted prints ``n/c`` in text and Markdown, an empty fie
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from benchdeck.store.counters_per_op import CounterRow
@@ -85,31 +85,37 @@ def _title(workload: str, dop: int | None) -> str:
 
 
 def text_lines(cmp: Comparison) -> Iterator[str]:
-    if not cmp.counters:
-        return
-    yield ""
-    yield f"Counters: {LEGEND}"
-    for wl, dop, block in blocks(cmp.counters):
-        header, grid = table(cmp, block)
-        yield ""
-        yield _title(wl, dop)
+    def block(title: str, header: list[str], grid: list[list[str]]) -> Iterator[str]:
+        yield title
         yield "\t".join(header)
         yield from ("\t".join(row) for row in grid)
 
+    return _lines(cmp, block)
 
-def md_lines(cmp: Comparison, escape: Any) -> Iterator[str]:
-    if not cmp.counters:
-        return
-    yield ""
-    yield f"Counters: {LEGEND}"
-    for wl, dop, block in blocks(cmp.counters):
-        header, grid = table(cmp, block)
-        yield ""
-        yield f"**{escape(_title(wl, dop))}**"
+
+def md_lines(cmp: Comparison, escape: Callable[[str], str]) -> Iterator[str]:
+    def block(title: str, header: list[str], grid: list[list[str]]) -> Iterator[str]:
+        yield f"**{escape(title)}**"
         yield ""
         yield "| " + " | ".join(header) + " |"
         yield "|---|" + "---:|" * (len(header) - 1)
         yield from ("| " + " | ".join([escape(row[0]), *row[1:]]) + " |" for row in grid)
+
+    return _lines(cmp, block)
+
+
+def _lines(
+    cmp: Comparison, block: Callable[[str, list[str], list[list[str]]], Iterator[str]]
+) -> Iterator[str]:
+    """The legend, then each (workload, dop) block as ``block`` lays it out."""
+    if not cmp.counters:
+        return
+    yield ""
+    yield f"Counters: {LEGEND}"
+    for wl, dop, rows in blocks(cmp.counters):
+        header, grid = table(cmp, rows)
+        yield ""
+        yield from block(_title(wl, dop), header, grid)
 
 
 def csv_rows(cmp: Comparison, num: Any, spec: Any, col_name: Any) -> Iterator[list[str]]:

@@ -88,7 +88,10 @@ def read_perf_stat(
         skipped += len(got.skipped)
         incomplete += got.incomplete
     if not windows:
-        raise ImportError_(f"{paths[-1]}: no perf stat window in it (not perf stat output?)")
+        raise ImportError_(
+            f"{paths[-1]}: no perf stat window in it "
+            "(perf stat's own output expected, as `perf stat -o FILE` writes it)"
+        )
     return PerfStatRead(tuple(windows), tuple(files), skipped, incomplete)
 
 
