@@ -16,9 +16,9 @@ from benchdeck.store.db import Store
 from benchdeck.store.importers.perf_files import save_counter_windows
 from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.base import Selection
 from benchdeck.tui.app.screens.compare import CompareScreen
 from benchdeck.tui.app.screens.triage import TriageScreen, rank
+from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import column_texts, settle, static_text
 from tests.tui.test_triage import _cmp
 
