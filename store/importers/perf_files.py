@@ -13,6 +13,7 @@ result falls inside the run; else it stays None and its queries come from the ru
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,19 +52,23 @@ class PerfImport:
     warnings: list[str] = field(default_factory=list)
 
 
-def round_files(sb_o: Path) -> list[Path]:
-    """``sb.perf.hw.<step>.<n>`` beside ``sb.o.<step>.dop<D>``, by round ``n`` (not ``.raw``/``.sorted``)."""
-    step = _DOP.sub("", sb_o.name.removeprefix("sb.o."))
-    prefix = f"sb.perf.hw.{step}."
+def round_files(sb_o: Path, listing: dict[Path, list[str]] | None = None) -> list[Path]:
+    """``sb.perf.hw.<step>.<n>`` beside ``sb.o.<step>.dop<D>``, by round ``n`` (not ``.raw``/
+    ``.sorted``). ``listing`` keeps each folder's perf file names: a folder is listed once, not
+    once per run (the author's folders hold thousands of files)."""
+    listing = {} if listing is None else listing
+    folder = sb_o.parent
+    if folder not in listing:
+        try:
+            listing[folder] = [n for n in os.listdir(folder) if n.startswith("sb.perf.hw.")]
+        except OSError:
+            listing[folder] = []
+    prefix = f"sb.perf.hw.{_DOP.sub('', sb_o.name.removeprefix('sb.o.'))}."
     found: list[tuple[int, Path]] = []
-    try:
-        names = [p for p in sb_o.parent.iterdir() if p.name.startswith(prefix)]
-    except OSError:
-        return []
-    for p in names:
-        n = p.name.removeprefix(prefix)
-        if n.isdigit():  # 1, 2 ...; "1.raw", "1.sorted" are the author's derived copies
-            found.append((int(n), p))
+    for name in listing[folder]:
+        n = name.removeprefix(prefix)
+        if name.startswith(prefix) and n.isdigit():  # "1.raw", "1.sorted": his derived copies
+            found.append((int(n), folder / name))
     return [p for _, p in sorted(found)]
 
 
@@ -194,8 +199,9 @@ def attach_mytools_perf(store: Store, host: str, root: Path) -> PerfImport:
     with store.reading() as cur:
         runs = cur.execute(_RUNS_SQL, {"host": host, "root": prefix}).fetchall()
     found: list[tuple[int, PerfStatRead]] = []
+    listing: dict[Path, list[str]] = {}
     for run_id, source_path, started_at, elapsed_s in runs:
-        paths = round_files(Path(source_path))
+        paths = round_files(Path(source_path), listing)
         if not paths:
             continue
         try:

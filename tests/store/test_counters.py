@@ -5,6 +5,7 @@ queries of each window's own seconds when the run has per-second samples."""
 from __future__ import annotations
 
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from benchdeck.store.compare import Comparison, compare
 from benchdeck.store.counters_per_op import CounterRow
 from benchdeck.store.db import Store
 from benchdeck.store.importers import import_mytools_tree
-from benchdeck.store.importers.perf_files import save_counter_windows
+from benchdeck.store.importers.perf_files import read_perf_stat, save_counter_windows
 from benchdeck.store.report import render_text
 from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 from benchdeck.store.samples import append_bench
@@ -165,3 +166,14 @@ def test_windows_take_the_queries_of_their_own_seconds(tmp_path: Path) -> None:
     instr = next(r for r in cmp.counters if r.counter == "instructions" and r.column == "b1_rel")
     assert instr.value == pytest.approx(12e6 / (3000 + 2000))
     assert instr.windows == 2
+
+
+def test_windows_are_placed_on_the_run_clock_only_inside_the_run() -> None:
+    """A window whose ``# started on`` falls inside the run gets its start (its queries then
+    come from the samples of those seconds); one outside (another clock) keeps None."""
+    files = [PERF / f"sb.perf.hw.{STEP}.1"]
+    inside = read_perf_stat(files, datetime(2025, 1, 8, 10, 0, 0), elapsed_s=300.0)
+    assert [w.start_s for w in inside.windows] == [40.0, 52.0, 64.0]
+    outside = read_perf_stat(files, datetime(2025, 1, 8, 11, 0, 0), elapsed_s=300.0)
+    assert [w.start_s for w in outside.windows] == [None, None, None]
+    assert read_perf_stat(files, datetime(2025, 1, 8, 10, 0, 0), elapsed_s=50.0).windows[2].start_s is None
