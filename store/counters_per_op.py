@@ -168,15 +168,24 @@ def ratios(vals: dict[str, CounterValue]) -> dict[str, CounterValue]:
     """The ratios (:data:`RATIOS`) of one cell's per-operation values, where both sides exist
     in the cell; ``windows`` is the smaller of the two sides'."""
     out: dict[str, CounterValue] = {}
+    plain = {_plain(e): v for e, v in vals.items()}
+    plain.update(vals)  # an event as perf names it plainly wins over a qualified one
     for name, nums, dens, factor in RATIOS:
-        num = next((vals[e] for e in nums if e in vals), None)
-        den = next((vals[e] for e in dens if e in vals), None)
+        num = next((plain[e] for e in nums if e in plain), None)
+        den = next((plain[e] for e in dens if e in plain), None)
         if num is None or den is None:
             continue
         ok = num.value is not None and den.value
         value = factor * num.value / den.value if ok and num.value is not None and den.value else None
         out[name] = CounterValue(value, min(num.windows, den.windows) if value is not None else 0)
     return out
+
+
+def _plain(event: str) -> str:
+    """``cycles:u`` / ``cpu_core/cycles/`` (a modifier, a hybrid CPU's PMU) -> ``cycles``."""
+    if event.count("/") == 2 and event.endswith("/"):
+        event = event.split("/")[1]
+    return event.split(":", 1)[0]
 
 
 def _row_order(name: str) -> tuple[int, int, str]:

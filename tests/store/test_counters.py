@@ -15,7 +15,7 @@ from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.profiling.records import CounterReading, CounterWindow
 from benchdeck.engine.records import BenchInterval
 from benchdeck.store.compare import Comparison, compare
-from benchdeck.store.counters_per_op import CounterRow
+from benchdeck.store.counters_per_op import CounterRow, CounterValue, ratios
 from benchdeck.store.db import Store
 from benchdeck.store.importers import import_mytools_tree
 from benchdeck.store.importers.perf_files import read_perf_stat, save_counter_windows
@@ -177,3 +177,9 @@ def test_windows_are_placed_on_the_run_clock_only_inside_the_run() -> None:
     outside = read_perf_stat(files, datetime(2025, 1, 8, 11, 0, 0), elapsed_s=300.0)
     assert [w.start_s for w in outside.windows] == [None, None, None]
     assert read_perf_stat(files, datetime(2025, 1, 8, 10, 0, 0), elapsed_s=50.0).windows[2].start_s is None
+
+
+def test_ratios_of_qualified_event_names() -> None:
+    """perf prints ``cycles:u`` for ``-e cycles:u`` and ``cpu_core/cycles/`` on a hybrid CPU."""
+    vals = {"cpu_core/instructions/": CounterValue(300.0, 2), "cycles:u": CounterValue(200.0, 3)}
+    assert ratios(vals) == {"ipc": CounterValue(1.5, 2)}
