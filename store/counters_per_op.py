@@ -175,8 +175,9 @@ def ratios(vals: dict[str, CounterValue]) -> dict[str, CounterValue]:
         den = next((plain[e] for e in dens if e in plain), None)
         if num is None or den is None:
             continue
-        ok = num.value is not None and den.value
-        value = factor * num.value / den.value if ok and num.value is not None and den.value else None
+        value = None  # either side not counted, or a zero denominator: no ratio
+        if num.value is not None and den.value:
+            value = factor * num.value / den.value
         out[name] = CounterValue(value, min(num.windows, den.windows) if value is not None else 0)
     return out
 
