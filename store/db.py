@@ -66,6 +66,7 @@ class StoreBackend(Protocol):
     def hold(self) -> None: ...
     def let_go(self) -> None: ...
     def set_threads(self, threads: int | None) -> None: ...
+    def set_lock_wait(self, seconds: float) -> None: ...
     def close(self) -> None: ...
 
 
@@ -186,6 +187,17 @@ class Store:
         snapshot raises StoreNotWritable."""
         return self.backend.transaction()
 
+    def check_writable(self) -> None:
+        """Raise StoreNotWritable (one line, with the reason) if this store takes no writes: a
+        snapshot copy (another process holds the store) or a store opened read-only."""
+        if self.snapshot_of is not None:
+            raise StoreNotWritable(
+                f"store {self.snapshot_of} is in use by another process: showing a read-only "
+                "snapshot, changes are not possible (Reload when it is free)"
+            )
+        if self.read_only:
+            raise StoreNotWritable(f"store {self.label} is read-only here: changes are not possible")
+
     def schema_version(self) -> int:
         return self.backend.schema_version()
 
@@ -207,6 +219,11 @@ class Store:
     def set_threads(self, threads: int | None) -> None:
         """Run a shared writer's own database on ``threads`` threads (None: DuckDB's default)."""
         self.backend.set_threads(threads)
+
+    def set_lock_wait(self, seconds: float) -> None:
+        """From now on, wait up to ``seconds`` for a file another process holds (the open may
+        have waited less: the app then reads a snapshot instead)."""
+        self.backend.set_lock_wait(seconds)
 
     def close(self) -> None:
         self.backend.close()

@@ -224,6 +224,10 @@ class FileStore:
             if self._instance is not None:
                 self._instance.execute(f"SET threads = {int(threads)}" if threads else "RESET threads")
 
+    def set_lock_wait(self, seconds: float) -> None:
+        with self._guard:
+            self.lock_wait = seconds
+
     def _attached(self, base: duckdb.DuckDBPyConnection, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         """A connection of the in-memory database ``base`` with the file attached under an
         alias of its own, in use."""

@@ -124,6 +124,9 @@ class LakeStore:
     def set_threads(self, threads: int | None) -> None:
         pass
 
+    def set_lock_wait(self, seconds: float) -> None:
+        pass
+
     def close(self) -> None:
         if self.team is not None:
             session, self.team = self.team, None
