@@ -36,7 +36,6 @@ WRITER = r"""
 import sys
 import duckdb
 from benchdeck.store import lake
-
 url, build, n = lake.LakeUrl.parse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 workloads = sys.argv[4].split(",")
 con, pg = lake.connect(url), lake.pg_connect(url)

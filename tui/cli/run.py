@@ -247,12 +247,13 @@ def _check(
     builds: Sequence[str],
     configs: Sequence[str | None],
     names: Sequence[str],
-) -> None:
-    """Typos are usage errors, found before anything is stored or started (known names listed)."""
+) -> list[str]:
+    """Typos are usage errors, found before anything is stored or started (known names listed).
+    Returns the workload names as runs are stored (``point-query`` -> ``point-query_range=100``)."""
     from benchdeck.engine.planning.request_check import RequestError, check_requests
 
     try:
-        check_requests(inv, hosts, builds, configs, names)
+        return check_requests(inv, hosts, builds, configs, names)
     except RequestError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -272,7 +273,9 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | Non
       benchdeck run --host local --build sqlite --workload point-query_range=100 --time 10
       benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
     """
-    _check(_with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
+    (workload,) = _check(
+        _with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload]
+    )
     opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts, config)
 
@@ -325,7 +328,7 @@ def queue_cmd(
             names += suite_steps(suite)
     if not names:
         raise click.UsageError("give --workload or --suite")
-    _check(inv, hosts, builds, configs, names)
+    names = _check(inv, hosts, builds, configs, names)
     matrix = inv.config_matrix(hosts, builds, configs)
     if configs and not any(matrix.values()):
         raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
@@ -381,6 +384,7 @@ def resume_cmd(obj: Ctx) -> None:
 def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
     """Stop a running benchmark (its remote processes are killed, its samples kept), or a queue."""
     from benchdeck.store.live import unfinished
+    from benchdeck.store.lookups import run_status
 
     if (run_id is None) == (queue_id is None):
         raise click.UsageError("give a RUN_ID or --queue N")
@@ -388,6 +392,7 @@ def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
         cur = store.cursor()
         live = {r.run_id: r for r in unfinished(cur)}
         known = queue_id is None or q.exists(cur, queue_id)
+        status = run_status(cur, run_id) if run_id is not None else None
         store_path = store.snapshot_of or store.path
     if queue_id is not None:
         if not known:
@@ -396,7 +401,9 @@ def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
         return
     assert run_id is not None
     if run_id not in live:
-        raise click.ClickException(f"run {run_id} is not running")
+        if status is None:
+            raise click.ClickException(f"there is no run {run_id}")
+        raise click.ClickException(f"run {run_id} is not running (it is {status})")
     run = live[run_id]
     if not is_followed(store_path, run_id):  # nobody follows it: store what its files hold, then the end
 
