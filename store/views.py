@@ -40,7 +40,7 @@ VIEWS: Final[dict[str, str]] = {
     "run_results": f"""
         SELECT {_RUN_IDENTITY},
             r.status, r.error, r.source, r.tags, r.tables, r.table_size, r.device,
-            r.started_at, r.finished_at, r.created_at,
+            r.started_at, r.finished_at, r.created_at, r.dated_from,
             s.qps, s.tps, s.eps, s.lat_avg_ms, s.lat_pct_ms, s.lat_pct, s.lat_max_ms,
             s.total_events, s.elapsed_s,
             s.cpu_o, s.cs_o, s.r_o, s.rkb_o, s.wkb_o, s.cpu_us_o, s.per_op_source, s.per_op_ops,
@@ -117,6 +117,11 @@ COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {
     ("runs", "config"): "DBMS config name, e.g. z11a_c32r128 ('' when none).",
     ("runs", "status"): "queued, running, finished, failed or cancelled.",
     ("runs", "source"): "How the run got here: 'run' (started by benchdeck) or an importer's name.",
+    ("runs", "content_key"): "Imported runs: a hash of the benchmark's output file (blake2b-128 of its "
+    "bytes), so a file imported again from another path or copy is recognised; NULL for runs benchdeck ran.",
+    ("runs", "dated_from"): "Imported runs: the evidence started_at comes from, best first: 'vmstat' or "
+    "'iostat' (-t timestamps), 'sysbench' (a date line), 'suite order' (the mytools suite's step order and "
+    "elapsed times from the folder's dated log), 'mtime' (the file's modification time); NULL when ran.",
     ("run_summary", "qps"): "Operations per second: sysbench's final queries per sec., db_bench "
     "ops/sec, Insert Benchmark rows or queries per second; scans: rows per second.",
     ("run_summary", "cpu_o"): "cpu/o: vmstat us+sy averaged over the run, divided by QPS.",
