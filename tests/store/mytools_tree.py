@@ -232,7 +232,8 @@ def write_tree(root: Path) -> Path:
             rest = f"{step}.range100.pk1.dop{DOP}"
             tail = build == B and step == "update-index"  # B's table at the end of its sb.o
             seed = BUILDS.index(build)  # every run's EXPLAIN rows differ, as real runs' do
-            (d / f"sb.o.{rest}").write_text(sysbench_output(step, value, met=met if tail else None, seed=seed))
+            text = sysbench_output(step, value, met=met if tail else None, seed=seed)
+            (d / f"sb.o.{rest}").write_text(text)
             if not tail:
                 (d / f"sb.met.{rest}").write_text(met.text())
         if build == A:

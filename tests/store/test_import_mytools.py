@@ -147,11 +147,14 @@ def test_runs_are_dated_when_they_ran(imported: tuple[Path, Path, MytoolsImport]
             assert (finished, source) == (t.MTIME_A, "mtime")
         elif build == t.C:  # the suite's order around the folder's vacuum log (no "done" line)
             assert source == "suite order"
-            assert started == {  # update-index before the vacuum; scan, then point-query after it
-                "update-index_range=100": t.DATED_C - run,
-                "scan_range=100": t.DATED_C,
-                "point-query_range=100": t.DATED_C + run,
-            }[workload]
+            assert (
+                started
+                == {  # update-index before the vacuum; scan, then point-query after it
+                    "update-index_range=100": t.DATED_C - run,
+                    "scan_range=100": t.DATED_C,
+                    "point-query_range=100": t.DATED_C + run,
+                }[workload]
+            )
         else:  # B has neither: its files' mtime, i.e. when the test wrote them
             assert abs(finished - datetime.now(UTC).replace(tzinfo=None)) < timedelta(hours=1)
 
