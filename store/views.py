@@ -40,7 +40,7 @@ VIEWS: Final[dict[str, str]] = {
     "run_results": f"""
         SELECT {_RUN_IDENTITY},
             r.status, r.error, r.source, r.tags, r.tables, r.table_size, r.device,
-            r.started_at, r.finished_at, r.created_at, r.dated_from,
+            r.started_at, r.finished_at, r.created_at,
             s.qps, s.tps, s.eps, s.lat_avg_ms, s.lat_pct_ms, s.lat_pct, s.lat_max_ms,
             s.total_events, s.elapsed_s,
             s.cpu_o, s.cs_o, s.r_o, s.rkb_o, s.wkb_o, s.cpu_us_o, s.per_op_source, s.per_op_ops,
