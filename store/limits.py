@@ -7,6 +7,7 @@ like any other line a parser could not use.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -64,14 +65,36 @@ def path_problem(path: os.PathLike[str] | str) -> str | None:
 
 def record_problem(record: Any) -> str | None:
     """Why a parsed record cannot become a row (None: it can)."""
+    if _plainly_fits(record):
+        return None
     for name, top in _INT_COLUMNS.get(type(record), {}).items():
         if why := int_problem(_NAMES.get(name, name), getattr(record, name), top):
             return why
-    for f in fields(record):
-        v = getattr(record, f.name)
+    for name in _field_names(type(record)):
+        v = getattr(record, name)
         if isinstance(v, float) and not math.isfinite(v):
-            return f"{_NAMES.get(f.name, f.name)} is not a finite number"
+            return f"{_NAMES.get(name, name)} is not a finite number"
     return None
+
+
+def _plainly_fits(record: Any) -> bool:
+    """True when every number of ``record`` is an int in 0..INT32_MAX (the narrowest column
+    any record field has) or a finite float, the rest None or text: what nearly every row is.
+    Anything else goes the long way (one check per field, with its reason); this one is ~4x
+    cheaper for a vmstat or iostat row."""
+    vals = [getattr(record, n) for n in _field_names(type(record))]
+    nums = [v for v in vals if v.__class__ is int or v.__class__ is float]
+    others = sum(1 for v in vals if v is None or v.__class__ is str)
+    if len(nums) + others != len(vals):
+        return False  # bools, numpy numbers, ...: the long way
+    return not nums or (min(nums) >= 0 and max(nums) <= INT32_MAX and math.isfinite(sum(nums)))
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A record type's fields, once per type (dataclasses.fields per record was half of an
+    iostat import's CPU)."""
+    return tuple(f.name for f in fields(cls))
 
 
 def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list[Any], list[SkippedLine]]:

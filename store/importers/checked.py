@@ -37,8 +37,9 @@ class Checked:
         return cls(kept, _merge(p.skipped, bad))
 
     @classmethod
-    def iostat(cls, text: str) -> Checked:
-        p = IostatParser()
+    def iostat(cls, text: str, device: str | None = None) -> Checked:
+        """``device``: only its rows are parsed and kept (other devices' rows are recognised)."""
+        p = IostatParser(device)
         kept, bad = feed_checked(p.feed, text.splitlines())
         return cls(kept, _merge(p.skipped, bad))
 

@@ -263,12 +263,12 @@ def read_run(f: RunFiles) -> ParsedRun:
 
     vm = Checked.vmstat(_text(vm_bytes)) if vm_bytes is not None else None
     io_text = _text(io_bytes) if io_bytes is not None else ""
-    io = Checked.iostat(io_text) if io_bytes is not None else None
+    io = Checked.iostat(io_text, f.device) if io_bytes is not None else None
     dev_rows: list[IostatSample] = []
     if io is not None:
-        dev_rows = [r for r in io.samples if r.device == f.device]
+        dev_rows = list(io.samples)
         if not dev_rows:
-            seen = sorted({r.device for r in io.samples})
+            seen = sorted({r.device for r in Checked.iostat(io_text).samples})
             raise ImportError_(
                 f"{f.iostat}: no rows for device {f.device!r} (devices seen: {', '.join(seen) or 'none'})"
             )

@@ -103,7 +103,7 @@ def import_sysbench(
     with obj.open_store() as store:
         run = import_run_files(store, files)
     if run.already:
-        click.echo(f"benchdeck: {file}: already stored as run {run.run_id} (same sysbench output)", err=True)
+        click.echo(f"benchdeck: skipped: {file}: already stored as run {run.run_id} (same output)", err=True)
     for w in run.warnings:
         click.echo(f"benchdeck: warning: {w}", err=True)
     click.echo(run.run_id)
