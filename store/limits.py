@@ -7,7 +7,6 @@ like any other line a parser could not use.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -90,11 +89,15 @@ def _plainly_fits(record: Any) -> bool:
     return not nums or (min(nums) >= 0 and max(nums) <= INT32_MAX and math.isfinite(sum(nums)))
 
 
-@functools.cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
     """A record type's fields, once per type (dataclasses.fields per record was half of an
     iostat import's CPU)."""
-    return tuple(f.name for f in fields(cls))
+    if (names := _FIELD_NAMES.get(cls)) is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list[Any], list[SkippedLine]]:
