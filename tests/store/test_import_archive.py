@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.store.db import Store
 from benchdeck.store.importers import RunFiles, import_mytools_tree, import_run_files
+from benchdeck.store.queries import RunFilter, run_history, run_history_after
 from benchdeck.tui.cli.main import cli
 from tests.store import mytools_tree as t
 
@@ -83,6 +84,15 @@ def test_dates_follow_the_evidence_order(tmp_path: Path) -> None:
     assert rows["scan_range=100"] == (datetime(2025, 10, 12, 8, 0, 3), "vmstat")  # since-boot row dropped
     assert rows["update-index_range=100"] == (datetime(2025, 10, 12, 9, 30), "sysbench")
     assert rows["point-query_range=100"] == (t.DATED_C + timedelta(seconds=305), "suite order")
+    with Store.open_for_reading(tmp_path / "s.duckdb") as store:  # Runs and `runs`: newest run first
+        cur = store.cursor()
+        history = run_history(cur, RunFilter(limit=4))
+        rest = run_history_after(cur, RunFilter(limit=100), history[-1].run_id)
+        when = dict(cur.execute("SELECT run_id, started_at FROM runs").fetchall())
+    order = [r.run_id for r in history + rest]
+    assert len(order) == 9
+    assert order == sorted(when, key=lambda i: (when[i], i), reverse=True)
+    assert order != sorted(order, reverse=True)  # not the import's order
 
 
 def test_a_packed_folder_imports_as_it_is(tmp_path: Path) -> None:
