@@ -25,6 +25,8 @@ from benchdeck.store.schema import LATEST_VERSION
 from tests.cli_helpers import ROOT
 from tests.servers.postgres import PostgresServer
 
+pytestmark = pytest.mark.integration  # a real PostgreSQL catalog
+
 RUNS = 12  # per writer
 WORKLOADS = ("point-query_range=100", "update-index_range=100", "scan_range=100")
 BUILDS = ("my8028_rel_o2nofp", "my8403_rel_o2nofp")

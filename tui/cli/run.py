@@ -35,6 +35,7 @@ from benchdeck.engine.running.session import Session
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.following import is_followed
+from benchdeck.store.lookups import count_samples
 from benchdeck.tui.services.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
     from rich.table import Table
 
     from benchdeck.store.live import LiveRun
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
     from benchdeck.tui.services.runs import Outcome, RunService
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -150,7 +151,7 @@ async def _with_service(
     db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
 ) -> list[Outcome]:
     from benchdeck.store.build_records import registered
-    from benchdeck.tui.cli.main import open_shared_store
+    from benchdeck.tui.cli.context import open_shared_store
     from benchdeck.tui.services.runs import RunService
 
     session = Session(load_inventory(None))
@@ -232,7 +233,7 @@ def _run_options(f: F) -> F:
 def _with_registered(inv: Inventory, db: Path | None) -> Inventory:
     """The inventory plus the builds `benchdeck build` registered in the store (if there is one)."""
     from benchdeck.store.build_records import registered
-    from benchdeck.store.db import default_db_path
+    from benchdeck.store.location import default_db_path
 
     if not (db or default_db_path()).exists():
         return inv
@@ -246,12 +247,13 @@ def _check(
     builds: Sequence[str],
     configs: Sequence[str | None],
     names: Sequence[str],
-) -> None:
-    """Typos are usage errors, found before anything is stored or started (known names listed)."""
+) -> list[str]:
+    """Typos are usage errors, found before anything is stored or started (known names listed).
+    Returns the workload names as runs are stored (``point-query`` -> ``point-query_range=100``)."""
     from benchdeck.engine.planning.request_check import RequestError, check_requests
 
     try:
-        check_requests(inv, hosts, builds, configs, names)
+        return check_requests(inv, hosts, builds, configs, names)
     except RequestError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -271,7 +273,9 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | Non
       benchdeck run --host local --build sqlite --workload point-query_range=100 --time 10
       benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
     """
-    _check(_with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
+    (workload,) = _check(
+        _with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload]
+    )
     opts = _options(**run_opts)
     req = RunRequest(host, build, workload, opts, config)
 
@@ -324,7 +328,7 @@ def queue_cmd(
             names += suite_steps(suite)
     if not names:
         raise click.UsageError("give --workload or --suite")
-    _check(inv, hosts, builds, configs, names)
+    names = _check(inv, hosts, builds, configs, names)
     matrix = inv.config_matrix(hosts, builds, configs)
     if configs and not any(matrix.values()):
         raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
@@ -380,6 +384,7 @@ def resume_cmd(obj: Ctx) -> None:
 def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
     """Stop a running benchmark (its remote processes are killed, its samples kept), or a queue."""
     from benchdeck.store.live import unfinished
+    from benchdeck.store.lookups import run_status
 
     if (run_id is None) == (queue_id is None):
         raise click.UsageError("give a RUN_ID or --queue N")
@@ -387,6 +392,7 @@ def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
         cur = store.cursor()
         live = {r.run_id: r for r in unfinished(cur)}
         known = queue_id is None or q.exists(cur, queue_id)
+        status = run_status(cur, run_id) if run_id is not None else None
         store_path = store.snapshot_of or store.path
     if queue_id is not None:
         if not known:
@@ -395,7 +401,9 @@ def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
         return
     assert run_id is not None
     if run_id not in live:
-        raise click.ClickException(f"run {run_id} is not running")
+        if status is None:
+            raise click.ClickException(f"there is no run {run_id}")
+        raise click.ClickException(f"run {run_id} is not running (it is {status})")
     run = live[run_id]
     if not is_followed(store_path, run_id):  # nobody follows it: store what its files hold, then the end
 
@@ -472,4 +480,8 @@ def _err(outcome: Outcome) -> str:
 def db_count(db: Path | None, run_id: int) -> int:
     """Interval samples stored for a run."""
     with Store.open_for_reading(db) as store:
-        return int(store.scalar("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]) or 0)
+        cur = store.cursor()
+        try:
+            return count_samples(cur, run_id)
+        finally:
+            cur.close()

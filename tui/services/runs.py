@@ -32,14 +32,15 @@ from benchdeck.engine.running.post_write import needs_post_write, post_write
 from benchdeck.engine.running.provenance import with_outputs
 from benchdeck.engine.running.run_dirs import busy_reason
 from benchdeck.engine.running.runner import Runner
-from benchdeck.engine.running.session import Session, execute
+from benchdeck.engine.running.session import Session, execute, runs_workdir
 from benchdeck.engine.servers import ServerError
 from benchdeck.engine.transport import TransportError
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.following import following
 from benchdeck.store.ingest import EventSink, pump
-from benchdeck.store.live import LiveRun, marks, unfinished
+from benchdeck.store.live import LiveRun, marks, never_started, unfinished
+from benchdeck.store.lookups import run_build
 from benchdeck.store.runs import NewRun, create_run, set_status
 
 Listener = Callable[[RunEvent], None]
@@ -107,6 +108,11 @@ class RunService:
     ):
         self.store = store
         self.session = session
+        if store.lake is None:  # run directories named after the store, local ones beside it
+            session.store_tag = store.path.stem
+            session.local_workdir = str(store.path.resolve().with_name(f"{store.path.stem}-runs"))
+        else:
+            session.store_tag = "lake"
         self.listener = listener
         self.on_stored = on_stored
         """Called with a run's end once it is written (a listener sees it before)."""
@@ -212,8 +218,13 @@ class RunService:
         host cannot be asked: the run then fails, and is stored, with that reason)."""
         try:
             transport = await self.session.transport(host)
-            workdir = await self.session.remote_path(host, self.session.inventory.host(host).workdir)
-            return await busy_reason(transport, host, posixpath.join(workdir, "runs"))
+            cfg = self.session.inventory.host(host)
+            roots = dict.fromkeys((runs_workdir(cfg, self.session.local_workdir), cfg.workdir))
+            for root in roots:  # this store's run directories, and the host's own
+                workdir = await self.session.remote_path(host, root)
+                if (why := await busy_reason(transport, host, posixpath.join(workdir, "runs"))) is not None:
+                    return why
+            return None
         except TransportError:
             return None
 
@@ -299,10 +310,7 @@ class RunService:
     def _reattach_info(self, run_id: int) -> tuple[str, Marks]:
         """The run's build name and what the store holds of it."""
         with self.store.reading() as cur:
-            row = cur.execute(
-                "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
-            ).fetchone()
-            return (row[0] if row else "?"), marks(cur, run_id)
+            return run_build(cur, run_id) or "?", marks(cur, run_id)
 
     async def _reattach(self, live: LiveRun) -> Outcome:
         run_id, host, plan = live.run_id, live.host, live.plan
@@ -333,11 +341,7 @@ class RunService:
 
     def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
         """Runs left 'running'/'queued' with no remote processes recorded never started."""
-        rows = cur.execute(
-            "SELECT run_id FROM runs WHERE status IN ('running', 'queued') AND source = 'run' "
-            "AND run_id NOT IN (SELECT run_id FROM remote_runs)"
-        ).fetchall()
-        for (rid,) in rows:
+        for rid in never_started(cur):
             if rid not in live:
                 set_status(
                     cur,

@@ -22,16 +22,21 @@ from textual.widgets import DataTable, Header, Select, Static
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.changepoints import Options
 from benchdeck.store.change_series import load_series
-from benchdeck.store.changes import OVER, Change, Over, SeriesChanges, analyse
-from benchdeck.store.changes_report import between, by_group, fmt_change, fmt_moves, fmt_pvalue, series_title
+from benchdeck.store.changes import OVER, Change, LeftOut, Over, SeriesChanges, analyse
+from benchdeck.store.changes_report import (
+    between,
+    by_group,
+    fmt_change,
+    fmt_moves,
+    fmt_pvalue,
+    left_out_note,
+    series_title,
+)
+from benchdeck.store.lookups import hosts_by_runs
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.change_chart import ChangeChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
-
-_HOSTS_SQL = (
-    "SELECT h.name FROM hosts h JOIN runs r USING (host_id) GROUP BY h.name ORDER BY count(*) DESC, h.name"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,8 @@ class Request:
     host: str | None
     over: Over
     options: Options
+    left_out: tuple[LeftOut, ...] = ()
+    """Builds in no series (store/change_series.py), said in the head."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,16 +119,23 @@ class ChangesScreen(BenchdeckScreen):
     def load(self, request: Request) -> None:
         cur = self.store.cursor()
         try:
-            hosts = [str(r[0]) for r in cur.execute(_HOSTS_SQL).fetchall()]
+            hosts = hosts_by_runs(cur)
             host = request.host if request.host in hosts else (hosts[0] if hosts else None)
             request = Request(host, request.over, request.options)
             results: list[SeriesChanges] = []
             if host is not None:
                 cat = default_catalogue()
+                left_out: list[LeftOut] = []
                 series = load_series(
-                    cur, host=host, group_of=cat.group_of, sort_key=cat.sort_key, over=request.over
+                    cur,
+                    host=host,
+                    group_of=cat.group_of,
+                    sort_key=cat.sort_key,
+                    over=request.over,
+                    left_out=left_out,
                 )
                 results = analyse(series, request.options)
+                request = Request(host, request.over, request.options, tuple(left_out))
         finally:
             cur.close()
         self.post_if_current(self.Loaded(request, hosts, results))
@@ -153,12 +167,12 @@ class ChangesScreen(BenchdeckScreen):
             head.update("No runs in the store yet: run or import some (Launch, 4).")
         elif not self.results:
             need = "versions of a DBMS" if req.over == "version" else "runs of one build"
-            head.update(f"{req.host}: no series with 3 or more {need}.")
+            head.update(f"{req.host}: no series with 3 or more {need}.{left_out_note(req.left_out)}")
         else:
             o = req.options
             head.update(
                 f"{changed} of {len(self.results)} series changed (p <= {o.max_pvalue:g}, "
-                f"magnitude > {o.min_magnitude:.0%})"
+                f"magnitude > {o.min_magnitude:.0%}){left_out_note(req.left_out)}"
             )
         columns = ["group", "workload", "between", "change", "p-value", "per-op moved at the same point"]
         if len(lines) > 1:

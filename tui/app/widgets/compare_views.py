@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from benchdeck.store.compare import HW_KEYS, Comparison, GroupStat, HwBlock
 from benchdeck.store.noise import LEVEL
-from benchdeck.store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel
+from benchdeck.store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel, interval_source
 from benchdeck.tui.app.widgets.rqps import RqpsColours
 
 
@@ -122,6 +122,7 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
         table.add_column(name, key=name)
     builds = [cmp.base, *cmp.columns]
     for row in cmp.rqps:
+        base_n = cmp.cells[(row.workload, row.dop, cmp.base)].n
         for j, build in enumerate(builds):
             cell = cmp.cells.get((row.workload, row.dop, build))
             if cell is None:
@@ -142,5 +143,5 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
                 Text(f"{cell.spread * 100:.1f}%" if cell.n > 1 else "-", justify="right"),
                 rq,
                 Text(fmt_ci(ci) if j else "", justify="right"),
-                Text(ci.method if ci else "", style=colours.neutral),
+                Text(interval_source(ci, cell.n, base_n) if j else "", style=colours.neutral),
             )
