@@ -101,7 +101,8 @@ def test_triage_moved_most_reads_imported_metrics(imported: tuple[Path, Path, My
     items = {it.workload: it for it in rank(_compare(db), column=0)}
     moved = {m.metric: m.rel for m in items["update-index_range=100"].moved}
     assert moved == pytest.approx({"wKB/o": 10.02 / 8.35, "cpu/o": 1.1, "cs/o": 0.96})
-    assert [m.metric for m in items["scan_range=100"].moved] == ["cpu/o", "cs/o", "wKB/o"]
+    # wKB/o 0.004 -> 0.005 is below its floor (issue 25.2, on main): not a mover
+    assert [m.metric for m in items["scan_range=100"].moved] == ["cpu/o", "cs/o"]
 
 
 def test_explain_output_is_recognised_and_kept_in_the_raw_file(
