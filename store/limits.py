@@ -100,6 +100,22 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return names
 
 
+def feed_checked_at(
+    feed_at: Callable[[int, str], Any], numbered: Iterable[tuple[int, str]]
+) -> tuple[list[Any], list[SkippedLine]]:
+    """:func:`feed_checked` for some lines of a text, each with its number (the parser's
+    ``feed_at`` takes the number: the lines passed over are counted, not fed)."""
+    kept: list[Any] = []
+    out: list[SkippedLine] = []
+    for n, line in numbered:
+        for rec in feed_at(n, line):
+            if why := record_problem(rec):
+                out.append(SkippedLine(n, line, why))
+            else:
+                kept.append(rec)
+    return kept, out
+
+
 def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list[Any], list[SkippedLine]]:
     """Feed ``lines`` to a parser's ``feed``; the records that fit the store, and the lines of
     those that do not (numbered from 1, as the parsers number them)."""

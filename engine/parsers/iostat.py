@@ -99,6 +99,14 @@ class IostatParser:
         self.recognised += 1
         return []
 
+    def feed_at(self, lineno: int, line: str) -> list[IostatSample]:
+        """:meth:`feed` for line ``lineno`` (1-based) when the caller passed over the lines
+        since the last one fed (blank lines and other devices' rows: recognised, as ``feed``
+        would have them)."""
+        self.recognised += lineno - 1 - self._lineno
+        self._lineno = lineno - 1
+        return self.feed(line)
+
     def _other_device(self, tokens: list[str]) -> bool:
         """A well-formed row of a device other than ``device`` (one-line layout): passed over
         unparsed, 6 of 7 rows on the author's hosts (~4x less CPU for an iostat file)."""
@@ -164,6 +172,28 @@ class IostatParser:
     def _skip(self, line: str, reason: str) -> list[IostatSample]:
         self.skipped.append(SkippedLine(self._lineno, line, reason))
         return []
+
+
+def other_devices(lines: list[str], device: str, reports: int = 2) -> frozenset[str]:
+    """The names of the devices other than ``device`` in the first ``reports`` one-line
+    reports (the rows under a ``Device`` header): what :meth:`IostatParser.feed_at` lets a
+    caller pass over unread."""
+    names: set[str] = set()
+    seen = 0
+    in_rows = False
+    for line in lines:
+        tokens = line.split()
+        if not tokens:
+            in_rows = False
+        elif tokens[0] in ("Device:", "Device"):
+            seen += 1
+            if seen > reports:
+                break
+            in_rows = True
+        elif in_rows and len(tokens) > 1:
+            names.add(tokens[0])
+    names.discard(device)
+    return frozenset(n for n in names if not _NUMBER.fullmatch(n))
 
 
 def _is_header(tokens: list[str]) -> bool:

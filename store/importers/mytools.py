@@ -8,6 +8,7 @@ A tree holds ``x.<build>.<config>.pk<N>/`` folders; each has ``sb.o.<test>.range
 
 from __future__ import annotations
 
+import os
 import re
 import tarfile
 import tempfile
@@ -78,6 +79,7 @@ class _Folder:
     stacks: int = 0
     label: str = ""  # where the folder is, as the user gave it (a packed one: its tarball)
     has_io: bool = False
+    names: frozenset[str] = frozenset()  # the files in it (no stat per sb.vm/sb.io/sb.met asked)
 
 
 def split_run_dir(name: str) -> tuple[str, str] | None:
@@ -86,29 +88,40 @@ def split_run_dir(name: str) -> tuple[str, str] | None:
     return (m.group("build"), m.group("config")) if m else None
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    """Every entry under ``root``, symbolic links to folders not followed (a link loop, or a
-    link to ``/``, is not walked into)."""
-    stack = [root]
+def _walk(root: Path) -> Iterator[os.DirEntry[str]]:
+    """Every entry under ``root``, by name; symbolic links to folders are not followed (a link
+    loop, or a link to ``/``, is not walked into). os.scandir: no stat per entry, no Path
+    objects for the thousands of files a folder holds."""
+    stack = [str(root)]
     while stack:
         d = stack.pop()
         try:
-            entries = sorted(d.iterdir())
+            with os.scandir(d) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue  # unreadable: its folders are not found, the rest is
-        for p in entries:
-            yield p
-            if p.is_dir() and not p.is_symlink():
-                stack.append(p)
+        for e in entries:
+            yield e
+            if _is_dir(e, follow=False):
+                stack.append(e.path)
+
+
+def _is_dir(e: os.DirEntry[str], follow: bool = True) -> bool:
+    try:
+        return e.is_dir(follow_symlinks=follow)
+    except OSError:  # a link loop
+        return False
 
 
 def find_run_dirs(root: Path) -> list[Path]:
-    return sorted(p for p in _walk(root) if split_run_dir(p.name) and p.is_dir())
+    return sorted(Path(e.path) for e in _walk(root) if split_run_dir(e.name) and _is_dir(e))
 
 
 def find_packed(root: Path) -> list[Path]:
     """``x.<build>.<config>.pk<N>.tar.gz`` files: result folders as the author packs them."""
-    return sorted(p for p in _walk(root) if (m := _PACKED.match(p.name)) and split_run_dir(m.group(1)))
+    return sorted(
+        Path(e.path) for e in _walk(root) if (m := _PACKED.match(e.name)) and split_run_dir(m.group(1))
+    )
 
 
 def _folder(d: Path, label: str = "") -> _Folder:
@@ -119,8 +132,8 @@ def _folder(d: Path, label: str = "") -> _Folder:
     mets: list[str] = []
     svgs = stacks = 0
     has_io = False
-    for p in sorted(d.iterdir()):
-        name = p.name
+    names = sorted(os.listdir(d))
+    for name in names:
         svgs += name.endswith(".svg")
         stacks += name.startswith("sb.pmp.")
         has_io |= name.startswith("sb.io.")
@@ -131,11 +144,13 @@ def _folder(d: Path, label: str = "") -> _Folder:
         suffix = parse_mytools_suffix(name.removeprefix("sb.o."))
         if suffix is None or suffix.dop is None:
             continue  # sb.o.myvac*, prepare steps and other helper outputs
-        runs.append((p, suffix))
+        runs.append((d / name, suffix))
         outs.add(name.removeprefix("sb.o."))
     met_only = sum(1 for m in mets if m not in outs and (s := parse_mytools_suffix(m)) and s.dop)
     runs.sort(key=lambda r: suite_order.order_key(r[0].name))  # as the suite ran them
-    return _Folder(d, parts[0], parts[1], tuple(runs), met_only, svgs, stacks, label or str(d), has_io)
+    return _Folder(
+        d, parts[0], parts[1], tuple(runs), met_only, svgs, stacks, label or str(d), has_io, frozenset(names)
+    )
 
 
 def _head(path: Path) -> str:
@@ -344,7 +359,8 @@ def _jobs(folders: list[_Folder], host: str, device: str | None, table_size: int
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
             rest = out.name.removeprefix("sb.o.")
             vm, io, met = (f.path / f"sb.{k}.{rest}" for k in ("vm", "io", "met"))
-            use_io = io.is_file() and device is not None
+            has = {p: p.name in f.names and p.is_file() for p in (vm, io, met)}
+            use_io = has[io] and device is not None
             yield _Job(
                 label,
                 f.label,
@@ -354,12 +370,12 @@ def _jobs(folders: list[_Folder], host: str, device: str | None, table_size: int
                     workload=suffix.workload,
                     sysbench=out,
                     config=f.config,
-                    vmstat=vm if vm.is_file() else None,
+                    vmstat=vm if has[vm] else None,
                     iostat=io if use_io else None,
                     device=device if use_io else None,
                     threads=suffix.dop,
                     source="mytools",
-                    met=met if met.is_file() else None,
+                    met=met if has[met] else None,
                     table_size=size,
                     dated=start,
                     dated_source=suite_order.SOURCE if start else "",
