@@ -254,7 +254,7 @@ def import_mytools_tree(
     # files are then written once (~10% smaller store, less time). A team store has no WAL.
     file = store.lake is None
     if file:
-        store.cursor().execute("SET checkpoint_threshold = '1GB'")
+        store.cursor().execute("SET checkpoint_threshold = '64MB'")
     pipe = _Pipeline(result, writer, known, progress, total)
     try:
         pipe.run(_jobs(folders, host, device, table_size))
