@@ -251,7 +251,7 @@ def import_mytools_tree(
 
     writer = RunWriter(store, on_written=written)
     # A checkpoint per 64 MB of WAL instead of DuckDB's 16 MB: the blob blocks of the raw files
-    # are rewritten less often (the store ~8% smaller), and what waits in memory for a
+    # are rewritten less often (a smaller store, less time), and what waits in memory for a
     # checkpoint stays bounded (1 GB held the whole tree: 311 MB peak RSS for the 702-run
     # packed mar25 tree; 64 MB: 261 MB, a 58 vs 54 MB store). A team store has no WAL.
     file = store.lake is None
