@@ -207,3 +207,17 @@ def test_a_symlink_loop_and_an_out_of_range_time_are_one_line_each(tmp_path: Pat
             .fetchone()
         )
     assert row == (datetime(9999, 12, 31, 23, 59, 58), None, "vmstat")
+
+
+def test_runs_are_stored_as_they_are_read(tmp_path: Path) -> None:
+    """Written a small batch at a time (bounded memory): progress counts stored runs before the end."""
+    tree = tmp_path / "tree"
+    d = t.folder(tree, t.A)
+    for r in range(1, 41):
+        text = t.sysbench_output("point-query", 1000.0 + r, seed=r)
+        (d / f"sb.o.point-query.range{r}.pk1.dop{t.DOP}").write_text(text)
+    seen: list[tuple[int, int]] = []
+    with Store.open(tmp_path / "s.duckdb") as store:
+        res = import_mytools_tree(store, tree, HOST, progress=lambda p: seen.append((p.done, p.imported)))
+    assert len(res.run_ids) == 40
+    assert any(0 < imported < 40 for done, imported in seen if done < 40)
