@@ -26,8 +26,8 @@ DEFAULT_EVENTS = (
     "L1-dcache-load-misses", "L1-icache-load-misses", "dTLB-load-misses", "iTLB-load-misses",
 )  # fmt: skip
 PACKAGE = "benchdeck.engine.profiling"
-SHIP_DIR = "bp"  # in the run directory: engine/profiling/{host_perf,fold}.py
-_SOURCES = ("__init__", "fold", "host_perf")
+SHIP_DIR = "bp"  # in the run directory: engine/profiling/{host_perf,fold,elf_check}.py
+_SOURCES = ("__init__", "elf_check", "fold", "host_perf")
 
 
 class CaptureError(ValueError):

@@ -25,15 +25,16 @@ import os
 import pwd
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
 try:  # shipped beside this file under the same package path
+    from .elf_check import binary_findings
     from .fold import fold
 except ImportError:  # pragma: no cover - run as a plain script
+    from elf_check import binary_findings  # type: ignore[no-redef]
     from fold import fold  # type: ignore[no-redef]
 
 INSTALL = "install perf: Debian linux-perf, Ubuntu linux-tools-$(uname -r), RHEL/Fedora perf"
@@ -137,15 +138,16 @@ def _perf_stat(pids: list[int], events: str, seconds: float, tmp: str) -> tuple[
         return f.read(), ""
 
 
-_recorded = [0.0]  # when the last perf record ended (its folding is not part of the window)
-
-
-def _perf_cpu(pids: list[int], event: str, hz: int, seconds: float, tmp: str) -> tuple[str | None, str]:
+def _perf_cpu(
+    pids: list[int], event: str, hz: int, seconds: float, tmp: str, ended: list[float]
+) -> tuple[str | None, str]:
+    """A ``perf record -g`` window folded; ``ended`` gets when the recording ended (the folding
+    after it is not part of the window)."""
     data = os.path.join(tmp, "perf.data")
     argv = ["perf", "record", "-q", "-g", "-F", str(hz), "-e", event, "-o", data]
     argv += ["-p", ",".join(map(str, pids)), "--", "sleep", f"{seconds:g}"]
     res = subprocess.run(argv, capture_output=True, text=True)
-    _recorded[0] = time.monotonic()
+    ended.append(time.monotonic())
     if res.returncode != 0:
         return None, _why(res)
     script = subprocess.Popen(
@@ -165,10 +167,14 @@ def _why(res: subprocess.CompletedProcess[str]) -> str:
     return f"perf exited {res.returncode}: {lines[-1] if lines else 'no message'}"
 
 
-def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | None, str]:
+def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | None, str, float]:
+    """One window on ``pids``: (its text or None, why not, when perf ended)."""
+    ended: list[float] = []
     if args.kind == "counters":
-        return _perf_stat(pids, args.events, args.window, tmp)
-    return _perf_cpu(pids, args.event, args.freq, args.window, tmp)
+        body, why = _perf_stat(pids, args.events, args.window, tmp)
+    else:
+        body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp, ended)
+    return body, why, ended[0] if ended else time.monotonic()
 
 
 def loop(args: argparse.Namespace) -> None:
@@ -196,12 +202,12 @@ def _windows(args: argparse.Namespace, t0: float, tmp: str) -> None:
             _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
             n += 1
             continue
-        body, why = _take(args, pids, tmp)
+        body, why, ended = _take(args, pids, tmp)
         if body is None and (now := resolve(args.target, args.children)) and now != pids:
             pids = now  # a process of the list ended as perf started (a backend): once more
             start = time.monotonic() - t0
-            body, why = _take(args, pids, tmp)
-        seconds = (_recorded[0] if args.kind == "cpu" else time.monotonic()) - t0 - start
+            body, why, ended = _take(args, pids, tmp)
+        seconds = ended - t0 - start
         if body is None and _bench_ended(args.target):
             break  # perf failed because the benchmark it watched ended: not a gap
         if body is None:
@@ -239,7 +245,7 @@ def check(args: argparse.Namespace) -> None:
             if kind == "counters":
                 body, why = _perf_stat(pids, "task-clock", 0.05, tmp)
             else:
-                body, why = _perf_cpu(pids, args.event, args.freq, 0.05, tmp)
+                body, why = _perf_cpu(pids, args.event, args.freq, 0.05, tmp, [])
             if body is None:
                 print(f"problem {kind} {_permission_hint(pids, why)}")
                 return
@@ -290,66 +296,6 @@ def _permission_hint(pids: list[int], why: str) -> str:
         f"perf cannot watch pid {pids[0]} as {_user()} (kernel.perf_event_paranoid={_paranoid()}; "
         f"{why}): {FIX}"
     )
-
-
-def binary_findings(path: str) -> list[str]:
-    """``warn`` lines for a server binary without a symbol table or frame pointers."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return []  # another user's process: its binary cannot be read, nothing to say
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        return []  # only 64-bit little-endian ELF is read
-    (shoff,) = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
-    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    out = []
-    symtab = next((i for i, s in enumerate(secs) if s[1] == 2), None)  # SHT_SYMTAB
-    if symtab is None:
-        out.append(
-            f"warn stripped {os.path.realpath(path)} is stripped: stacks name only its exported "
-            "functions (install its debug symbols, e.g. the -dbgsym package, or use an unstripped build)"
-        )
-    table = symtab if symtab is not None else next((i for i, s in enumerate(secs) if s[1] == 11), None)
-    if table is not None and _frame_pointer_share(data, secs, table) < 0.5:
-        out.append(
-            f"warn frame-pointers {os.path.realpath(path)} looks built without frame pointers: "
-            "perf record -g stacks stop early or skip callers (build with -fno-omit-frame-pointer, "
-            "the o2nofp variants)"
-        )
-    return out
-
-
-# The C runtime's start-up code, linked into every binary and built without frame pointers
-_STARTUP = {b"_start", b"_init", b"_fini", b"deregister_tm_clones", b"register_tm_clones"}
-_STARTUP |= {b"__do_global_dtors_aux", b"frame_dummy", b"__libc_csu_init", b"__libc_csu_fini"}
-
-
-def _frame_pointer_share(data: bytes, secs: list[tuple[int, ...]], table: int) -> float:
-    """The share of sampled functions (>= 32 bytes) that set up a frame pointer: ``mov %rsp,%rbp``
-    in their first 48 bytes (gcc may schedule instructions before it, or shrink-wrap it past an
-    early return; a binary built without frame pointers uses %rbp as a plain register and never
-    does this). The C runtime's start-up functions do not count."""
-    _, _, _, _, off, size, link, _, _, entsize = secs[table]
-    names = secs[link][4] if link < len(secs) else 0
-    funcs = []
-    for i in range(0, size // max(entsize, 24)):
-        name_at, info, _, shndx, value, fsize = struct.unpack_from("<IBBHQQ", data, off + i * 24)
-        if info & 0xF == 2 and fsize >= 32 and 0 < shndx < len(secs):
-            name = data[names + name_at : data.find(b"\0", names + name_at)]
-            if name not in _STARTUP:
-                funcs.append((value, shndx))
-    if not funcs:
-        return 1.0
-    step = max(1, len(funcs) // 400)
-    hits = total = 0
-    for value, shndx in funcs[::step]:
-        sec = secs[shndx]
-        pos = value - sec[3] + sec[4]
-        total += 1
-        hits += b"\x48\x89\xe5" in data[pos : pos + 48]
-    return hits / total if total else 1.0
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,6 +3,8 @@ host, per suite), each bad value one line naming what is wrong."""
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import subprocess
 from pathlib import Path
@@ -13,7 +15,7 @@ from benchdeck.engine.hosts.inventory import ConfigError, parse_inventory
 from benchdeck.engine.planning.plan import RunOptions, RunRequest
 from benchdeck.engine.planning.planner import make_plan
 from benchdeck.engine.profiling.capture import CaptureOptions
-from benchdeck.engine.profiling.host_perf import binary_findings
+from benchdeck.engine.profiling.elf_check import binary_findings
 from tests.cli_helpers import bd
 
 
@@ -91,3 +93,27 @@ def test_preflight_reads_symbols_and_frame_pointers_of_a_real_binary(
     subprocess.run(["gcc", "-O2", "-fno-inline", *flags, "-o", str(tmp_path / "w"), str(src)], check=True)
     found = {line.split()[1] for line in binary_findings(str(tmp_path / "w"))}
     assert found == expected
+
+
+@pytest.mark.integration
+def test_queue_with_profile_counters_feeds_compare_counters(tmp_path: Path) -> None:
+    """The whole path: `queue --profile counters` on the built-in builds, perf on this machine,
+    the windows stored, `compare --table counters` per operation (a VM's cycles: null)."""
+    inv = tmp_path / "inv.toml"
+    inv.write_text(f'[hosts.local]\ntransport = "local"\nworkdir = "{tmp_path / "w"}"\n')
+    env = dict(os.environ, BENCHDECK_DB=str(tmp_path / "s.duckdb"), BENCHDECK_CONFIG=str(inv))
+    runs = ("--host", "local", "--build", "sqlite", "--build", "sqlite-sync", "--workload", "point-query")
+    res = bd(
+        env, "queue", *runs, "--time", "3", "--profile", "counters", "--profile-window", "1", timeout=300
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    cmp = ("compare", "--host", "local", "--base", "sqlite", "--with", "sqlite-sync", "--table", "counters")
+    out = bd(env, *cmp, "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    tc = [r for r in rows if r["counter"] == "task-clock"]
+    assert len(tc) == 2, rows
+    assert all(float(r["value"]) > 0 and int(r["windows"]) >= 2 for r in tc)
+    cycles = [r for r in rows if r["counter"] == "cycles"]
+    assert cycles, "hardware counters are listed"
+    assert all(r["value"] == "" for r in cycles), "not counted on a VM: null, never 0"
