@@ -326,6 +326,20 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         """,
     ),
     (
+        11,
+        """
+        -- vmstat and iostat sample times as TIMESTAMP in their tables (were the tools' text,
+        -- TIMESTAMP only in the views): the stored strings parsed with the formats vmstat -t and
+        -- iostat -t print (ISO, or the locale's); NULL where a tool printed none.
+        ALTER TABLE vmstat_samples ALTER COLUMN ts TYPE TIMESTAMP USING try_strptime(ts, [
+            '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S%z', '%m/%d/%y %H:%M:%S', '%m/%d/%Y %I:%M:%S %p',
+            '%m/%d/%Y %H:%M:%S', '%d/%m/%y %H:%M:%S'])::TIMESTAMP;
+        ALTER TABLE iostat_samples ALTER COLUMN ts TYPE TIMESTAMP USING try_strptime(ts, [
+            '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S%z', '%m/%d/%y %H:%M:%S', '%m/%d/%Y %I:%M:%S %p',
+            '%m/%d/%Y %H:%M:%S', '%d/%m/%y %H:%M:%S'])::TIMESTAMP;
+        """,
+    ),
+    (
         12,
         """
         -- Counters and CPU profiles (engine/profiling/records.py). A window is one perf stat
