@@ -112,9 +112,19 @@ def left_out_note(left_out: Sequence[LeftOut]) -> str:
     return f" · left out: {shown}{more}; `benchdeck changes --include BUILD` puts a forked build in its line"
 
 
+def dops_note(results: Sequence[SeriesChanges]) -> str | None:
+    """Said when the series span several concurrencies: a change is never called across them."""
+    dops = sorted({r.series.dop for r in results if r.series.dop is not None})
+    if len(dops) < 2:
+        return None
+    return f"dops {', '.join(map(str, dops))}: each dop is a series of its own (never compared across dops)"
+
+
 def _text(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
     yield heading(req)
     yield from left_out_lines(req)
+    if note := dops_note(results):
+        yield note
     if not results:
         yield "no series with 3 or more points"
         return
@@ -143,6 +153,9 @@ def _md(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
     if req.left_out:
         yield ""
         yield from (f"- {line}" for line in left_out_lines(req))
+    if note := dops_note(results):
+        yield ""
+        yield f"_{note}_"
     for (_cfg, _dop, _line), members in _by_line(results).items():
         yield ""
         yield f"{series_title(members[0].series)}: {_points_text(members[0].series)}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -186,7 +186,13 @@ def compare(
     """
     wanted = [_as_column(c) for c in (base, *with_builds)]
     builds = list(dict.fromkeys(c.build for c in wanted))
-    rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": dop}).fetchall()
+    at_dops = any(c.dop is not None for c in wanted)  # columns at their own dops: BUILD@DOP
+    if at_dops:
+        wanted = [c if c.dop is not None else replace(c, dop=dop) for c in wanted]
+        if any(c.dop is None for c in wanted):
+            raise CompareError("give every column a dop (BUILD@DOP) or --dop for those without one")
+    sql_dop = None if at_dops else dop
+    rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": sql_dop}).fetchall()
     if {r[2] for r in rows} != set(builds):  # (rows for every build: the host and builds exist)
         _check_names(cur, host, [c.build for c in wanted])  # unknown host or build: said first
     found: dict[tuple[str, int | None, str, str], Cell] = {}
@@ -202,21 +208,21 @@ def compare(
             run_ids=tuple(int(r) for r, _ in runs),
             run_qps=tuple(float(q) for _, q in runs),
         )
-    have: dict[tuple[str, str], int] = {}
-    for (wl, _, build, cfg), cell in found.items():
-        if only is None or wl in only:
-            have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
-    specs = [_resolve(c, config, have, host, dop, i == 0) for i, c in enumerate(wanted)]
+    specs = [
+        _resolve(c, config, _have(found, only, c.dop), host, c.dop or sql_dop, i == 0)
+        for i, c in enumerate(wanted)
+    ]
     dupes = [s for s in specs if specs.count(s) > 1]
     if dupes:
-        raise CompareError(f"column {dupes[0].build}:{dupes[0].config} is named more than once")
+        raise CompareError(f"column {dupes[0]} is named more than once")
     labels = _labels(specs)
     base_label, col_labels = labels[0], labels[1:]
     cells: dict[tuple[str, int | None, str], Cell] = {}
     for spec, label in zip(specs, labels, strict=True):
         for (wl, threads, build, cfg), cell in found.items():
-            if build == spec.build and cfg == spec.config:
-                cells[(wl, threads, label)] = cell
+            if build == spec.build and cfg == spec.config and (spec.dop is None or threads == spec.dop):
+                # columns at their own dops share the rows of the base's dop
+                cells[(wl, specs[0].dop if at_dops else threads, label)] = cell
     keys = sorted(
         {(wl, d) for (wl, d, b) in cells if b == base_label and (only is None or wl in only)},
         key=lambda k: (sort_key(k[0]), k[1] if k[1] is not None else -1),
@@ -238,16 +244,29 @@ def compare(
     )
 
 
+def _have(
+    found: dict[tuple[str, int | None, str, str], Cell], only: Collection[str] | None, dop: int | None
+) -> dict[tuple[str, str], int]:
+    """Finished runs per (build, config) (at ``dop`` when given), of the ``only`` workloads."""
+    have: dict[tuple[str, str], int] = {}
+    for (wl, threads, build, cfg), cell in found.items():
+        if (only is None or wl in only) and (dop is None or threads == dop):
+            have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
+    return have
+
+
 def _as_column(c: ColumnArg) -> Column:
     """A :class:`Column`, or a string ``BUILD`` / ``BUILD:CONFIG``."""
     return c if isinstance(c, Column) else Column.parse(c)
 
 
 def _labels(specs: Sequence[Column]) -> list[str]:
-    """Build names when every column has one config, else ``<build>.<config>``."""
+    """Build names when every column has one config, else ``<build>.<config>``; ``@<dop>``
+    after each when the columns have their own dops."""
+    at = [f"@{s.dop}" if s.dop is not None else "" for s in specs]
     if len({s.config for s in specs}) == 1:
-        return [s.build for s in specs]
-    return [f"{s.build}.{s.config}" if s.config else s.build for s in specs]
+        return [s.build + a for s, a in zip(specs, at, strict=True)]
+    return [(f"{s.build}.{s.config}" if s.config else s.build) + a for s, a in zip(specs, at, strict=True)]
 
 
 def _resolve(
@@ -266,7 +285,7 @@ def _resolve(
     what = "base build" if is_base else "build"
     if cfg is None:
         if len(of_build) == 1:
-            return Column(col.build, of_build[0][0])
+            return Column(col.build, of_build[0][0], col.dop)
         if not of_build:
             raise CompareError(f"{what} {col.build!r} has no finished runs{where}")
         raise CompareError(
@@ -274,7 +293,7 @@ def _resolve(
             f"pick one with --config or {col.build}:CONFIG"
         )
     if (col.build, cfg) in have:
-        return Column(col.build, cfg)
+        return Column(col.build, cfg, col.dop)
     if not of_build:
         raise CompareError(f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}")
     pairs = ", ".join(f"{col.build}:{c} ({n} runs)" for c, n in of_build)

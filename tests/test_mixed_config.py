@@ -240,5 +240,7 @@ def test_column_parse() -> None:
     assert Column.parse("my8028_rel") == Column("my8028_rel")
     assert Column.parse("my8028_rel:z11a") == Column("my8028_rel", "z11a")
     assert str(Column("b", "c")) == "b:c"
-    with pytest.raises(ValueError, match="BUILD or BUILD:CONFIG"):
+    with pytest.raises(ValueError, match=r"BUILD\[:CONFIG\]\[@DOP\]"):
         Column.parse(":z11a")
+    assert Column.parse("my8040_rel:z11a@48") == Column("my8040_rel", "z11a", 48)
+    assert str(Column.parse("my8040_rel@1")) == "my8040_rel@1"

@@ -42,22 +42,46 @@ def _width(header: str, cells: list[str]) -> int:
     return max([len(header), *(len(c) for c in cells)])
 
 
-def fill_rqps(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
+MIN_NAME = 12
+"""The narrowest the workload column gets when the table has to fit (cells: its room, at least)."""
+
+
+def fill_rqps(
+    table: DataTable[object], cmp: Comparison, colours: RqpsColours, room: int | None = None
+) -> None:
     """One row per workload, one column per build; widths from the data, given explicitly (a
-    table left to measure itself could show cells cut to the header width after a redraw)."""
+    table left to measure itself could show cells cut to the header width after a redraw).
+
+    ``room``: the cells the table can show without scrolling sideways. The view's edge would
+    cut a name into another valid one (``..._range=10`` for ``=100``), so names that do not fit
+    end in an ellipsis instead, the group column going first; numbers are never cut."""
     multi = len(cmp.dops) > 1
     table.clear(columns=True)
     rows = [
         ([colours.cell(v, row.within_noise[i]) for i, v in enumerate(row.values)], row) for row in cmp.rqps
     ]
-    for i in range(len(cmp.columns)):
-        name = f"col-{i + 1}"
-        table.add_column(name, key=name, width=_width(name, [cells[i].plain for cells, _ in rows]))
+    pad = 2 * table.cell_padding
+    widths = [_width(f"col-{i + 1}", [cells[i].plain for cells, _ in rows]) for i in range(len(cmp.columns))]
     labels = [row_label(row.workload, row.dop, multi) for row in cmp.rqps]
-    table.add_column("workload", key="workload", width=_width("workload", labels))
-    table.add_column("group", key="group", width=_width("group", [r.group for r in cmp.rqps]))
+    name_w = _width("workload", labels)
+    group_w: int | None = _width("group", [r.group for r in cmp.rqps])
+    if room is not None:
+        left = room - sum(w + pad for w in widths)
+        if group_w is not None and left < name_w + pad + group_w + pad:
+            group_w = None
+        if left < name_w + pad:
+            name_w = max(MIN_NAME, left - pad)
+    for i, w in enumerate(widths):
+        table.add_column(f"col-{i + 1}", key=f"col-{i + 1}", width=w)
+    table.add_column("workload", key="workload", width=name_w)
+    if group_w is not None:
+        table.add_column("group", key="group", width=group_w)
     for (cells, row), label in zip(rows, labels, strict=True):
-        table.add_row(*cells, label, Text(row.group, style=colours.neutral), key=label)
+        name = Text(label, no_wrap=True, overflow="ellipsis")
+        if len(label) > name_w:
+            name = Text(label[: name_w - 1] + "…")
+        group = [Text(row.group, style=colours.neutral)] if group_w is not None else []
+        table.add_row(*cells, name, *group, key=label)
 
 
 GROUP_STATS = ("median", "avg", "min", "max", "gmean")
