@@ -101,7 +101,7 @@ def _rqps_rows(cmp: Comparison) -> Iterator[list[str]]:
                 _num(row.values[i]),
                 _num(ci.low if ci else None),
                 _num(ci.high if ci else None),
-                _flag(row.within_noise[i] if cell else None),
+                _flag(row.within_noise[i]),
                 _num(row.repeats[i]),
             ]
 

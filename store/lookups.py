@@ -63,3 +63,9 @@ def count_samples(cur: duckdb.DuckDBPyConnection, run_id: int) -> int:
     """Interval samples of the benchmark stored for run ``run_id``."""
     row = cur.execute("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]).fetchone()
     return int(row[0]) if row else 0
+
+
+def run_status(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
+    """The status of run ``run_id`` (``finished``, ``cancelled`` ...); None: no such run."""
+    row = cur.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    return str(row[0]) if row else None

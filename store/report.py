@@ -46,6 +46,17 @@ def fmt_ci(ci: RatioCI | None) -> str:
     return f"[{fmt_ratio(ci.low)}, {fmt_ratio(ci.high)}]"
 
 
+def interval_source(ci: RatioCI | None, runs: int, base_runs: int) -> str:
+    """What an interval was drawn from, or why there is none (the Noise tab's "from" column)."""
+    if ci is not None:
+        return ci.method
+    if runs < 2 and base_runs < 2:
+        from benchdeck.store.noise import MIN_SAMPLES
+
+        return f"none: no repeats, < {MIN_SAMPLES} per-second samples"
+    return "none: a base run without QPS"
+
+
 def fmt_hw(key: str, v: float | None) -> str:
     """Absolute per-op values as the posts print them (zero as ``0``)."""
     if v is None:

@@ -367,6 +367,16 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         );
         """,
     ),
+    (
+        13,
+        """
+        -- A queue is a matrix of concurrencies and repeats too (issue 28): an item's client
+        -- threads (NULL: the queue's options) and which repeat of its cell it is (1-based;
+        -- NULL: a queue made before repeats, one run per cell).
+        ALTER TABLE queue_items ADD COLUMN threads INTEGER;
+        ALTER TABLE queue_items ADD COLUMN repeat_no INTEGER;
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = max(version for version, _ in MIGRATIONS)

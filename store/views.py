@@ -141,6 +141,9 @@ COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {
     ("run_summary", "per_op_ops"): "The o/s imported per-op metrics are per, as the source printed it "
     "(NULL: the QPS).",
     ("bench_samples", "t"): "Seconds since the measured step began.",
+    ("queue_items", "threads"): "Client threads (dop) of this item; NULL: the queue's options.",
+    ("queue_items", "repeat_no"): "Which repeat of its (build, config, dop, workload) cell, from 1; "
+    "repeats are interleaved across builds (A B A B).",
 }
 
 

@@ -65,8 +65,6 @@ class LiveHub:
 
     def start_build(self, host: str, recipe: str, variant: str) -> None:
         """Compile a recipe's variant on a host in the background; it shows on Live like a run."""
-        self.model.progress.total += 1
-        self.model.progress.planned_s += 60
         self._keep(asyncio.create_task(self._build(host, recipe, variant)))
         self._changed()
 
@@ -149,10 +147,6 @@ class LiveHub:
                 return q.create_queue(cur, hosts, builds, workloads, options, matrix)
 
         qid = await loop.run_in_executor(self.writer, create)
-        n = sum(map(len, matrix.values())) * len(workloads)
-        per_run = options.duration_s or 300
-        self.model.progress.total += n
-        self.model.progress.planned_s += n * (per_run + options.warmup_s)
         self._keep(asyncio.create_task(self._run(qid)))
         self._changed()
         return qid
@@ -231,7 +225,6 @@ class LiveHub:
 
     def start_resume(self, running: int = 0, waiting: int = 0) -> None:
         """Reattach to runs left running and go on with waiting queues (``benchdeck resume``)."""
-        self.model.progress.total += running + waiting
         self._keep(asyncio.create_task(self._resume()))
         self._changed()
 

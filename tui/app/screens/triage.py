@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Header, Select, Static
 
 from benchdeck.store.compare import HW_KEYS, Comparison
 from benchdeck.store.counters_per_op import SOFTWARE
+from benchdeck.store.movers import mover_ratio
 from benchdeck.store.queries import latest_run
 from benchdeck.store.report import NOISE_MARK, fmt_ratio
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
@@ -40,8 +41,8 @@ class Moved:
 
     @property
     def score(self) -> float:
-        """|log(rel)|: how far from 1 in either direction (0 and inf move the most)."""
-        return math.inf if self.rel <= 0 or math.isinf(self.rel) else abs(math.log(self.rel))
+        """|log(rel)|: how far from 1 in either direction."""
+        return abs(math.log(self.rel)) if self.rel > 0 else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +79,19 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     counters: dict[tuple[str, int | None], list[Moved]] = {}
     for c in cmp.counters:
-        if c.column == build and c.rel is not None and not math.isnan(c.rel) and c.counter not in SOFTWARE:
+        if c.column == build and c.rel and math.isfinite(c.rel) and c.counter not in SOFTWARE:
             counters.setdefault((c.workload, c.dop), []).append(Moved(c.counter, c.rel))
     items = []
     for row in cmp.rqps:
-        rel: dict[str, float | None] = {}
+        vals: dict[str, float | None] = {}
+        base: dict[str, float | None] = {}
         block = blocks.get((row.workload, row.dop))
         if block is not None:
-            rel = next((r.rel for r in block.rows if (r.label or r.build) == build), {})
-        moved = [Moved(k, v) for k in METRICS if (v := rel.get(k)) is not None and not math.isnan(v)]
+            base = block.rows[0].values
+            vals = next((r.values for r in block.rows if (r.label or r.build) == build), {})
+        # the floors of store/movers.py: two near-zero values are no move, and never inf
+        ratios = {k: mover_ratio(k, vals.get(k), base.get(k)) for k in METRICS}
+        moved = [Moved(k, v) for k, v in ratios.items() if v is not None]
         moved = sorted((m for m in moved if m.score > 0), key=lambda m: -m.score)[:TOP_METRICS]
         of_row = counters.get((row.workload, row.dop), [])
         top = sorted((m for m in of_row if m.score > 0), key=lambda m: -m.score)[:TOP_COUNTERS]
@@ -97,7 +102,7 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
                 row.group,
                 row.values[column],
                 tuple(moved),
-                row.within_noise[column],
+                bool(row.within_noise[column]),
                 tuple(top),
             )
         )
