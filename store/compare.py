@@ -251,6 +251,17 @@ def compare(
     )
 
 
+def _have(
+    found: dict[tuple[str, int | None, str, str], Cell], only: Collection[str] | None, dop: int | None
+) -> dict[tuple[str, str], int]:
+    """Finished runs per (build, config) (at ``dop`` when given), of the ``only`` workloads."""
+    have: dict[tuple[str, str], int] = {}
+    for (wl, threads, build, cfg), cell in found.items():
+        if (only is None or wl in only) and (dop is None or threads == dop):
+            have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
+    return have
+
+
 def _counters(
     cur: duckdb.DuckDBPyConnection,
     cells: dict[tuple[str, int | None, str], Cell],
@@ -263,17 +274,6 @@ def _counters(
     wanted = set(keys)
     values = per_op(cur, {k: c.run_ids for k, c in cells.items() if (k[0], k[1]) in wanted})
     return counter_rows(values, keys, base, columns) if values else ()
-
-
-def _have(
-    found: dict[tuple[str, int | None, str, str], Cell], only: Collection[str] | None, dop: int | None
-) -> dict[tuple[str, str], int]:
-    """Finished runs per (build, config) (at ``dop`` when given), of the ``only`` workloads."""
-    have: dict[tuple[str, str], int] = {}
-    for (wl, threads, build, cfg), cell in found.items():
-        if (only is None or wl in only) and (dop is None or threads == dop):
-            have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
-    return have
 
 
 def _as_column(c: ColumnArg) -> Column:

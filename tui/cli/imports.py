@@ -124,6 +124,8 @@ def import_sysbench(
     )
     with obj.open_store() as store:
         run = import_run_files(store, files, perf_stat=perf_stat)
+    if run.already:
+        click.echo(f"benchdeck: skipped: {file}: already stored as run {run.run_id} (same output)", err=True)
     for w in run.warnings:
         click.echo(f"benchdeck: warning: {w}", err=True)
     click.echo(run.run_id)
