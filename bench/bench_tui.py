@@ -49,11 +49,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.bench_compare import build_store
 from benchdeck.engine.events import BenchBatch, IostatBatch, Planned, RunStarted, VmstatBatch
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
 from benchdeck.store.db import Store
+from tests.big_store import build_store
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TARGET_S = 1.0

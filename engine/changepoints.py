@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
+
+from benchdeck.engine.student_t import two_sided_p
 
 DEFAULT_MAX_PVALUE = 0.001
 DEFAULT_MIN_MAGNITUDE = 0.05
@@ -131,7 +132,7 @@ def ttest(left: FloatArray, right: FloatArray) -> TTest:
         denom = math.sqrt(var * (1.0 / n1 + 1.0 / n2))
         diff = m1 - m2
         # a zero variance: any difference is certain, no difference is undefined (as in scipy)
-        p = float(2.0 * special.stdtr(df, -abs(diff / denom))) if denom > 0 else (0.0 if diff else math.nan)
+        p = two_sided_p(diff / denom, df) if denom > 0 else (0.0 if diff else math.nan)
     return TTest(m1, m2, s1, s2, n1, n2, p)
 
 

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any, cast
 import duckdb
 
 from benchdeck.store import dialect, faults
+from benchdeck.store.location import DB_ENV, default_db_path
 from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
 
 if TYPE_CHECKING:
     from benchdeck.store.lake_session import LakeSession
 
-DB_ENV = "BENCHDECK_DB"
 CLOSE_LOCK_WAIT_S = 2.0
 """How long a shared store's close waits for the file to checkpoint it (else the WAL keeps it)."""
 READ_LOCK_WAIT_S = 0.5
@@ -61,16 +61,6 @@ class StoreTooNew(StoreError):
 
 class StoreNotWritable(StoreError):
     """The store (or its directory) cannot be written; it can still be read."""
-
-
-def default_db_path() -> Path:
-    """``$BENCHDECK_DB`` if set, else ``benchdeck.duckdb`` in the user data dir."""
-    env = os.environ.get(DB_ENV)
-    if env:
-        return Path(env).expanduser()
-    import platformdirs  # (only without --db / $BENCHDECK_DB)
-
-    return Path(platformdirs.user_data_dir("benchdeck", appauthor=False)) / "benchdeck.duckdb"
 
 
 @dataclass

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import duckdb
 
+from benchdeck.store.location import DB_ENV
 from benchdeck.store.schema import MIGRATIONS
 
-DB_ENV = "BENCHDECK_DB"
 PICK_ANOTHER = f"pick another store with --db or ${DB_ENV}"
 RESTORE = "restore it from a backup, or move it aside to start a new store"
 # DuckDB must never try to download an extension (e.g. sqlite_scanner for a SQLite file).

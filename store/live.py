@@ -95,6 +95,15 @@ def unfinished(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list[
     ]
 
 
+def never_started(cur: duckdb.DuckDBPyConnection) -> list[int]:
+    """Runs left 'running'/'queued' by ``benchdeck run`` with no remote processes recorded."""
+    rows = cur.execute(
+        "SELECT run_id FROM runs WHERE status IN ('running', 'queued') AND source = 'run' "
+        "AND run_id NOT IN (SELECT run_id FROM remote_runs)"
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
 def marks(cur: duckdb.DuckDBPyConnection, run_id: int) -> Marks:
     """High-water marks of the samples stored for a run."""
     row = cur.execute(

@@ -77,6 +77,17 @@ class HistoryRow:
     error: str | None = None
     """Why the run failed (or was cancelled), as the engine said."""
 
+    @property
+    def reason(self) -> str | None:
+        """The first line of :attr:`error` (None without one): what lists show."""
+        first = self.error.strip().splitlines()[0] if self.error and self.error.strip() else ""
+        return first or None
+
+    @property
+    def when(self) -> str:
+        """The run's date as lists show it (``YYYY-MM-DD HH:MM``)."""
+        return self.created_at.strftime("%Y-%m-%d %H:%M")
+
 
 _HISTORY_WHERE = (
     "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "

@@ -162,6 +162,12 @@ def _settle_on_lake(cur: duckdb.DuckDBPyConnection) -> int:
     return n
 
 
+def pending_count(cur: duckdb.DuckDBPyConnection) -> int:
+    """Queued runs of every queue still waiting to start."""
+    row = cur.execute("SELECT count(*) FROM queue_items WHERE status = 'pending'").fetchone()
+    return int(row[0]) if row else 0
+
+
 def hosts_with_work(cur: duckdb.DuckDBPyConnection, queue_id: int | None = None) -> list[str]:
     rows = cur.execute(
         "SELECT DISTINCT host FROM queue_items WHERE status = 'pending' AND ($q IS NULL OR queue_id = $q) "

@@ -9,7 +9,7 @@ import duckdb
 
 from benchdeck.engine.records import RunRecord
 from benchdeck.store.dialect import insert_or_replace
-from benchdeck.store.raw import decompress, save_raw
+from benchdeck.store.raw import save_raw
 
 
 def save_record(cur: duckdb.DuckDBPyConnection, run_id: int, r: RunRecord) -> None:
@@ -70,11 +70,3 @@ def save_outputs(cur: duckdb.DuckDBPyConnection, run_id: int, files: Sequence[tu
         )
         save_raw(cur, run_id, OUTPUT_KIND, name, data)
     return len(files)
-
-
-def load_outputs(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[str, bytes]:
-    rows = cur.execute(
-        "SELECT name, codec, data FROM raw_files WHERE run_id = ? AND kind = ? ORDER BY name",
-        [run_id, OUTPUT_KIND],
-    ).fetchall()
-    return {str(name): decompress(codec, bytes(data)) for name, codec, data in rows}

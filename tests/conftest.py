@@ -24,3 +24,13 @@ def _benchdeck_from_this_checkout() -> None:
 
 _benchdeck_from_this_checkout()  # before the plugin below imports benchdeck
 pytest_plugins = ["tests.servers.conftest_plugin"]
+
+# Fixtures that start a real server: a test that uses one (directly or through another fixture)
+# talks to real external programs, and is marked `integration` without having to say so.
+SERVER_FIXTURES = frozenset({"sshd_server", "ssh_host_spec", "mariadb_server", "postgres_server"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)

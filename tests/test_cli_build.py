@@ -21,6 +21,8 @@ from tests.cli_helpers import CLI, ROOT, bd, db_rows, remote_output
 from tests.servers.sshd import SshdServer
 from tests.sqlite_source import amalgamation
 
+pytestmark = pytest.mark.integration  # real sshd and gcc
+
 HOST = "box"
 SQLITE_RECIPE = """
 [recipes.sqlite]

@@ -9,9 +9,13 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.cli_helpers import CLI, ROOT, bd, db_rows, remote_output, ssh_env
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
+
+pytestmark = pytest.mark.integration  # real sshd and MariaDB
 
 BUILD = "ma101119_rel"
 WORKLOAD = "point-query_range=100"

@@ -29,6 +29,8 @@ from tests.cli_helpers import (
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import SECURE_DB, SECURE_PASSWORD, SECURE_USER, PostgresServer
 
+pytestmark = pytest.mark.integration  # real MariaDB and PostgreSQL
+
 MARIADB = "ma101119_rel"
 POSTGRES = "pg15_rel"
 ROCKSDB = "9.7.2"

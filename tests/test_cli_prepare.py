@@ -23,6 +23,8 @@ from tests.cli_helpers import bd, db_rows, sql, ssh_env, start_in_prepare
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
 
+pytestmark = pytest.mark.integration  # real sshd and MariaDB
+
 BUILD = "ma101119_rel"
 WORKLOAD = "point-query_range=100"
 

@@ -21,6 +21,8 @@ from tests.cli_helpers import CLI, ROOT, bd, db_rows, inventory_env, mariadb_bui
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
 
+pytestmark = pytest.mark.integration  # real sshd and MariaDB
+
 BUILD = "ma101119_rel"
 WORKLOAD = "point-query_range=100"
 

@@ -22,6 +22,8 @@ import pytest
 from tests.cli_helpers import CLI, ROOT, bd, db_rows
 from tests.servers import free_port
 
+pytestmark = pytest.mark.integration  # real runs
+
 A, B = "ma101119_rel", "ma101119_rel_o2nofp"
 WORKLOAD = "point-query_range=100"
 

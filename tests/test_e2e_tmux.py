@@ -25,6 +25,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+pytestmark = pytest.mark.integration  # the real app in tmux
+
 REPO = Path(__file__).resolve().parents[1]
 SESSION = "bd"
 COLS, ROWS = 120, 36

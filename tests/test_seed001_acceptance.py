@@ -29,6 +29,8 @@ import pytest
 
 from tests import seed001 as s
 
+pytestmark = pytest.mark.integration  # the real CLI on the post's tree
+
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from benchdeck.tui.cli.main import main; main()"]
 

@@ -18,8 +18,11 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from tests.cli_helpers import CLI, ROOT, bd
+
+pytestmark = pytest.mark.integration  # a real run beside the reader
 
 RECORDED = ROOT / "tests" / "data" / "recorded"
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from benchdeck.engine.hosts.inventory import ConfigError, HostConfig, Inventory, KeyPath, dotted, key_lines
+from benchdeck.engine.hosts.inventory import ConfigError, HostConfig, Inventory
+from benchdeck.engine.hosts.inventory_keys import KeyPath, dotted, key_lines
 from benchdeck.engine.transport.base import Transport, sh
 
 

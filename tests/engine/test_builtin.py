@@ -40,6 +40,8 @@ from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport.local import LocalTransport
 
+pytestmark = pytest.mark.integration  # real sqlite_bench runs with vmstat and iostat
+
 TABLE_SIZE = 1000
 # reads, writes, other statements per event (transaction) of each workload
 SHAPES = {

@@ -25,6 +25,8 @@ from benchdeck.store.runs import NewRun, create_run
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 
+pytestmark = pytest.mark.integration  # real MariaDB and PostgreSQL
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:

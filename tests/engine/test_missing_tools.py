@@ -14,6 +14,8 @@ from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport import LocalTransport
 
+pytestmark = pytest.mark.integration  # real runs with PATH narrowed
+
 
 @pytest.fixture
 def path_without_iostat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,8 @@ from benchdeck.engine.building.recipes import (
 from benchdeck.engine.building.runner import build_script
 from benchdeck.engine.hosts.inventory import ConfigError, parse_inventory
 
+pytestmark = pytest.mark.integration  # real compiles with gcc
+
 SQLITE = """
 [hosts.h]
 transport = "local"

@@ -26,6 +26,8 @@ from benchdeck.store.runs import NewRun, create_run
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
 
+pytestmark = pytest.mark.integration  # real sshd, MariaDB, vmstat, iostat
+
 WORKLOAD = "point-query_range=100"
 
 

@@ -7,10 +7,14 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.cli_helpers import bd, ssh_env
 from tests.runlife.conftest import MARIADB, WORKLOAD
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
+
+pytestmark = pytest.mark.integration  # real sshd and MariaDB
 
 
 def block_devices() -> list[str]:

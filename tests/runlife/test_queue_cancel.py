@@ -6,8 +6,12 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 from tests.cli_helpers import CLI, ROOT, bd, db_rows
 from tests.runlife.conftest import MARIADB, WORKLOAD
+
+pytestmark = pytest.mark.integration  # real runs
 
 
 def test_cancel_queue_while_another_benchdeck_runs_it(env: dict[str, str]) -> None:

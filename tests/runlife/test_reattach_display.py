@@ -8,10 +8,14 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from benchdeck.engine.events import BenchBatch, Replayed
 from benchdeck.tui.services.live_model import RunView
 from tests.cli_helpers import CLI, ROOT, bd, remote_output
 from tests.runlife.conftest import MARIADB, WORKLOAD
+
+pytestmark = pytest.mark.integration  # real runs
 
 
 def interval_ts(text: str) -> list[float]:

@@ -19,6 +19,8 @@ from tests.runlife.conftest import MARIADB, POSTGRES, WORKLOAD
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.postgres import PostgresServer
 
+pytestmark = pytest.mark.integration  # real MariaDB and PostgreSQL
+
 
 def finished(r: subprocess.CompletedProcess[str]) -> int:
     assert r.returncode == 0, r.stdout + r.stderr

@@ -24,6 +24,8 @@ from tests.cli_helpers import ROOT, bd
 from tests.servers import free_port, kill_and_wait, wait_until
 from tests.servers.sshd import SshdServer
 
+pytestmark = pytest.mark.integration  # real sshd
+
 
 def spec_with(spec: HostSpec, **changes: object) -> HostSpec:
     fields = {f: getattr(spec, f) for f in spec.__dataclass_fields__}

@@ -34,6 +34,8 @@ WRITER = r"""
 import sys
 import duckdb
 from benchdeck.store import lake
+
+pytestmark = pytest.mark.integration  # a real PostgreSQL catalog
 url, build, n = lake.LakeUrl.parse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 workloads = sys.argv[4].split(",")
 con, pg = lake.connect(url), lake.pg_connect(url)

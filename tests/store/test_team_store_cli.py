@@ -33,6 +33,8 @@ from tests.cli_helpers import CLI, ROOT, bd
 from tests.servers.postgres import SECURE_DB, SECURE_USER, PostgresServer
 from tests.store import mytools_tree as tree
 
+pytestmark = pytest.mark.integration  # a real PostgreSQL catalog
+
 WORKLOAD = "point-query_range=100"  # also in the imported tree, at the same dop
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.bench_compare import build_store
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.services.settings import CONFIG_DIR_ENV
 from benchdeck.tui.startup import first_page
 from benchdeck.tui.startup.first_page import CACHE_DIR_ENV
+from tests.big_store import build_store
 from tests.tui.storedata import Demo, build_demo
 
 

@@ -19,7 +19,7 @@ SIZE = (100, 30)
 
 async def _shots(db: Path) -> list[Path]:
     from benchdeck.tui.app.app import BenchdeckApp
-    from benchdeck.tui.app.screens.base import Selection
+    from benchdeck.tui.services.selection import Selection
 
     written = []
     app = BenchdeckApp(db)

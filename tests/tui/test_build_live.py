@@ -15,6 +15,8 @@ from benchdeck.tui.app.commands import _build_commands
 from benchdeck.tui.app.screens.live import LiveScreen
 from tests.tui.test_launch_live import SIZE, headline, open_launch, wait_for
 
+pytestmark = pytest.mark.integration  # a real (tiny) compile
+
 
 @pytest.fixture(autouse=True)
 def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -11,10 +11,10 @@ from textual.widgets import DataTable, Select, Static
 
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.commands import BenchdeckCommands
-from benchdeck.tui.app.screens.base import Selection
 from benchdeck.tui.app.screens.changes import ChangesScreen
 from benchdeck.tui.app.screens.triage import TriageScreen
 from benchdeck.tui.app.widgets.change_chart import ChangeChart
+from benchdeck.tui.services.selection import Selection
 from tests.changes.post_series import HOST, write_store
 from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.snapshot import assert_snapshot

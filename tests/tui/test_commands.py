@@ -13,8 +13,8 @@ from textual.screen import Screen
 
 from benchdeck.tui.app.app import NAV, BenchdeckApp
 from benchdeck.tui.app.commands import BenchdeckCommands
-from benchdeck.tui.app.screens.base import Selection
 from benchdeck.tui.app.screens.compare import CompareScreen
+from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import settle
 from tests.tui.storedata import BASE, HOST, NEW, Demo
 

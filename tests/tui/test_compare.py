@@ -14,11 +14,12 @@ from benchdeck.store.db import Store
 from benchdeck.store.report import render
 from benchdeck.themes.loader import load_theme_file
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.base import Selection
-from benchdeck.tui.app.screens.compare import CompareScreen, run_comparison
+from benchdeck.tui.app.screens.compare import CompareScreen
 from benchdeck.tui.app.screens.dialogs import ExportDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
+from benchdeck.tui.services.choices import run_comparison
+from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import cell_colour, column_texts, on_screen, settle, static_text
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
 

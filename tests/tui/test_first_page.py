@@ -16,7 +16,8 @@ from benchdeck.store.db import Store
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.runs import RunsScreen
 from benchdeck.tui.startup import first_page
-from benchdeck.tui.startup.store_handle import Opening, RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
+from benchdeck.tui.startup.store_handle import Opening
 from tests.tui.helpers import column_texts, settle
 from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, loaded_by_the_first_frame
 

@@ -25,6 +25,8 @@ from benchdeck.tui.app.screens.live import HostTab, LiveScreen
 from benchdeck.tui.services.runs import Outcome
 from tests.tui.helpers import on_screen, static_text
 
+pytestmark = pytest.mark.integration  # real built-in runs from Launch
+
 SIZE = (120, 36)
 POLL_S = 0.05  # how often a wait looks again (a deadline bounds every wait)
 # The deadlines bound waits for events; they are not what is tested, so they are wide enough for

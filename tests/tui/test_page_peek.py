@@ -15,7 +15,7 @@ from typing import Any
 from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter
 from benchdeck.tui.startup import first_page
-from benchdeck.tui.startup.store_handle import read_runs_page
+from benchdeck.tui.startup.runs_page import read_runs_page
 from tests.cli_helpers import ROOT
 from tests.tui.test_startup import NOT_FOR_THE_FIRST_FRAME, loaded_by_the_first_frame
 

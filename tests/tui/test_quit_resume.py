@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from benchdeck.engine.planning.plan import RunOptions
@@ -19,6 +20,8 @@ from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.screens.live import LiveScreen
 from tests.tui.test_launch_live import RUN_WAIT_S, SIZE, UI_WAIT_S, WORKLOAD, inventory, wait_for
+
+pytestmark = pytest.mark.integration  # real built-in runs
 
 __all__ = ["inventory"]  # the autouse fixture: only the local host, in the test's tmp dir
 

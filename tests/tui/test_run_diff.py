@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from benchdeck.engine.planning.plan import RunPlan
@@ -21,6 +22,8 @@ from tests.tui.helpers import settle, static_text
 from tests.tui.snapshot import assert_snapshot
 from tests.tui.storedata import Demo
 from tests.tui.test_runs import SIZE, move_to_run
+
+pytestmark = pytest.mark.integration  # a real MariaDB
 
 
 async def record_two(demo: Demo, server: MariaDBServer) -> None:

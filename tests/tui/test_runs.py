@@ -11,7 +11,8 @@ from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter, list_builds, list_hosts, run_history
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog, TextDialog
-from benchdeck.tui.app.screens.runs import RerunRequested, RunsScreen
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.app.screens.runs_actions import RerunRequested
 from benchdeck.tui.app.screens.series import SeriesScreen
 from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.storedata import BASE, HOST, NEW, OTHER_HOST, Demo
@@ -169,8 +170,8 @@ async def test_a_long_history_arrives_whole_and_keeps_the_cursor(tmp_path: Path)
     The cursor stays on a run far down the list across a reload, and a filter changed while
     rows are still arriving leaves only the filtered rows (no mix of the two loads).
     """
-    from bench.bench_compare import build_store
     from benchdeck.tui.app.screens.runs import FIRST_ROWS
+    from tests.big_store import build_store
 
     path = tmp_path / "long.duckdb"
     n = build_store(path, n_hosts=4, n_builds=3)

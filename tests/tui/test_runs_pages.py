@@ -16,11 +16,13 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 from textual.widgets.data_table import ColumnKey
 
-from bench.bench_compare import build_store
 from benchdeck.store.db import Store
 from benchdeck.store.queries import RunFilter, run_history, run_history_after
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.runs import NEAR_END, RunsScreen, RunsTable
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.app.screens.runs_pages import NEAR_END
+from benchdeck.tui.app.screens.runs_table import RunsTable
+from tests.big_store import build_store
 from tests.tui.helpers import column_texts, on_screen, settle
 
 SIZE = (100, 30)

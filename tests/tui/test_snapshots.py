@@ -11,7 +11,7 @@ import pytest
 
 from benchdeck.themes.loader import DEFAULT_THEME
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.base import Selection
+from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import settle
 from tests.tui.snapshot import assert_snapshot
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo

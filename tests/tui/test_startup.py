@@ -17,11 +17,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from bench.bench_compare import build_store
 from benchdeck.store.queries import RunFilter
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.runs import FIRST_ROWS, RunsScreen, RunsTable
-from benchdeck.tui.startup.store_handle import Opening, RunsPage
+from benchdeck.tui.app.screens.runs import FIRST_ROWS, RunsScreen
+from benchdeck.tui.app.screens.runs_table import RunsTable
+from benchdeck.tui.startup.runs_page import RunsPage
+from benchdeck.tui.startup.store_handle import Opening
+from tests.big_store import build_store
 from tests.cli_helpers import ROOT
 from tests.tui.helpers import column_texts, settle
 
@@ -53,7 +55,8 @@ PROBE = """
 import asyncio, sys
 from pathlib import Path
 from benchdeck.store.queries import RunFilter
-from benchdeck.tui.startup.store_handle import Opening, RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
+from benchdeck.tui.startup.store_handle import Opening
 opening = Opening(Path(sys.argv[1]), peek=True)
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.runs import RunsScreen

@@ -9,9 +9,9 @@ from textual.widgets import DataTable, Static
 
 from benchdeck.store.compare import Comparison, HwBlock, HwRow, RqpsRow
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.base import Selection
 from benchdeck.tui.app.screens.series import SeriesScreen
 from benchdeck.tui.app.screens.triage import Moved, TriageScreen, rank
+from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import column_texts, settle, static_text
 from tests.tui.storedata import BASE, HOST, LTO, NEW, Demo
 

@@ -11,7 +11,7 @@ import asyncio
 import gc
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -26,8 +26,11 @@ from textual.worker import Worker
 
 from benchdeck.themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from benchdeck.tui.app.commands import BenchdeckCommands
-from benchdeck.tui.app.screens.base import Selection, report_worker_error, tcss
-from benchdeck.tui.app.screens.runs import RerunRequested, RunsScreen
+from benchdeck.tui.app.context import AppServices
+from benchdeck.tui.app.screens.base import report_worker_error, tcss
+from benchdeck.tui.app.screens.runs import RunsScreen
+from benchdeck.tui.app.screens.runs_actions import RerunRequested
+from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
     SettingsError,
     UiSettings,
@@ -35,11 +38,10 @@ from benchdeck.tui.services.settings import (
     save_ui_settings,
     user_themes_dir,
 )
-from benchdeck.tui.startup.store_handle import Opening, RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
+from benchdeck.tui.startup.store_handle import Opening
 
 if TYPE_CHECKING:
-    from benchdeck.store.db import Store
-    from benchdeck.store.rerun import RunAgain
     from benchdeck.tui.services.live_hub import LiveHub
 
 
@@ -409,37 +411,13 @@ class BenchdeckApp(App[None]):
     async def on_rerun_requested(self, msg: RerunRequested) -> None:
         """Queue the same host, build and workload again, with the same concurrency, duration
         and queue options (tables, warm-up ...)."""
-        from benchdeck.engine.planning.plan import RunOptions
-        from benchdeck.store.rerun import run_again
+        from benchdeck.tui.services.rerun import queue_again
 
-        def lookup(store: Store) -> RunAgain | None:
-            cur = store.cursor()
-            try:
-                return run_again(cur, msg.run_id)
-            finally:
-                cur.close()
-
-        found = await self.hub.query(lookup)
-        if found is None:
-            self.notify(f"run {msg.run_id} is gone", severity="error")
+        queue_id, message = await queue_again(self.hub, msg.run_id)
+        if queue_id is None:
+            self.notify(message, severity="error")
             return
-        host, build, workload, config = found.host, found.build, found.workload, found.config
-        names = {f.name for f in fields(RunOptions)}
-        kept = {k: v for k, v in found.options.items() if k in names}
-        options = replace(RunOptions(**kept), threads=found.threads, duration_s=found.duration_s)
-        inv = await self.hub.inventory()
-        if host not in inv.hosts:
-            self.notify(
-                f"host {host} is not in the inventory (benchdeck.toml): cannot re-run run {msg.run_id}",
-                severity="error",
-            )
-            return
-        configs = [config] if config else []
-        if not any(inv.config_matrix([host], [build], configs).values()):
-            self.notify(f"build {build} on {host} has no config {config!r}: cannot re-run", severity="error")
-            return
-        qid = await self.hub.start_queue([host], [build], [workload], options, configs)
-        self.notify(f"run {msg.run_id} queued again (queue {qid})", title="Re-run")
+        self.notify(message, title="Re-run")
         self.switch_mode("live")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -448,3 +426,8 @@ class BenchdeckApp(App[None]):
 
 def run_app(db: Path | None = None, opening: Opening | None = None) -> None:
     BenchdeckApp(db=db, opening=opening).run()
+
+
+def _provides(app: BenchdeckApp) -> AppServices:
+    """(For mypy: the app offers what its screens use.)"""
+    return app

@@ -22,7 +22,7 @@ from benchdeck.engine.events import LogLine, Phase, RunEvent, RunFailed, RunFini
 from benchdeck.store.db import Store
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
     from benchdeck.tui.services.builds import BuildOutcome, BuildService
     from benchdeck.tui.services.runs import RunService
 

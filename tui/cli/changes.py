@@ -13,7 +13,7 @@ from benchdeck.store.changes import OVER, ChangesError, analyse
 from benchdeck.store.changes_report import FORMATS, Request, render
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 
 @click.command("changes")

@@ -14,7 +14,7 @@ from benchdeck.store.report import CSV_TABLES, FORMATS, render
 from benchdeck.tui.services.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 OUTPUT_FORMATS = ("rich", *FORMATS)
 

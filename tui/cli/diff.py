@@ -9,7 +9,7 @@ import click
 
 if TYPE_CHECKING:
     from benchdeck.store.run_diff import Difference
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 
 def _show(value: str | None) -> str:

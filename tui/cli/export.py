@@ -10,7 +10,7 @@ import click
 from benchdeck.store.export_db import EXPORT_FORMATS, export_store
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 
 @click.command("export")

@@ -18,11 +18,11 @@ if TYPE_CHECKING:  # engine imports are deferred: asyncssh costs every other com
     from benchdeck.engine.hosts.facts import HostFacts
     from benchdeck.engine.hosts.inventory import ConfigError, HostConfig, Inventory
     from benchdeck.engine.transport import HostKeyError
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
-    from benchdeck.tui.cli.main import fail
+    from benchdeck.tui.cli.context import fail
 
     fail(" ".join(message.split()), code)
 

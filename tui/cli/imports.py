@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from benchdeck.store.importers import ImportProgress
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 PLAIN_EVERY_S = 2.0  # a plain progress line at most this often (and at the end)
 
@@ -134,7 +134,7 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         f"{len(res.failed)} files not imported{extra}{explain})"
     )
     if res.failed and not res.run_ids:
-        from benchdeck.tui.cli.main import fail
+        from benchdeck.tui.cli.context import fail
 
         fail(f"no new run imported from {directory}: {len(res.failed)} file(s) failed (lines above)")
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 
 @click.group("lake")
@@ -34,7 +34,7 @@ def maintain_cmd(obj: Ctx, days: int) -> None:
       benchdeck --db 'ducklake:postgres:dbname=bench host=db1 user=bench' lake maintain
     """
     from benchdeck.store.lake_session import maintain
-    from benchdeck.tui.cli.main import fail
+    from benchdeck.tui.cli.context import fail
 
     if not str(obj.db or "").startswith("ducklake:"):
         fail("--db (or $BENCHDECK_DB) names no team store (ducklake:postgres:...): nothing to maintain")

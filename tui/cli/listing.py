@@ -20,7 +20,7 @@ from benchdeck.store.db import Store
 from benchdeck.store.queries import BuildRow, HistoryRow, RunFilter, build_rows, count_runs, run_history
 
 if TYPE_CHECKING:
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
 
 OUTPUT_FORMATS = ("rich", "text", "md", "csv", "json")  # compare's (store.report: numpy, not needed)
 STATUSES = ("queued", "running", "finished", "failed", "cancelled")
@@ -83,7 +83,6 @@ RUN_HEADERS = ("run", "host", "build", "config", "workload", "dop", "status", "q
 
 
 def run_cells(r: HistoryRow) -> tuple[Cell, ...]:
-    reason = r.error.strip().splitlines()[0] if r.error and r.error.strip() else None
     return (
         r.run_id,
         r.host,
@@ -93,9 +92,9 @@ def run_cells(r: HistoryRow) -> tuple[Cell, ...]:
         r.threads,
         r.status,
         r.qps,
-        r.created_at.strftime("%Y-%m-%d %H:%M"),
+        r.when,
         ", ".join(r.tags),
-        reason,
+        r.reason,
     )
 
 

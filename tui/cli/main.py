@@ -6,93 +6,19 @@ Errors are one line on stderr: exit 2 for usage errors, 1 for anything else.
 from __future__ import annotations
 
 import atexit
-import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any
 
 import click
 
-if TYPE_CHECKING:  # (loaded by the commands that use the store: the app's first frame may not)
-    from benchdeck.store.db import Store, StoreLocked
+from benchdeck.tui.cli.context import Ctx, _QuickExit, fail
+from benchdeck.tui.services.errors import is_compare_error, is_store_error
 
 ROOT_OPTIONS = ("--db", "--lake-data", "--groups", "--inventory")
-
-
-class Ctx:
-    """What every command needs: where the store is, which group table to use."""
-
-    def __init__(self, db: Path | None, groups: Path | None):
-        self.db = db
-        self.groups = groups
-
-    def open_store(self) -> Store:
-        """The store for a command that writes: held only while it writes (see Store.shared)."""
-        return open_shared_store(self.db)
-
-    def open_store_for_reading(self) -> Store:
-        """The store for a command that only reads (attached: this process opens no other)."""
-        from benchdeck.store.db import Store
-
-        _QuickExit.only_read = True
-        return Store.open_for_reading(self.db, attach=True)
-
-
-class _QuickExit:
-    """A process whose command only read skips Python's last garbage collections at exit.
-
-    They walk every object the imports made (click, inspect, DuckDB's module ...): ~14 ms of a
-    ~160 ms ``compare``. Frozen objects are freed as the modules are cleared, as before; only
-    reference cycles among them are left to the OS, and a reader has nothing in them to finish
-    (its store is closed; a writer's process keeps the collections)."""
-
-    only_read = False
-
-    @staticmethod
-    def at_exit() -> None:
-        if _QuickExit.only_read:
-            gc.freeze()
-
-
-# How long a writing command waits for a store another process holds (it says so once).
-LOCK_WAIT_ENV = "BENCHDECK_LOCK_WAIT"
-DEFAULT_LOCK_WAIT_S = 600.0
-
-
-def lock_wait_s() -> float:
-    """``$BENCHDECK_LOCK_WAIT`` seconds (0: fail at once), else :data:`DEFAULT_LOCK_WAIT_S`."""
-    raw = os.environ.get(LOCK_WAIT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_LOCK_WAIT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        raise click.UsageError(f"${LOCK_WAIT_ENV} must be a number of seconds, not {raw!r}") from None
-    if not 0 <= value < 1e7:
-        raise click.UsageError(f"${LOCK_WAIT_ENV} must be between 0 and 10,000,000 seconds, not {raw}")
-    return value
-
-
-def open_shared_store(db: Path | None) -> Store:
-    """Open the store for writing as a good neighbour: the file is held per batch, and a store
-    held by another process is waited for (``$BENCHDECK_LOCK_WAIT``), saying so once."""
-    from benchdeck.store.db import Store
-
-    wait = lock_wait_s()
-
-    def waiting(exc: StoreLocked) -> None:
-        click.echo(f"benchdeck: {exc}; waiting for it (up to {wait:.0f} s, ${LOCK_WAIT_ENV})", err=True)
-
-    return Store.open(db, shared=True, lock_wait=wait, on_lock_wait=waiting)
-
-
-def fail(message: str, code: int = 1) -> NoReturn:
-    """Print one line naming what is wrong and exit."""
-    click.echo(f"benchdeck: {message}", err=True)
-    sys.exit(code)
 
 
 # Where each command lives: a command imports its own module only (``compare`` need not load
@@ -195,40 +121,10 @@ def cli(
 
 
 def _register() -> None:
-    from benchdeck.tui.cli.build import build_cmd, pgo_cmd
-    from benchdeck.tui.cli.build import builds_cmd as compiled_cmd  # 'compiled': builds is the store's list
-    from benchdeck.tui.cli.changes import changes_cmd
-    from benchdeck.tui.cli.compare import compare_cmd
-    from benchdeck.tui.cli.diff import diff_cmd
-    from benchdeck.tui.cli.export import export_cmd
-    from benchdeck.tui.cli.hosts import hosts_group
-    from benchdeck.tui.cli.imports import import_group
-    from benchdeck.tui.cli.lake import lake_group
-    from benchdeck.tui.cli.listing import builds_cmd, runs_cmd
-    from benchdeck.tui.cli.run import cancel_cmd, queue_cmd, resume_cmd, run_cmd
-    from benchdeck.tui.cli.server import server_group
-
-    for command in (
-        hosts_group,
-        import_group,
-        run_cmd,
-        queue_cmd,
-        resume_cmd,
-        cancel_cmd,
-        compare_cmd,
-        changes_cmd,
-        diff_cmd,
-        export_cmd,
-        server_group,
-        build_cmd,
-        pgo_cmd,
-        compiled_cmd,
-        runs_cmd,
-        builds_cmd,
-        lake_group,
-    ):
-        if command.name not in cli.commands:
-            cli.add_command(command)
+    """Every command of :data:`_LAZY` (``--help``, or a name not in the table)."""
+    for name, (module, attr) in _LAZY.items():
+        if name not in cli.commands:
+            cli.add_command(getattr(importlib.import_module(module), attr), name)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -254,27 +150,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.Abort:
         fail("aborted", 1)
     except Exception as exc:
-        if _is_a(exc, "benchdeck.store.db", "StoreError"):
+        if is_store_error(exc):
             fail(_one_line(str(exc)), 1)
         if isinstance(exc, ValueError | OSError):
             if os.environ.get("BENCHDECK_DEBUG"):
                 raise
             fail(_one_line(str(exc)), 1)
-        if not _is_compare_error(exc):
+        if not is_compare_error(exc):
             raise
         fail(_one_line(str(exc)), 1)
-
-
-def _is_a(error: BaseException, module: str, name: str) -> bool:
-    """``error`` is a ``module.name``, known without importing the module: one raised means
-    it is loaded. (store.db brings DuckDB, which the app's first frame may not need;
-    store.compare numpy and scipy, ~0.7 s.)"""
-    kind = getattr(sys.modules.get(module), name, None)
-    return isinstance(kind, type) and isinstance(error, kind)
-
-
-def _is_compare_error(error: BaseException) -> bool:
-    return _is_a(error, "benchdeck.store.compare", "CompareError")
 
 
 def _command_words(argv: Sequence[str] | None) -> list[str]:

@@ -35,6 +35,7 @@ from benchdeck.engine.running.session import Session
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.following import is_followed
+from benchdeck.store.lookups import count_samples
 from benchdeck.tui.services.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # rich and the run machinery load when a command needs them
     from rich.table import Table
 
     from benchdeck.store.live import LiveRun
-    from benchdeck.tui.cli.main import Ctx
+    from benchdeck.tui.cli.context import Ctx
     from benchdeck.tui.services.runs import Outcome, RunService
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -150,7 +151,7 @@ async def _with_service(
     db: Path | None, coro_factory: Callable[[RunService], Awaitable[list[Outcome]]]
 ) -> list[Outcome]:
     from benchdeck.store.build_records import registered
-    from benchdeck.tui.cli.main import open_shared_store
+    from benchdeck.tui.cli.context import open_shared_store
     from benchdeck.tui.services.runs import RunService
 
     session = Session(load_inventory(None))
@@ -232,7 +233,7 @@ def _run_options(f: F) -> F:
 def _with_registered(inv: Inventory, db: Path | None) -> Inventory:
     """The inventory plus the builds `benchdeck build` registered in the store (if there is one)."""
     from benchdeck.store.build_records import registered
-    from benchdeck.store.db import default_db_path
+    from benchdeck.store.location import default_db_path
 
     if not (db or default_db_path()).exists():
         return inv
@@ -472,4 +473,8 @@ def _err(outcome: Outcome) -> str:
 def db_count(db: Path | None, run_id: int) -> int:
     """Interval samples stored for a run."""
     with Store.open_for_reading(db) as store:
-        return int(store.scalar("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]) or 0)
+        cur = store.cursor()
+        try:
+            return count_samples(cur, run_id)
+        finally:
+            cur.close()

@@ -16,8 +16,15 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from benchdeck.store.columns import Column, ColumnChoice, column_choices
-from benchdeck.store.queries import busiest_host, dop_counts, list_builds, list_configs, list_hosts
-from benchdeck.tui.app.screens.base import Selection
+from benchdeck.store.lookups import host_workloads
+from benchdeck.store.queries import (
+    busiest_host,
+    dop_counts,
+    list_builds,
+    list_configs,
+    list_hosts,
+)
+from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import SavedComparison, UiSettings
 
 if TYPE_CHECKING:  # store.compare brings numpy and scipy: loaded when a comparison is made
@@ -152,12 +159,7 @@ def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison
     cat = default_catalogue()
     assert sel.host is not None
     assert sel.base is not None
-    names = cur.execute(
-        "SELECT DISTINCT w.name FROM runs r JOIN hosts h USING (host_id) "
-        "JOIN workloads w USING (workload_id) WHERE h.name = ?",
-        [sel.host],
-    ).fetchall()
-    measured = {n for (n,) in names if not is_warmup(n, cat.group_of(n))}
+    measured = {n for n in host_workloads(cur, sel.host) if not is_warmup(n, cat.group_of(n))}
     return compare(
         cur,
         host=sel.host,

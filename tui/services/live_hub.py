@@ -123,19 +123,9 @@ class LiveHub:
         self._changed()
 
     def _base_qps(self, host: str, build: str, workload: str) -> float | None:
-        row = (
-            self._store()
-            .cursor()
-            .execute(
-                "SELECT median(s.qps) FROM runs r JOIN hosts h USING (host_id) "
-                "JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) "
-                "JOIN run_summary s USING (run_id) "
-                "WHERE h.name = ? AND b.name = ? AND w.name = ? AND r.status = 'finished'",
-                [host, build, workload],
-            )
-            .fetchone()
-        )
-        return float(row[0]) if row and row[0] is not None else None
+        from benchdeck.store.lookups import median_finished_qps
+
+        return median_finished_qps(self._store().cursor(), host, build, workload)
 
     async def start_queue(
         self,
@@ -229,8 +219,7 @@ class LiveHub:
             if store.read_only:
                 return 0, 0
             cur = store.cursor()
-            waiting = cur.execute("SELECT count(*) FROM queue_items WHERE status = 'pending'").fetchone()
-            return len(unfinished(cur)), int(waiting[0]) if waiting else 0
+            return len(unfinished(cur)), q.pending_count(cur)
 
         return await self.query(count)
 

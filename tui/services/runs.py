@@ -36,7 +36,8 @@ from benchdeck.store import queue as q
 from benchdeck.store.db import Store
 from benchdeck.store.following import following
 from benchdeck.store.ingest import EventSink, pump
-from benchdeck.store.live import LiveRun, marks, unfinished
+from benchdeck.store.live import LiveRun, marks, never_started, unfinished
+from benchdeck.store.lookups import run_build
 from benchdeck.store.runs import NewRun, create_run, set_status
 from benchdeck.tui.services.eta import Eta, QueuePhase, queue_eta, queue_line, setup_s
 
@@ -273,10 +274,7 @@ class RunService:
     def _reattach_info(self, run_id: int) -> tuple[str, Marks]:
         """The run's build name and what the store holds of it."""
         with self.store.reading() as cur:
-            row = cur.execute(
-                "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
-            ).fetchone()
-            return (row[0] if row else "?"), marks(cur, run_id)
+            return run_build(cur, run_id) or "?", marks(cur, run_id)
 
     async def _reattach(self, live: LiveRun) -> Outcome:
         run_id, host, plan = live.run_id, live.host, live.plan
@@ -307,11 +305,7 @@ class RunService:
 
     def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
         """Runs left 'running'/'queued' with no remote processes recorded never started."""
-        rows = cur.execute(
-            "SELECT run_id FROM runs WHERE status IN ('running', 'queued') AND source = 'run' "
-            "AND run_id NOT IN (SELECT run_id FROM remote_runs)"
-        ).fetchall()
-        for (rid,) in rows:
+        for rid in never_started(cur):
             if rid not in live:
                 set_status(
                     cur,

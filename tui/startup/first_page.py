@@ -16,12 +16,14 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchdeck.store.location import DB_ENV, default_db_path
 from benchdeck.store.queries import HistoryRow
-from benchdeck.tui.startup.store_handle import RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
 
 CACHE_DIR_ENV = "BENCHDECK_CACHE_DIR"
 FORMAT = 1
@@ -45,14 +47,10 @@ def store_file(db: Path | None) -> Path | None:
     """The file ``db`` names, as the store resolves it (``$BENCHDECK_DB``, else the default in
     the user data dir); None for a DuckLake team store. (A different answer than the store's
     only misses the cache: pages are kept under the path of the store that was opened.)"""
-    text = str(db) if db is not None else os.environ.get("BENCHDECK_DB", "")
+    text = str(db) if db is not None else os.environ.get(DB_ENV, "")
     if text.startswith("ducklake:"):
         return None
-    if text:
-        return Path(text).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("benchdeck", appauthor=False)) / "benchdeck.duckdb"
+    return Path(text).expanduser() if text else default_db_path()
 
 
 def _state(path: Path) -> FileState | None:
@@ -114,7 +112,7 @@ def page_doc(runs: int, page: RunsPage | None) -> dict[str, Any]:
         "hosts": page.hosts,
         "builds": page.builds,
         "total": page.total,
-        "runs": [_row(r) for r in page.runs],
+        "runs": [[_json(getattr(r, f.name)) for f in fields(HistoryRow)] for r in page.runs],
     }
 
 
@@ -123,41 +121,18 @@ def page_from_doc(doc: dict[str, Any]) -> tuple[int, RunsPage | None]:
     anything else)."""
     if doc["hosts"] is None:
         return int(doc["count"]), None
-    rows: list[list[Any]] = doc["runs"]
-    runs = [
-        HistoryRow(
-            run_id=int(run_id),
-            host=host,
-            build=build,
-            config=config,
-            workload=workload,
-            threads=threads,
-            status=status,
-            qps=qps,
-            created_at=datetime.fromisoformat(created_at),
-            tags=tuple(tags),
-            error=error,
-        )
-        for run_id, host, build, config, workload, threads, status, qps, created_at, tags, error in rows
-    ]
+    names = [f.name for f in fields(HistoryRow)]
+    runs = []
+    for row in doc["runs"]:
+        values = dict(zip(names, row, strict=True))
+        values["created_at"] = datetime.fromisoformat(values["created_at"])
+        values["tags"] = tuple(values["tags"])
+        runs.append(HistoryRow(**values))
     return int(doc["count"]), RunsPage(runs, list(doc["hosts"]), list(doc["builds"]), int(doc["total"]))
 
 
-def _row(r: HistoryRow) -> list[Any]:
-    when = r.created_at.isoformat()
-    return [
-        r.run_id,
-        r.host,
-        r.build,
-        r.config,
-        r.workload,
-        r.threads,
-        r.status,
-        r.qps,
-        when,
-        r.tags,
-        r.error,
-    ]
+def _json(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def load(path: Path) -> tuple[int, RunsPage] | None:

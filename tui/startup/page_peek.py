@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchdeck.tui.startup import first_page
-from benchdeck.tui.startup.store_handle import RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
 
 Peeked = tuple[int, RunsPage | None]
 """The number of runs stored and the first page (None when there are none)."""
@@ -97,14 +97,14 @@ def _child(path: Path, w: int) -> None:
 
         gc.disable()  # a short-lived process
         from benchdeck.store.db import Store
+        from benchdeck.store.lookups import count_all_runs
         from benchdeck.store.queries import RunFilter
-        from benchdeck.tui.startup.store_handle import read_runs_page
+        from benchdeck.tui.startup.runs_page import read_runs_page
 
         store = Store.open(path, read_only=True, attach=True)
         try:
             cur = store.cursor()
-            row = cur.execute("SELECT count(*) FROM runs").fetchone()
-            runs = int(row[0]) if row else 0
+            runs = count_all_runs(cur)
             page = read_runs_page(cur, RunFilter()) if runs else None
             cur.close()
         finally:

@@ -10,11 +10,12 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchdeck.store.queries import HistoryRow, RunFilter, count_runs, list_builds, list_hosts, run_history
+from benchdeck.store.lookups import count_all_runs
+from benchdeck.store.queries import RunFilter
+from benchdeck.tui.startup.runs_page import RunsPage, read_runs_page
 
 if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it)
     import duckdb
@@ -86,8 +87,7 @@ class StoreHandle:
                     first()
                 cur = self.get().cursor()
                 try:
-                    row = cur.execute("SELECT count(*) FROM runs").fetchone()
-                    runs = int(row[0]) if row else 0
+                    runs = count_all_runs(cur)
                     if then is not None:
                         with suppress(Exception):
                             then(cur, runs)
@@ -158,23 +158,6 @@ def show_path(path: Path) -> str:
         except ValueError:
             continue
     return str(path)
-
-
-@dataclass(frozen=True, slots=True)
-class RunsPage:
-    """What the Runs screen shows for one filter: the newest runs, the hosts and builds to
-    filter by, and how many runs match in all (``RunFilter.limit`` caps the rows)."""
-
-    runs: list[HistoryRow]
-    hosts: list[str]
-    builds: list[str]
-    total: int
-
-
-def read_runs_page(cur: duckdb.DuckDBPyConnection, f: RunFilter) -> RunsPage:
-    runs = run_history(cur, f)
-    total = count_runs(cur, f) if len(runs) >= f.limit else len(runs)
-    return RunsPage(runs, list_hosts(cur), list_builds(cur), total)
 
 
 class Opening:

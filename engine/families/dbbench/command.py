@@ -186,11 +186,6 @@ def suite_argvs(cfg: DbBenchConfig, steps: tuple[str, ...] = STEPS) -> list[tupl
     return [(s, step_argv(s, cfg)) for s in names]
 
 
-def reader_threads(step: str, cfg: DbBenchConfig) -> int:
-    """Threads whose operations the result line counts (the ``*ww`` writer is not counted)."""
-    return 1 if step_name(step) == "fillseq" else cfg.threads
-
-
 # A load that ran to its end leaves this file in the database directory, holding its key count.
 # CURRENT alone is not enough: a fillseq killed half way leaves CURRENT and half the keys.
 LOADED_MARK = "benchdeck-loaded"

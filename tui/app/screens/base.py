@@ -7,20 +7,16 @@ group=...)``) that end in ``post_message``; a failed worker becomes one error no
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from benchdeck.tui.startup.store_handle import StoreHandle as StoreHandle  # (its home is textual-free)
-
-if TYPE_CHECKING:
-    from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.context import AppServices, services
+from benchdeck.tui.services.errors import is_a, is_compare_error, is_store_error
+from benchdeck.tui.startup.store_handle import StoreHandle
 
 THEMES = Path(__file__).resolve().parents[3] / "themes"
 
@@ -30,38 +26,12 @@ def tcss(name: str) -> str:
     return str(THEMES / name)
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """The comparison the user is looking at, shared by Runs (set base), Compare and Triage."""
-
-    host: str | None = None
-    base: str | None = None
-    with_builds: tuple[str, ...] = ()
-    config: str | None = None
-    dop: int | None = None
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.host and self.base and self.with_builds)
-
-
-def _is_a(error: BaseException, module: str, name: str) -> bool:
-    """``error`` is a ``module.name``. One exists only once its module is loaded: the first
-    frame loads neither store.compare (numpy, scipy) nor, with its rows cached, DuckDB."""
-    kind = getattr(sys.modules.get(module), name, None)
-    return isinstance(kind, type) and isinstance(error, kind)
-
-
-def _is_compare_error(error: BaseException) -> bool:
-    return _is_a(error, "benchdeck.store.compare", "CompareError")
-
-
 def user_message(error: BaseException) -> str:
     """One line for the user: our errors as they are, others with their type."""
-    ours = _is_a(error, "benchdeck.store.db", "StoreError") or _is_compare_error(error)
+    ours = is_store_error(error) or is_compare_error(error)
     if ours or isinstance(error, KeyError):
         text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
-    elif _is_a(error, "duckdb", "Error"):
+    elif is_a(error, "duckdb", "Error"):
         text = f"store: {error}"
     elif isinstance(error, OSError):
         text = f"{error.filename + ': ' if error.filename else ''}{error.strerror or error}"
@@ -114,12 +84,8 @@ class BenchdeckScreen(Screen[None]):
         """Read what the screen shows from the store again."""
 
     @property
-    def bd(self) -> BenchdeckApp:
-        from benchdeck.tui.app.app import BenchdeckApp
-
-        app = self.app
-        assert isinstance(app, BenchdeckApp)
-        return app
+    def bd(self) -> AppServices:
+        return services(self)
 
     @property
     def store(self) -> StoreHandle:
@@ -139,8 +105,8 @@ class BenchdeckScreen(Screen[None]):
         # saves a frame's work, and the first frame that reaches the terminal is whole.
         # (Only before that frame: later batches are Textual's business, as they were.)
         app = self.bd
-        if app._batch_count and not app.first_frame_out:
+        if self.app._batch_count and not app.first_frame_out:
             return
         super()._compositor_refresh()
-        if not app._batch_count:
+        if not self.app._batch_count:
             app.first_frame_out = True

@@ -24,14 +24,11 @@ from benchdeck.engine.changepoints import Options
 from benchdeck.store.change_series import load_series
 from benchdeck.store.changes import OVER, Change, Over, SeriesChanges, analyse
 from benchdeck.store.changes_report import between, by_group, fmt_change, fmt_moves, fmt_pvalue, series_title
+from benchdeck.store.lookups import hosts_by_runs
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.change_chart import ChangeChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
-
-_HOSTS_SQL = (
-    "SELECT h.name FROM hosts h JOIN runs r USING (host_id) GROUP BY h.name ORDER BY count(*) DESC, h.name"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +109,7 @@ class ChangesScreen(BenchdeckScreen):
     def load(self, request: Request) -> None:
         cur = self.store.cursor()
         try:
-            hosts = [str(r[0]) for r in cur.execute(_HOSTS_SQL).fetchall()]
+            hosts = hosts_by_runs(cur)
             host = request.host if request.host in hosts else (hosts[0] if hosts else None)
             request = Request(host, request.over, request.options)
             results: list[SeriesChanges] = []

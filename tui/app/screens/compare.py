@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Header, Select, Static, TabbedContent, Ta
 from benchdeck.store.columns import ColumnChoice, series_columns
 from benchdeck.store.compare import CompareError, Comparison
 from benchdeck.store.report import render
-from benchdeck.tui.app.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest, PickDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.widgets.compare_views import (
@@ -30,8 +30,8 @@ from benchdeck.tui.app.widgets.compare_views import (
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
-from benchdeck.tui.services.choices import Choices, column_value, load_choices
-from benchdeck.tui.services.choices import run_comparison as run_comparison  # where it was, for its importers
+from benchdeck.tui.services.choices import Choices, column_value, load_choices, run_comparison
+from benchdeck.tui.services.selection import Selection
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
 PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
@@ -170,7 +170,7 @@ class CompareScreen(BenchdeckScreen):
         """The sign: in the header (what is shown stays meanwhile) and, before the first
         comparison, in the legend. (Not the tabs' ``loading``: that takes the focus away.)"""
         label = self.store.label
-        self.bd.sub_title = f"{label}  ⟳ reading the store ..." if loading and label else label
+        self.app.sub_title = f"{label}  ⟳ reading the store ..." if loading and label else label
         if loading and self.cmp is None:
             self.query_one("#compare-legend", Static).update("Reading the store ...")
 
@@ -186,7 +186,7 @@ class CompareScreen(BenchdeckScreen):
         self.post_if_current(msg)
 
     def on_compare_screen_loaded(self, msg: Loaded) -> None:
-        self.bd.sub_title = self.store.label
+        self.app.sub_title = self.store.label
         choices = msg.choices
         sel = choices.sel
         self.builds = list(choices.builds)

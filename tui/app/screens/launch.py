@@ -17,9 +17,11 @@ from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_
 from benchdeck.engine.hosts.inventory import ConfigError, Inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.db import Store
-from benchdeck.tui.app.screens.base import Selection, tcss
+from benchdeck.tui.app.context import services
+from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.eta import format_s, learned_setup_s, matrix_s, measured_s, or_guess
+from benchdeck.tui.services.selection import Selection
 
 if TYPE_CHECKING:
     from benchdeck.engine.hosts.facts import HostFacts
@@ -89,7 +91,7 @@ class LaunchScreen(Screen[None]):
 
     @property
     def hub(self) -> LiveHub:
-        return self.app.hub  # type: ignore[attr-defined,no-any-return]
+        return services(self).hub
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -281,10 +283,10 @@ class LaunchScreen(Screen[None]):
 
     async def _stored_facts(self, host: str) -> HostFacts | None:
         from benchdeck.engine.hosts.facts import HostFacts
+        from benchdeck.store.lookups import host_facts_json
 
         def read(store: Store) -> str | None:
-            row = store.cursor().execute("SELECT facts FROM hosts WHERE name = ?", [host]).fetchone()
-            return str(row[0]) if row and row[0] else None
+            return host_facts_json(store.cursor(), host)
 
         raw = await self.hub.query(read)
         return HostFacts.from_dict(json.loads(raw)) if raw else None

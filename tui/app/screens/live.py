@@ -11,6 +11,7 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Log, Static, Tab, Tabs
 
+from benchdeck.tui.app.context import services
 from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.widgets.charts import Line, LineChart
@@ -157,7 +158,7 @@ class LiveScreen(Screen[None]):
 
     @property
     def hub(self) -> LiveHub:
-        return self.app.hub  # type: ignore[attr-defined,no-any-return]
+        return services(self).hub
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
 
@@ -15,18 +13,15 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Function
 from textual.widgets import DataTable, Header, Input, Select, Static
-from textual.widgets.data_table import ColumnDoesNotExist, RowDoesNotExist
 from textual.worker import Worker, WorkerState
 
-from benchdeck.store.queries import HistoryRow, RunFilter, delete_run, set_tags
-from benchdeck.tui.app.screens.base import BenchdeckScreen, Selection, tcss
-from benchdeck.tui.app.screens.runs_pages import NEAR_END as NEAR_END
+from benchdeck.store.queries import HistoryRow, RunFilter
+from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
-from benchdeck.tui.app.screens.runs_table import COLUMNS as COLUMNS
-from benchdeck.tui.app.screens.runs_table import RunsTable as RunsTable
-from benchdeck.tui.app.screens.runs_table import run_cells, widths
+from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, run_cells, widths
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.startup.store_handle import RunsPage
+from benchdeck.tui.startup.runs_page import RunsPage
 
 
 def parse_day(text: str) -> date | None:
@@ -43,18 +38,11 @@ def _valid_day(text: str) -> bool:
     return True
 
 
-@dataclass
-class RerunRequested(Message):
-    """The user asked to run this run again (the app queues it with the engine)."""
-
-    run_id: int
-
-
 FIRST_ROWS = 50  # rows added before the first frame (at least a screenful)
 LATER_ROWS = 250  # then per frame
 
 
-class RunsScreen(BenchdeckScreen):
+class RunsScreen(RunActions):
     """The run history: filter by host, build, workload and date; act on the selected run."""
 
     CSS_PATH = tcss("runs.tcss")
@@ -117,15 +105,6 @@ class RunsScreen(BenchdeckScreen):
             super().__init__()
             self.page = page
 
-    class Changed(Message):
-        """A run was tagged or deleted (``deleted`` says which)."""
-
-        def __init__(self, run_id: int, deleted: bool, tags: list[str] | None = None) -> None:
-            super().__init__()
-            self.run_id = run_id
-            self.deleted = deleted
-            self.tags = tags
-
     def __init__(self) -> None:
         super().__init__()
         self.pages = RunsPages()
@@ -187,7 +166,7 @@ class RunsScreen(BenchdeckScreen):
         """After a kept first page: the store is open. Its label in the header; its page
         instead of the kept one if they differ (read here again if the store's failed)."""
         self.bd.store_opened_signal.unsubscribe(self)
-        self.bd.sub_title = self.store.label
+        self.app.sub_title = self.store.label
         differs, page = self.bd.take_store_update()
         if not differs or self.pages.generation != self._kept:  # (reloaded since: already the store's)
             return
@@ -218,7 +197,7 @@ class RunsScreen(BenchdeckScreen):
 
     def _show(self, msg: Loaded, started: bool = True) -> None:
         """Fill the table; ``started`` False: the app's first frame is not out yet."""
-        self.bd.sub_title = self.store.label
+        self.app.sub_title = self.store.label
         self._set_options("#runs-host", msg.hosts)
         self._set_options("#runs-build", msg.builds)
         table = self.query_one(RunsTable)
@@ -387,48 +366,6 @@ class RunsScreen(BenchdeckScreen):
 
     # --- the selected run ---
 
-    @property
-    def selected(self) -> HistoryRow | None:
-        table = self.query_one("#runs-table", DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.rows.get(int(key)) if key is not None else None
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in {"tag", "delete", "rerun"} and self.store.read_only:
-            return False  # a read-only snapshot: not offered at all
-        if action in {"series", "set_base", "tag", "delete", "rerun"} and not self.rows:
-            return None  # shown, but disabled
-        if action == "unfocus_filter":
-            return isinstance(self.focused, Input)
-        return True
-
-    def action_mark(self) -> None:
-        """Mark or unmark the run (a third mark drops the oldest); the run column shows ``*``."""
-        run = self.selected
-        if run is None:
-            return
-        before = list(self.marked)
-        if run.run_id in self.marked:
-            self.marked.remove(run.run_id)
-        else:
-            self.marked = [*self.marked, run.run_id][-2:]
-        table = self.query_one("#runs-table", DataTable)
-        for rid in set(before) ^ set(self.marked):  # (not every row: there may be 10,000)
-            with contextlib.suppress(RowDoesNotExist, ColumnDoesNotExist):
-                label = f"*{rid}" if rid in self.marked else str(rid)
-                table.update_cell(str(rid), "run", Text(label))
-        self.notify(f"marked: {', '.join(map(str, self.marked)) or 'none'}", timeout=2)
-
-    def action_diff(self) -> None:
-        if len(self.marked) != 2:
-            self.notify("mark two runs with m first", severity="warning")
-            return
-        from benchdeck.tui.app.screens.run_diff import RunDiffScreen
-
-        self.app.push_screen(RunDiffScreen(*self.marked))
-
     def action_reload(self) -> None:
         self.store.refresh()
         self._reload()
@@ -440,92 +377,6 @@ class RunsScreen(BenchdeckScreen):
     def action_unfocus_filter(self) -> None:
         """Enter or Esc in a filter box: back to the table (the filter stays)."""
         self.query_one("#runs-table", DataTable).focus()
-
-    @on(DataTable.RowSelected)
-    def action_series(self) -> None:
-        run = self.selected
-        if run is not None:
-            from benchdeck.tui.app.screens.series import SeriesScreen
-
-            self.app.push_screen(SeriesScreen([run.run_id]))
-
-    def action_set_base(self) -> None:
-        run = self.selected
-        if run is None:
-            return
-        sel = self.bd.selection
-        same_host = sel.host == run.host
-        self.bd.selection = Selection(
-            host=run.host,
-            base=run.build,
-            with_builds=tuple(b for b in sel.with_builds if b != run.build) if same_host else (),
-            config=run.config,
-            dop=run.threads,
-        )
-        self._show_status()
-        self.notify(f"base for Compare: {run.build} on {run.host} (config {run.config or '-'})")
-
-    def action_tag(self) -> None:
-        run = self.selected
-        if run is None:
-            return
-
-        def done(text: str | None) -> None:
-            if text is not None:
-                self.save_tags(run.run_id, text.split(","))
-
-        prompt = f"Tags of run {run.run_id} ({run.workload}, {run.build}), separated by commas"
-        from benchdeck.tui.app.screens.dialogs import TextDialog
-
-        self.app.push_screen(TextDialog(prompt, ", ".join(run.tags), "e.g. baseline, noisy"), done)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="runs.write")
-    def save_tags(self, run_id: int, tags: list[str]) -> None:
-        cur = self.store.writable_cursor()
-        try:
-            stored = set_tags(cur, run_id, tags)
-        finally:
-            cur.close()
-        self.post_message(self.Changed(run_id, deleted=False, tags=stored))
-
-    def action_delete(self) -> None:
-        run = self.selected
-        if run is None:
-            return
-
-        def done(yes: bool | None) -> None:
-            if yes:
-                self.remove_run(run.run_id)
-
-        question = (
-            f"Delete run {run.run_id} ({run.workload}, {run.build} on {run.host})\n"
-            "with its samples, summary and raw files? This cannot be undone."
-        )
-        from benchdeck.tui.app.screens.dialogs import ConfirmDialog
-
-        self.app.push_screen(ConfirmDialog(question, yes="Delete"), done)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="runs.write")
-    def remove_run(self, run_id: int) -> None:
-        cur = self.store.writable_cursor()
-        try:
-            if not delete_run(cur, run_id):
-                raise KeyError(f"run {run_id} no longer exists")
-        finally:
-            cur.close()
-        self.post_message(self.Changed(run_id, deleted=True))
-
-    def on_runs_screen_changed(self, msg: Changed) -> None:
-        if msg.deleted:
-            self.notify(f"deleted run {msg.run_id}")
-        else:
-            self.notify(f"run {msg.run_id} tags: {', '.join(msg.tags or []) or '(none)'}")
-        self._reload()
-
-    def action_rerun(self) -> None:
-        run = self.selected
-        if run is not None:
-            self.app.post_message(RerunRequested(run.run_id))
 
     def on_screen_resume(self) -> None:
         self._show_status()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from benchdeck.store.queries import HistoryRow, RunFilter, run_history_after
-from benchdeck.tui.startup.store_handle import RunsPage, read_runs_page
+from benchdeck.tui.startup.runs_page import RunsPage, read_runs_page
 
 if TYPE_CHECKING:
     import duckdb

@@ -18,9 +18,7 @@ REASON_WIDTH = 60  # the reason column's first line, cut; the status line shows 
 
 def reason(run: HistoryRow) -> str:
     """Why a run failed or was cancelled: the first line of its error, cut to the column."""
-    if not run.error:
-        return ""
-    first = run.error.strip().splitlines()[0] if run.error.strip() else ""
+    first = run.reason or ""
     return first if len(first) <= REASON_WIDTH else first[: REASON_WIDTH - 1] + "…"
 
 
@@ -35,7 +33,7 @@ def run_cells(r: HistoryRow, marked: Sequence[int]) -> list[str]:
         r.status,
         str(r.threads) if r.threads is not None else "",
         r.config,
-        r.created_at.strftime("%Y-%m-%d %H:%M"),
+        r.when,
         ", ".join(r.tags),
         reason(r),
     ]

@@ -16,11 +16,12 @@ from textual.widgets import DataTable, Header, Select, Static
 from benchdeck.store.compare import HW_KEYS, Comparison
 from benchdeck.store.queries import latest_run
 from benchdeck.store.report import NOISE_MARK, fmt_ratio
-from benchdeck.tui.app.screens.base import BenchdeckScreen, Selection, tcss
+from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.compare_views import row_label
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 from benchdeck.tui.services.choices import load_choices, run_comparison
+from benchdeck.tui.services.selection import Selection
 
 TOP_METRICS = 3
 METRICS = tuple(k for k in HW_KEYS if k != "o/s")  # o/s is the rQPS itself

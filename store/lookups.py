@@ -1,0 +1,65 @@
+"""Small questions the clients ask the store: a count, a name, a host's facts, a median."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (the app's start-up path counts runs: it need not load DuckDB itself)
+    import duckdb
+
+
+def count_all_runs(cur: duckdb.DuckDBPyConnection) -> int:
+    """Every run the store holds, whatever its status (an empty store opens on Launch)."""
+    row = cur.execute("SELECT count(*) FROM runs").fetchone()
+    return int(row[0]) if row else 0
+
+
+def hosts_by_runs(cur: duckdb.DuckDBPyConnection) -> list[str]:
+    """Hosts with runs, the one with the most runs first."""
+    rows = cur.execute(
+        "SELECT h.name FROM hosts h JOIN runs r USING (host_id) "
+        "GROUP BY h.name ORDER BY count(*) DESC, h.name"
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def host_workloads(cur: duckdb.DuckDBPyConnection, host: str) -> set[str]:
+    """Workloads with any run on ``host``."""
+    rows = cur.execute(
+        "SELECT DISTINCT w.name FROM runs r JOIN hosts h USING (host_id) "
+        "JOIN workloads w USING (workload_id) WHERE h.name = ?",
+        [host],
+    ).fetchall()
+    return {str(r[0]) for r in rows}
+
+
+def host_facts_json(cur: duckdb.DuckDBPyConnection, host: str) -> str | None:
+    """The facts the last ``benchdeck hosts check`` stored for ``host`` (JSON), if any."""
+    row = cur.execute("SELECT facts FROM hosts WHERE name = ?", [host]).fetchone()
+    return str(row[0]) if row and row[0] else None
+
+
+def median_finished_qps(cur: duckdb.DuckDBPyConnection, host: str, build: str, workload: str) -> float | None:
+    """Median QPS of the finished runs of ``build`` running ``workload`` on ``host`` (Live's base)."""
+    row = cur.execute(
+        "SELECT median(s.qps) FROM runs r JOIN hosts h USING (host_id) "
+        "JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) "
+        "JOIN run_summary s USING (run_id) "
+        "WHERE h.name = ? AND b.name = ? AND w.name = ? AND r.status = 'finished'",
+        [host, build, workload],
+    ).fetchone()
+    return float(row[0]) if row and row[0] is not None else None
+
+
+def run_build(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
+    """The build name of run ``run_id`` (None: no such run)."""
+    row = cur.execute(
+        "SELECT b.name FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def count_samples(cur: duckdb.DuckDBPyConnection, run_id: int) -> int:
+    """Interval samples of the benchmark stored for run ``run_id``."""
+    row = cur.execute("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]).fetchone()
+    return int(row[0]) if row else 0
