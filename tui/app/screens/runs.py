@@ -145,6 +145,7 @@ class RunsScreen(RunActions):
                 compact=True,
                 validators=[Function(_valid_day, "date as YYYY-MM-DD")],
             )
+        yield Static("", id="runs-since-error")
         yield Static("", id="runs-status")
         yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
@@ -350,15 +351,20 @@ class RunsScreen(RunActions):
     @on(Input.Changed)
     def filters_changed(self) -> None:
         since = self.query_one("#runs-since", Input)
-        if not _valid_day(since.value):
-            return
+        valid = _valid_day(since.value)
+        error = self.query_one("#runs-since-error", Static)
+        error.display = not valid  # one line says the format; the other filters go on working
+        if not valid:
+            error.update(
+                f"since: {since.value.strip()!r} is not a date: give it as YYYY-MM-DD (ignored meanwhile)"
+            )
         host = self.query_one("#runs-host", Select).value
         build = self.query_one("#runs-build", Select).value
         wanted = RunFilter(
             host=host if isinstance(host, str) else None,
             build=build if isinstance(build, str) else None,
             workload=self.query_one("#runs-workload", Input).value.strip() or None,
-            since=parse_day(since.value),
+            since=parse_day(since.value) if valid else None,
         )
         if wanted != self.filter:
             self.filter = wanted
