@@ -33,3 +33,18 @@ async def test_a_bad_since_says_the_format_and_freezes_nothing(demo: Demo) -> No
         await settle(pilot)
         assert not error.display
         assert table.row_count == 4
+
+
+async def test_a_base_remembered_for_another_store_is_not_shown(demo: Demo) -> None:
+    """ui.toml is one for every store: its last comparison (here the built-in builds on
+    ``local``) was shown as the base on a store that has no such host."""
+    from benchdeck.tui.services.settings import SavedComparison, UiSettings, save_ui_settings
+
+    save_ui_settings(UiSettings(comparisons=(SavedComparison("local", None, "sqlite-sync", ("sqlite",)),)))
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        status = static_text(on_screen(app, RunsScreen).query_one("#runs-status", Static))
+        assert "sqlite-sync" not in status, status
+        assert "no base yet" in status
+        assert app.selection.base is None

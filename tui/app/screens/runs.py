@@ -21,6 +21,7 @@ from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
 from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, run_cells, widths
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.startup.runs_page import RunsPage
 
 
@@ -201,6 +202,7 @@ class RunsScreen(RunActions):
         self.app.sub_title = self.store.label
         self._set_options("#runs-host", msg.hosts)
         self._set_options("#runs-build", msg.builds)
+        self._forget_foreign_base(msg.hosts, msg.builds)
         table = self.query_one(RunsTable)
         selected = self.selected
         was_at, same_filter = table.cursor_row, msg.filter == self.pages.filter
@@ -322,6 +324,13 @@ class RunsScreen(RunActions):
         self.pages.go_to_end()
         self._show_status()
         self._near_end()
+
+    def _forget_foreign_base(self, hosts: list[str], builds: list[str]) -> None:
+        """The comparison restored from the settings may be another store's (they are not kept
+        per store): a host or base this store does not have is not shown as the base."""
+        sel = self.bd.selection
+        if sel.base is not None and (sel.host not in hosts or sel.base not in builds):
+            self.bd.selection = Selection()
 
     def _set_options(self, selector: str, names: list[str]) -> None:
         select: Select[str] = self.query_one(selector, Select)
