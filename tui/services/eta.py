@@ -124,4 +124,6 @@ def format_s(s: float) -> str:
 def queue_line(item: q.QueueItem, eta: Eta) -> str:
     """``3/42 my8040_rel point-query_range=100 ETA 1h05m``."""
     config = f" ({item.config})" if item.config else ""
-    return f"{eta.k}/{eta.n} {item.build}{config} {item.workload} ETA {format_s(eta.seconds)}"
+    sweep = f" dop {item.threads}" if item.threads else ""
+    sweep += f" repeat {item.repeat_no}" if item.repeat_no else ""
+    return f"{eta.k}/{eta.n} {item.build}{config} {item.workload}{sweep} ETA {format_s(eta.seconds)}"

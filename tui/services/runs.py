@@ -29,7 +29,7 @@ from benchdeck.engine.running.post_write import needs_post_write, post_write
 from benchdeck.engine.running.provenance import with_outputs
 from benchdeck.engine.running.run_dirs import busy_reason
 from benchdeck.engine.running.runner import Runner
-from benchdeck.engine.running.session import Session, execute
+from benchdeck.engine.running.session import Session, execute, runs_workdir
 from benchdeck.engine.servers import ServerError
 from benchdeck.engine.transport import TransportError
 from benchdeck.store import queue as q
@@ -78,6 +78,11 @@ class RunService:
     ):
         self.store = store
         self.session = session
+        if store.lake is None:  # run directories named after the store, local ones beside it
+            session.store_tag = store.path.stem
+            session.local_workdir = str(store.path.resolve().with_name(f"{store.path.stem}-runs"))
+        else:
+            session.store_tag = "lake"
         self.listener = listener
         self.on_stored = on_stored
         """Called with a run's end once it is written (a listener sees it before)."""
@@ -187,8 +192,13 @@ class RunService:
         host cannot be asked: the run then fails, and is stored, with that reason)."""
         try:
             transport = await self.session.transport(host)
-            workdir = await self.session.remote_path(host, self.session.inventory.host(host).workdir)
-            return await busy_reason(transport, host, posixpath.join(workdir, "runs"))
+            cfg = self.session.inventory.host(host)
+            roots = dict.fromkeys((runs_workdir(cfg, self.session.local_workdir), cfg.workdir))
+            for root in roots:  # this store's run directories, and the host's own
+                workdir = await self.session.remote_path(host, root)
+                if (why := await busy_reason(transport, host, posixpath.join(workdir, "runs"))) is not None:
+                    return why
+            return None
         except TransportError:
             return None
 

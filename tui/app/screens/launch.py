@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
+from textual.worker import Worker
 
 from benchdeck.engine.catalogue import SUITES
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
@@ -18,7 +19,7 @@ from benchdeck.engine.hosts.inventory import ConfigError, Inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.db import Store
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.screens.base import report_worker_error, tcss
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.eta import format_s, learned_setup_s, matrix_s, measured_s, or_guess
 from benchdeck.tui.services.selection import Selection
@@ -286,7 +287,8 @@ class LaunchScreen(Screen[None]):
         from benchdeck.store.lookups import host_facts_json
 
         def read(store: Store) -> str | None:
-            return host_facts_json(store.cursor(), host)
+            with store.reading() as cur:
+                return host_facts_json(cur, host)
 
         raw = await self.hub.query(read)
         return HostFacts.from_dict(json.loads(raw)) if raw else None
@@ -295,7 +297,16 @@ class LaunchScreen(Screen[None]):
     def _pressed(self) -> None:
         self.action_start()
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed worker of this screen (Start's) is one error line: not a BenchdeckScreen,
+        and a worker's StateChanged does not bubble to the app."""
+        report_worker_error(self, event)
+
     def action_start(self) -> None:
+        store = services(self).store
+        if store.read_only:  # a snapshot's copy would take the queue, then lose it: say why first
+            self.notify(f"cannot run: {store.why_not_writable()}", severity="error", timeout=15)
+            return
         hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
         workloads = self._selected("#launch-workloads")
         if not (hosts and builds and workloads):

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from benchdeck.store.compare import HW_KEYS, Comparison, GroupStat, HwBlock
 from benchdeck.store.noise import LEVEL
-from benchdeck.store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel
+from benchdeck.store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel, interval_source
 from benchdeck.tui.app.widgets.rqps import RqpsColours
 
 
@@ -136,6 +136,21 @@ def _hw_table(block: HwBlock, colours: RqpsColours) -> Table:
     return t
 
 
+def counter_view(cmp: Comparison, colours: RqpsColours) -> Group:
+    """The Counters tab: perf stat counters per operation, a block per workload and dop."""
+    from benchdeck.tui.services.render_rich import counter_tables
+
+    if not cmp.counters:
+        return Group(
+            Text(
+                "No perf stat counters for these runs (import them with the runs: sb.perf.hw.* "
+                "files of a mytools tree, or import sysbench --perf-stat FILE).",
+                style="italic",
+            )
+        )
+    return Group(*counter_tables(cmp, red=colours.bad, green=colours.good, grey=colours.neutral))
+
+
 def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
     """Per workload and column: repeats, spread ((max - min) / median), rQPS and the confidence
     interval of the ratio with what it was drawn from (repeated runs or per-second samples)."""
@@ -146,6 +161,7 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
         table.add_column(name, key=name)
     builds = [cmp.base, *cmp.columns]
     for row in cmp.rqps:
+        base_n = cmp.cells[(row.workload, row.dop, cmp.base)].n
         for j, build in enumerate(builds):
             cell = cmp.cells.get((row.workload, row.dop, build))
             if cell is None:
@@ -166,5 +182,5 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
                 Text(f"{cell.spread * 100:.1f}%" if cell.n > 1 else "-", justify="right"),
                 rq,
                 Text(fmt_ci(ci) if j else "", justify="right"),
-                Text(ci.method if ci else "", style=colours.neutral),
+                Text(interval_source(ci, cell.n, base_n) if j else "", style=colours.neutral),
             )
