@@ -22,16 +22,19 @@ ARGS = ("--host", "h", "--workload", "point-query_range=100")
 
 def test_import_perf_stat_and_compare_the_counters_table(tmp_path: Path) -> None:
     env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
-    out = tmp_path / "sb.o"
-    out.write_text(t.sysbench_output("point-query", 200000.0))
+    outs = {}  # one output per build: an output already stored is recognised by its content
+    for i, build in enumerate(("my8028_rel_o2nofp", "my8040_rel_o2nofp", "my8044_rel_o2nofp")):
+        outs[build] = tmp_path / f"sb.o.{i}"
+        outs[build].write_text(t.sysbench_output("point-query", 200000.0, seed=i))
     slower = tmp_path / "perf.b"
     slower.write_text(PERF.read_text().replace("9,600,000,000", "11,520,000,000"))
     for build, perf in (("my8028_rel_o2nofp", PERF), ("my8040_rel_o2nofp", slower)):
-        r = bd(env, "import", "sysbench", str(out), *ARGS, "--build", build, "--perf-stat", str(perf))
+        r = bd(env, "import", "sysbench", str(outs[build]), *ARGS, "--build", build, "--perf-stat", str(perf))
         assert r.returncode == 0, r.stderr
 
+    build = "my8044_rel_o2nofp"
     bad = bd(
-        env, "import", "sysbench", str(out), *ARGS, "--build", "my8044_rel_o2nofp", "--perf-stat", str(out)
+        env, "import", "sysbench", str(outs[build]), *ARGS, "--build", build, "--perf-stat", str(outs[build])
     )
     assert bad.returncode != 0
     assert bad.stderr.count("\n") == 1, bad.stderr  # one line, no traceback
