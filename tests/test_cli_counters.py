@@ -22,19 +22,28 @@ ARGS = ("--host", "h", "--workload", "point-query_range=100")
 
 def test_import_perf_stat_and_compare_the_counters_table(tmp_path: Path) -> None:
     env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
-    outs = {}  # one output per build: an output already stored is recognised by its content
-    for i, build in enumerate(("my8028_rel_o2nofp", "my8040_rel_o2nofp", "my8044_rel_o2nofp")):
-        outs[build] = tmp_path / f"sb.o.{i}"
-        outs[build].write_text(t.sysbench_output("point-query", 200000.0, seed=i))
     slower = tmp_path / "perf.b"
     slower.write_text(PERF.read_text().replace("9,600,000,000", "11,520,000,000"))
-    for build, perf in (("my8028_rel_o2nofp", PERF), ("my8040_rel_o2nofp", slower)):
-        r = bd(env, "import", "sysbench", str(outs[build]), *ARGS, "--build", build, "--perf-stat", str(perf))
+    outs = []
+    for n, qps in enumerate(
+        (200000.0, 200000.5, 200001.0)
+    ):  # three runs: three outputs (a run is its content)
+        outs.append(tmp_path / f"sb.o.{n}")
+        outs[-1].write_text(t.sysbench_output("point-query", qps))
+    for out, build, perf in ((outs[0], "my8028_rel_o2nofp", PERF), (outs[1], "my8040_rel_o2nofp", slower)):
+        r = bd(env, "import", "sysbench", str(out), *ARGS, "--build", build, "--perf-stat", str(perf))
         assert r.returncode == 0, r.stderr
 
-    build = "my8044_rel_o2nofp"
     bad = bd(
-        env, "import", "sysbench", str(outs[build]), *ARGS, "--build", build, "--perf-stat", str(outs[build])
+        env,
+        "import",
+        "sysbench",
+        str(outs[2]),
+        *ARGS,
+        "--build",
+        "my8044_rel_o2nofp",
+        "--perf-stat",
+        str(outs[2]),
     )
     assert bad.returncode != 0
     assert bad.stderr.count("\n") == 1, bad.stderr  # one line, no traceback
@@ -58,8 +67,9 @@ def test_import_perf_stat_and_compare_the_counters_table(tmp_path: Path) -> None
         "windows",
     ]
     got = {(row["column"], row["counter"]): row for row in rows}
-    assert float(got[("col-1", "instructions")]["rel"]) == pytest.approx(1.2)
-    assert float(got[("col-1", "ipc")]["rel"]) == pytest.approx(1.2)  # the same cycles, 20% more instructions
+    assert float(got[("col-1", "instructions")]["rel"]) == pytest.approx(1.2, rel=1e-5)
+    # the same cycles, 20% more instructions (the runs' QPS differ by 2.5e-6: rel=1e-5)
+    assert float(got[("col-1", "ipc")]["rel"]) == pytest.approx(1.2, rel=1e-5)
     assert got[("base", "bus-cycles")]["value"] == ""  # not counted: empty, never 0
     assert got[("base", "instructions")]["windows"] == "1"
 
