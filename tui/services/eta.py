@@ -5,7 +5,7 @@ A run takes its measured part (duration and warm-up) plus set-up and tear-down: 
 server start, prepare, the files read back. That part was a guessed constant (5 s on Launch,
 15 s in the log, none on Live's header: 36 s, 2m00s and 30 s for a queue that took 53 s); it
 is now learned from the host's runs already stored (wall time less measured time, the median
-of the last :data:`LEARN_FROM`), a guess only for a host with none.
+of the last 20: :func:`store.lookups.learned_setup_s`), a guess only for a host with none.
 """
 
 from __future__ import annotations
@@ -14,22 +14,24 @@ import contextlib
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from benchdeck.engine.catalogue import family_of
 from benchdeck.engine.events import Phase
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.sysbench.command import WorkloadError, default_duration, step_for
 from benchdeck.engine.planning.plan import RunOptions
-from benchdeck.store import queue as q
+from benchdeck.store.lookups import learned_setup_s
+
+if TYPE_CHECKING:  # (Live's model reads Eta: it need not load DuckDB)
+    import duckdb
+
+    from benchdeck.store import queue as q
 
 SETUP_GUESS_S = 15.0
 """Set-up of a run on a DBMS host with no stored run to learn from (preflight, prepare check)."""
 BUILTIN_SETUP_GUESS_S = 1.0
 """The same for a built-in SQLite run on this machine (measured ~0.9 s)."""
-LEARN_FROM = 20
-"""How many of the host's latest runs the set-up time is learned from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +65,6 @@ def measured_s(workload: str, options: RunOptions) -> float:
             writes = step_for(workload).writes
             duration = (options.write_s if writes else options.read_s) or default_duration(workload)
     return float((duration or 300) + options.warmup_s)
-
-
-def learned_setup_s(cur: duckdb.DuckDBPyConnection, host: str) -> float | None:
-    """Median set-up of the host's latest runs started by benchdeck: wall time (queued to
-    finished) less the seconds measured; None when it has none."""
-    row = cur.execute(
-        "SELECT median(greatest(epoch(r.finished_at - r.created_at) - s.t, 0)) FROM ("
-        "  SELECT r.run_id, r.created_at, r.finished_at FROM runs r JOIN hosts h USING (host_id)"
-        "  WHERE h.name = ? AND r.source = 'run' AND r.status = 'finished' AND r.finished_at IS NOT NULL"
-        "  ORDER BY r.run_id DESC LIMIT ?) r "
-        "JOIN (SELECT run_id, max(t) AS t FROM bench_samples GROUP BY run_id) s USING (run_id)",
-        [host, LEARN_FROM],
-    ).fetchone()
-    return float(row[0]) if row and row[0] is not None else None
 
 
 def setup_s(cur: duckdb.DuckDBPyConnection, host: str, builds: Iterable[str] = ()) -> float:

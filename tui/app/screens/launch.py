@@ -18,10 +18,11 @@ from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_
 from benchdeck.engine.hosts.inventory import ConfigError, Inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.db import Store
+from benchdeck.store.lookups import learned_setup_s
 from benchdeck.tui.app.context import services
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.services.eta import format_s, learned_setup_s, matrix_s, measured_s, or_guess
+from benchdeck.tui.services.eta import format_s, matrix_s, measured_s, or_guess
 from benchdeck.tui.services.selection import Selection
 
 if TYPE_CHECKING:
