@@ -81,10 +81,9 @@ def run_status(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
     return str(row[0]) if row else None
 
 
-def learned_setup_s(cur: duckdb.DuckDBPyConnection, host: str, last: int = 20) -> float | None:
-    """Median set-up of the host's ``last`` runs started by benchdeck: wall time (queued to
-    finished) less the seconds measured (the ETA's set-up, tui/services/eta.py); None when
-    it has none."""
+def median_setup_s(cur: duckdb.DuckDBPyConnection, host: str, last: int) -> float | None:
+    """Median set-up of the ``last`` finished runs benchdeck started on ``host``: wall time
+    (queued to finished) less the seconds measured; None when it has none."""
     row = cur.execute(
         "SELECT median(greatest(epoch(r.finished_at - r.created_at) - s.t, 0)) FROM ("
         "  SELECT r.run_id, r.created_at, r.finished_at FROM runs r JOIN hosts h USING (host_id)"

@@ -11,11 +11,10 @@ import pytest
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.records import BenchInterval
 from benchdeck.store.db import Store
-from benchdeck.store.lookups import learned_setup_s
 from benchdeck.store.runs import NewRun, create_run, set_status
 from benchdeck.store.samples import append_bench
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.services.eta import SETUP_GUESS_S, setup_s
+from benchdeck.tui.services.eta import SETUP_GUESS_S, learned_setup_s, setup_s
 from tests.tui.test_launch_live import (  # noqa: F401  (the fixture: only the local host)
     RUN_WAIT_S,
     WORKLOAD,

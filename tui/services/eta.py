@@ -5,7 +5,7 @@ A run takes its measured part (duration and warm-up) plus set-up and tear-down: 
 server start, prepare, the files read back. That part was a guessed constant (5 s on Launch,
 15 s in the log, none on Live's header: 36 s, 2m00s and 30 s for a queue that took 53 s); it
 is now learned from the host's runs already stored (wall time less measured time, the median
-of the last 20: :func:`store.lookups.learned_setup_s`), a guess only for a host with none.
+of the last :data:`LEARN_FROM`), a guess only for a host with none.
 """
 
 from __future__ import annotations
@@ -14,24 +14,22 @@ import contextlib
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import duckdb
 
 from benchdeck.engine.catalogue import family_of
 from benchdeck.engine.events import Phase
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.sysbench.command import WorkloadError, default_duration, step_for
 from benchdeck.engine.planning.plan import RunOptions
-from benchdeck.store.lookups import learned_setup_s
-
-if TYPE_CHECKING:  # (Live's model reads Eta: it need not load DuckDB)
-    import duckdb
-
-    from benchdeck.store import queue as q
+from benchdeck.store import queue as q
 
 SETUP_GUESS_S = 15.0
 """Set-up of a run on a DBMS host with no stored run to learn from (preflight, prepare check)."""
 BUILTIN_SETUP_GUESS_S = 1.0
 """The same for a built-in SQLite run on this machine (measured ~0.9 s)."""
+LEARN_FROM = 20
+"""How many of the host's latest runs the set-up time is learned from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +63,13 @@ def measured_s(workload: str, options: RunOptions) -> float:
             writes = step_for(workload).writes
             duration = (options.write_s if writes else options.read_s) or default_duration(workload)
     return float((duration or 300) + options.warmup_s)
+
+
+def learned_setup_s(cur: duckdb.DuckDBPyConnection, host: str) -> float | None:
+    """Median set-up of the host's latest runs started by benchdeck (None when it has none)."""
+    from benchdeck.store.lookups import median_setup_s
+
+    return median_setup_s(cur, host, LEARN_FROM)
 
 
 def setup_s(cur: duckdb.DuckDBPyConnection, host: str, builds: Iterable[str] = ()) -> float:

@@ -79,7 +79,7 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     counters: dict[tuple[str, int | None], list[Moved]] = {}
     for c in cmp.counters:
-        if c.column == build and c.rel is not None and not math.isnan(c.rel) and c.counter not in SOFTWARE:
+        if c.column == build and c.rel and math.isfinite(c.rel) and c.counter not in SOFTWARE:
             counters.setdefault((c.workload, c.dop), []).append(Moved(c.counter, c.rel))
     items = []
     for row in cmp.rqps:
