@@ -14,6 +14,16 @@ def count_all_runs(cur: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
+def runs_state(cur: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    """What changes when anyone adds, ends, tags or deletes a run: (runs, the newest run id, a
+    hash over every run's id, status and tags). One scan of three columns of ``runs``."""
+    row = cur.execute(
+        "SELECT count(*), coalesce(max(run_id), 0), "
+        "coalesce(bit_xor(hash(run_id, status, tags)), 0) FROM runs"
+    ).fetchone()
+    return (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+
+
 def hosts_by_runs(cur: duckdb.DuckDBPyConnection) -> list[str]:
     """Hosts with runs, the one with the most runs first."""
     rows = cur.execute(
@@ -69,3 +79,17 @@ def run_status(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
     """The status of run ``run_id`` (``finished``, ``cancelled`` ...); None: no such run."""
     row = cur.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
     return str(row[0]) if row else None
+
+
+def median_setup_s(cur: duckdb.DuckDBPyConnection, host: str, last: int) -> float | None:
+    """Median set-up of the ``last`` finished runs benchdeck started on ``host``: wall time
+    (queued to finished) less the seconds measured; None when it has none."""
+    row = cur.execute(
+        "SELECT median(greatest(epoch(r.finished_at - r.created_at) - s.t, 0)) FROM ("
+        "  SELECT r.run_id, r.created_at, r.finished_at FROM runs r JOIN hosts h USING (host_id)"
+        "  WHERE h.name = ? AND r.source = 'run' AND r.status = 'finished' AND r.finished_at IS NOT NULL"
+        "  ORDER BY r.run_id DESC LIMIT ?) r "
+        "JOIN (SELECT run_id, max(t) AS t FROM bench_samples GROUP BY run_id) s USING (run_id)",
+        [host, last],
+    ).fetchone()
+    return float(row[0]) if row and row[0] is not None else None

@@ -27,6 +27,7 @@ from benchdeck.store.db import Store
 from benchdeck.store.importers import suite_order
 from benchdeck.store.importers.dating import parse_stamp
 from benchdeck.store.importers.identity import content_key, known_keys
+from benchdeck.store.importers.perf_files import attach_mytools_perf
 from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run
 from benchdeck.store.importers.suite_order import Vacuum
 from benchdeck.store.importers.writer import RunWriter
@@ -66,6 +67,8 @@ class MytoolsImport:
     explain_lines: int = 0
     lines: int = 0
     imported_per_op: int = 0
+    perf_runs: int = 0
+    perf_windows: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +274,9 @@ def import_mytools_tree(
     if file:
         store.cursor().execute("CHECKPOINT")
     result.run_ids = writer.run_ids
+    perf = attach_mytools_perf(store, host, root)  # sb.perf.hw.* files: store/importers/perf_files.py
+    result.perf_runs, result.perf_windows = perf.runs, perf.windows
+    result.warnings += perf.warnings
     if progress:
         progress(ImportProgress(total, total, "", len(writer.run_ids), result.lines))
     _warn(result, folders, device)

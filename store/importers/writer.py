@@ -53,11 +53,14 @@ class RunWriter:
         batch_runs: int = 16,
         batch_bytes: int = 16 << 20,
         on_written: Callable[[list[tuple[int, ParsedRun]]], None] | None = None,
+        in_transaction: Callable[[duckdb.DuckDBPyConnection, list[int]], None] | None = None,
     ):
         self.store = store
         self.batch_runs = batch_runs
         self.batch_bytes = batch_bytes
         self.on_written = on_written
+        self.in_transaction = in_transaction
+        """Writes more rows of the batch's runs (by id) in the batch's transaction."""
         self.run_ids: list[int] = []
         self._pending: list[ParsedRun] = []
         self._bytes = 0
@@ -77,6 +80,8 @@ class RunWriter:
         try:
             with self.store.transaction() as cur:
                 ids = self._write(cur, pending)
+                if self.in_transaction:
+                    self.in_transaction(cur, ids)
         except BaseException:
             self._ids.clear()  # ids created in the rolled-back transaction are gone
             raise

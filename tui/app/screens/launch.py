@@ -11,14 +11,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
+from textual.worker import Worker
 
 from benchdeck.engine.catalogue import SUITES
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from benchdeck.engine.hosts.inventory import ConfigError, Inventory
 from benchdeck.engine.planning.plan import RunOptions
+from benchdeck.engine.profiling.capture import CaptureOptions, parse_kinds
 from benchdeck.store.db import Store
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.screens.base import report_worker_error, tcss
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.eta import format_s, learned_setup_s, matrix_s, measured_s, or_guess
 from benchdeck.tui.services.selection import Selection
@@ -32,6 +34,13 @@ BUILTIN_SUITE = "builtin"
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 UNNAMED = "(unnamed)"  # the config of a build that names none
+# What perf captures during the runs (README: Where the CPU goes); "" leaves it to the inventory
+CAPTURE_CHOICES = [
+    ("inventory's", ""),
+    ("counters", "counters"),
+    ("cpu profile", "cpu"),
+    ("counters + cpu", "counters,cpu"),
+]
 
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
@@ -120,6 +129,8 @@ class LaunchScreen(Screen[None]):
                 yield Input("5", id="launch-time", type="integer")
                 yield Label("Warm-up seconds")
                 yield Input("0", id="launch-warmup", type="integer")
+                yield Label("perf capture")
+                yield Select[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
                 yield Static("", id="launch-facts")
                 yield Static("", id="launch-where")
         with Horizontal(id="launch-bottom"):  # always in view, even at 80x24
@@ -286,7 +297,8 @@ class LaunchScreen(Screen[None]):
         from benchdeck.store.lookups import host_facts_json
 
         def read(store: Store) -> str | None:
-            return host_facts_json(store.cursor(), host)
+            with store.reading() as cur:
+                return host_facts_json(cur, host)
 
         raw = await self.hub.query(read)
         return HostFacts.from_dict(json.loads(raw)) if raw else None
@@ -295,7 +307,16 @@ class LaunchScreen(Screen[None]):
     def _pressed(self) -> None:
         self.action_start()
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed worker of this screen (Start's) is one error line: not a BenchdeckScreen,
+        and a worker's StateChanged does not bubble to the app."""
+        report_worker_error(self, event)
+
     def action_start(self) -> None:
+        store = services(self).store
+        if store.read_only:  # a snapshot's copy would take the queue, then lose it: say why first
+            self.notify(f"cannot run: {store.why_not_writable()}", severity="error", timeout=15)
+            return
         hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
         workloads = self._selected("#launch-workloads")
         if not (hosts and builds and workloads):
@@ -305,10 +326,13 @@ class LaunchScreen(Screen[None]):
         if why_not:
             self.notify(f"cannot run: {why_not}", severity="error")
             return
+        profile = self.query_one("#launch-profile", Select).value
         opts = RunOptions(
             threads=self._int("#launch-threads", 1) or None,
             duration_s=self._int("#launch-time", 10) or None,
             warmup_s=self._int("#launch-warmup", 0),
+            # "": the hosts' own (inventory), else off; as --profile on the command line
+            capture=CaptureOptions(parse_kinds(profile)) if isinstance(profile, str) and profile else None,
         )
         configs = self.chosen_configs()
         if not configs and not self.query_one("#launch-configs").has_class("-hidden"):

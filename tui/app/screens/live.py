@@ -10,9 +10,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Log, Static, Tab, Tabs
+from textual.worker import Worker
 
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.screens.base import report_worker_error, tcss
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.widgets.charts import Line, LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
@@ -210,6 +211,10 @@ class LiveScreen(Screen[None]):
         self._seen = -1
         self.refresh_live()
         self._redraw_timer.reset()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed cancel is one error line (see LaunchScreen.on_worker_state_changed)."""
+        report_worker_error(self, event)
 
     def running(self) -> RunView | None:
         """The active host's run while it runs (what ``x`` would cancel)."""
