@@ -19,6 +19,7 @@ from benchdeck.engine.metrics import relative
 from benchdeck.store.columns import Column
 
 if TYPE_CHECKING:
+    from benchdeck.store.counters_per_op import CounterRow
     from benchdeck.store.noise import RatioCI
 
 HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
@@ -118,6 +119,9 @@ class Comparison:
     base_column: Column = field(default_factory=lambda: Column(""))
     column_specs: tuple[Column, ...] = ()
     """The resolved (build, config) of each of ``columns`` (config never None)."""
+    counters: tuple[CounterRow, ...] = ()
+    """perf stat counters per operation and their ratios (store/counters_per_op.py); empty when
+    no compared run has counter windows."""
 
     @property
     def configs_differ(self) -> bool:
@@ -176,13 +180,15 @@ def compare(
     dop: int | None = None,
     only: Collection[str] | None = None,
     intervals: bool = True,
+    counters: bool = True,
 ) -> Comparison:
     """Compare the ``with_builds`` columns against ``base`` on ``host``; raises :class:`CompareError`.
 
     A column is a :class:`Column` or a string ``BUILD[:CONFIG]``; a build without a config gets
     ``config``, else the only config it has runs with. ``only`` limits the rows to those
     workloads (e.g. one suite's steps).
-    ``intervals`` False skips the noise intervals (``within_noise`` and ``ci`` all None).
+    ``intervals`` False skips the noise intervals (``within_noise`` and ``ci`` all None);
+    ``counters`` False skips the perf stat counters.
     """
     wanted = [_as_column(c) for c in (base, *with_builds)]
     builds = list(dict.fromkeys(c.build for c in wanted))
@@ -241,6 +247,7 @@ def compare(
         cells=cells,
         base_column=specs[0],
         column_specs=tuple(specs[1:]),
+        counters=_counters(cur, cells, keys, base_label, col_labels) if counters else (),
     )
 
 
@@ -253,6 +260,20 @@ def _have(
         if (only is None or wl in only) and (dop is None or threads == dop):
             have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
     return have
+
+
+def _counters(
+    cur: duckdb.DuckDBPyConnection,
+    cells: dict[tuple[str, int | None, str], Cell],
+    keys: Sequence[tuple[str, int | None]],
+    base: str,
+    columns: Sequence[str],
+) -> tuple[CounterRow, ...]:
+    from benchdeck.store.counters_per_op import counter_rows, per_op
+
+    wanted = set(keys)
+    values = per_op(cur, {k: c.run_ids for k, c in cells.items() if (k[0], k[1]) in wanted})
+    return counter_rows(values, keys, base, columns) if values else ()
 
 
 def _as_column(c: ColumnArg) -> Column:

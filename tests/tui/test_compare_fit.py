@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from bench.bench_compare import build_store
 from benchdeck.engine.catalogue import CLASSIC_42
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.base import Selection
 from benchdeck.tui.app.screens.compare import CompareScreen
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
+from benchdeck.tui.services.selection import Selection
+from tests.big_store import build_store
 from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.storedata import BASE, HOST, NEW, Demo
 

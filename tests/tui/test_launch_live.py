@@ -16,7 +16,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
 
-from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.store.db import Store
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
@@ -42,7 +42,7 @@ def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Only the ``local`` host, running in the test's tmp dir (never ~/benchdeck-runs)."""
     cfg = tmp_path / "benchdeck.toml"
     cfg.write_text(f'[hosts.local]\ntransport = "local"\nworkdir = "{tmp_path / "work"}"\n')
-    monkeypatch.setenv(CONFIG_ENV, str(cfg))
+    monkeypatch.setenv(INVENTORY_ENV, str(cfg))
     return cfg
 
 

@@ -59,6 +59,11 @@ def import_group() -> None:
     type=click.IntRange(min=1),
     help="Rows per table, for a scan step (its QPS is rows/s) when the file's command line lacks it.",
 )
+@click.option(
+    "--perf-stat",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="perf stat output taken during the run (its human format; several windows): its counters.",
+)
 @click.option("--threads", type=int, help="Concurrency, if the file does not say.")
 @click.option("--dbms", help="DBMS, if the build name does not say (mysql, mariadb, postgres ...).")
 @click.option("--version", "version", help="DBMS version, if the build name does not say.")
@@ -81,6 +86,7 @@ def import_sysbench(
     device: str | None,
     met: Path | None,
     table_size: int | None,
+    perf_stat: Path | None,
     threads: int | None,
     dbms: str | None,
     version: str | None,
@@ -117,7 +123,9 @@ def import_sysbench(
         table_size=table_size,
     )
     with obj.open_store() as store:
-        run = import_run_files(store, files)
+        run = import_run_files(store, files, perf_stat=perf_stat)
+    if run.already:
+        click.echo(f"benchdeck: skipped: {file}: already stored as run {run.run_id} (same output)", err=True)
     for w in run.warnings:
         click.echo(f"benchdeck: warning: {w}", err=True)
     click.echo(run.run_id)
@@ -147,9 +155,15 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         click.echo(f"benchdeck: skipped: {f}", err=True)
     extra = f", {res.imported_per_op} with per-op metrics from sb.met" if res.imported_per_op else ""
     explain = f", {res.explain_lines} EXPLAIN lines kept in raw files" if res.explain_lines else ""
+    perf = (
+        f", {res.perf_windows} perf stat windows of {res.perf_runs} runs from sb.perf.hw.*"
+        " (their .raw/.sorted copies not read)"
+        if res.perf_windows
+        else ""
+    )
     click.echo(
         f"imported {len(res.run_ids)} runs ({res.already} already in the store, "
-        f"{len(res.failed)} files not imported{extra}{explain})"
+        f"{len(res.failed)} files not imported{extra}{explain}{perf})"
     )
     if res.failed and not res.run_ids:
         from benchdeck.tui.cli.context import fail

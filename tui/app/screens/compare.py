@@ -21,6 +21,7 @@ from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest, PickD
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.widgets.compare_views import (
     GROUP_STATS,
+    counter_view,
     fill_groups,
     fill_noise,
     fill_rqps,
@@ -33,7 +34,7 @@ from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
 from benchdeck.tui.services.choices import Choices, column_value, load_choices, run_comparison
 from benchdeck.tui.services.selection import Selection
 
-TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
+TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise", "tab-counters")
 PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
 PICKERS |= {"config": "#compare-config", "dop": "#compare-dop"}
 
@@ -141,6 +142,8 @@ class CompareScreen(BenchdeckScreen):
                 yield RqpsBars(id="compare-chart")
             with TabPane("Noise", id="tab-noise"):
                 yield DataTable[object](id="compare-noise", zebra_stripes=True, cursor_type="none")
+            with TabPane("Counters", id="tab-counters"), VerticalScroll():
+                yield Static("", id="compare-counters")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -284,12 +287,14 @@ class CompareScreen(BenchdeckScreen):
             for t in tables:
                 t.clear(columns=True)
             self.query_one("#compare-hw", Static).update("")
+            self.query_one("#compare-counters", Static).update("")
         else:
             self.query_one("#compare-legend", Static).update(legend(cmp, colours))
             fill_rqps(tables[0], cmp, colours, self._rqps_room(tables[0]))
             fill_groups(tables[1], cmp, colours, self.group_stat)
             fill_noise(tables[2], cmp, colours)
             self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours))
+            self.query_one("#compare-counters", Static).update(counter_view(cmp, colours))
         self.query_one("#compare-chart", RqpsBars).set_comparison(cmp, self.chart_column)
 
     def _rqps_room(self, table: DataTable[object]) -> int:

@@ -1,4 +1,5 @@
-"""Triage: workloads ranked by regression, each with the per-op metrics that moved most."""
+"""Triage: workloads ranked by regression, each with the per-op metrics and the perf stat
+counters (per operation, and their ratios) that moved most."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static
 
 from benchdeck.store.compare import HW_KEYS, Comparison
+from benchdeck.store.counters_per_op import SOFTWARE
 from benchdeck.store.movers import mover_ratio
 from benchdeck.store.queries import latest_run
 from benchdeck.store.report import NOISE_MARK, fmt_ratio
@@ -25,6 +27,7 @@ from benchdeck.tui.services.choices import load_choices, run_comparison
 from benchdeck.tui.services.selection import Selection
 
 TOP_METRICS = 3
+TOP_COUNTERS = 3
 METRICS = tuple(k for k in HW_KEYS if k != "o/s")  # o/s is the rQPS itself
 
 
@@ -51,6 +54,8 @@ class TriageItem:
     moved: tuple[Moved, ...]
     noise: bool = False
     """The confidence interval of the ratio contains 1 (store/noise.py)."""
+    counters: tuple[Moved, ...] = ()
+    """perf stat counters per operation (or ratios such as ipc) that moved most vs the base."""
 
     def label(self, multi_dop: bool = False) -> str:
         return row_label(self.workload, self.dop, multi_dop)
@@ -58,16 +63,24 @@ class TriageItem:
     def metrics_text(self) -> str:
         return "  ".join(str(m) for m in self.moved)
 
+    def counters_text(self) -> str:
+        return "  ".join(str(m) for m in self.counters)
+
     def line(self, multi_dop: bool = False) -> str:
         """``update-index_range=100 0.56  cpu/o x1.50  wKB/o x2.32  cs/o x1.41``."""
         mark = NOISE_MARK if self.noise else ""
-        return "  ".join([f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}", *map(str, self.moved)])
+        head = f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}"
+        return "  ".join([head, *map(str, self.moved), *map(str, self.counters)])
 
 
 def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
     """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers."""
     build = cmp.columns[column]
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
+    counters: dict[tuple[str, int | None], list[Moved]] = {}
+    for c in cmp.counters:
+        if c.column == build and c.rel and math.isfinite(c.rel) and c.counter not in SOFTWARE:
+            counters.setdefault((c.workload, c.dop), []).append(Moved(c.counter, c.rel))
     items = []
     for row in cmp.rqps:
         vals: dict[str, float | None] = {}
@@ -80,6 +93,8 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
         ratios = {k: mover_ratio(k, vals.get(k), base.get(k)) for k in METRICS}
         moved = [Moved(k, v) for k, v in ratios.items() if v is not None]
         moved = sorted((m for m in moved if m.score > 0), key=lambda m: -m.score)[:TOP_METRICS]
+        of_row = counters.get((row.workload, row.dop), [])
+        top = sorted((m for m in of_row if m.score > 0), key=lambda m: -m.score)[:TOP_COUNTERS]
         items.append(
             TriageItem(
                 row.workload,
@@ -88,6 +103,7 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
                 row.values[column],
                 tuple(moved),
                 bool(row.within_noise[column]),
+                tuple(top),
             )
         )
     order = {(r.workload, r.dop): i for i, r in enumerate(cmp.rqps)}
@@ -198,18 +214,18 @@ class TriageScreen(BenchdeckScreen):
         self.items = rank(cmp, self.column)
         head.update(
             f"{cmp.columns[self.column]} vs base {cmp.base} on {cmp.host}: lowest rQPS first, "
-            "with the per-op metrics that moved most"
+            "with the per-op metrics that moved most" + (" and the perf counters" if cmp.counters else "")
         )
-        for name in ("rQPS", "workload", "group", "moved most (per op, vs base)"):
+        names = ["rQPS", "workload", "group", "moved most (per op, vs base)"]
+        if cmp.counters:
+            names.append("counters moved most (per op, vs base)")
+        for name in names:
             table.add_column(name, key=name)
         for it in self.items:
-            table.add_row(
-                colours.cell(it.rqps, it.noise),
-                it.label(multi),
-                it.group,
-                it.metrics_text(),
-                key=it.label(multi),
-            )
+            cells = [colours.cell(it.rqps, it.noise), it.label(multi), it.group, it.metrics_text()]
+            if cmp.counters:
+                cells.append(it.counters_text())
+            table.add_row(*cells, key=it.label(multi))
 
     @on(Select.Changed, "#triage-build")
     def build_changed(self, event: Select.Changed) -> None:

@@ -136,6 +136,21 @@ def _hw_table(block: HwBlock, colours: RqpsColours) -> Table:
     return t
 
 
+def counter_view(cmp: Comparison, colours: RqpsColours) -> Group:
+    """The Counters tab: perf stat counters per operation, a block per workload and dop."""
+    from benchdeck.tui.services.render_rich import counter_tables
+
+    if not cmp.counters:
+        return Group(
+            Text(
+                "No perf stat counters for these runs (import them with the runs: sb.perf.hw.* "
+                "files of a mytools tree, or import sysbench --perf-stat FILE).",
+                style="italic",
+            )
+        )
+    return Group(*counter_tables(cmp, red=colours.bad, green=colours.good, grey=colours.neutral))
+
+
 def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
     """Per workload and column: repeats, spread ((max - min) / median), rQPS and the confidence
     interval of the ratio with what it was drawn from (repeated runs or per-second samples)."""
