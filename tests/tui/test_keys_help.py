@@ -9,15 +9,14 @@ from benchdeck.tui.app.widgets.keys_help import KeysHelp, ScreenFirstTable, key_
 from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import settle
 from tests.tui.storedata import BASE, HOST, NEW, Demo
+from tests.tui.test_compare import open_compare
 
 
 async def test_compare_keys_come_first_and_once(demo: Demo) -> None:
     app = BenchdeckApp(demo.path)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        app.selection = Selection(HOST, BASE, (NEW,))
-        await pilot.press("2")
-        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
         await pilot.press("question_mark")
         await settle(pilot)
         assert app.screen.query(KeysHelp), "the panel is ours"

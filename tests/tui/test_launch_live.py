@@ -240,7 +240,7 @@ async def test_launch_refuses_the_classic_suite_on_sqlite_builds_and_start_shows
         start = launch.query_one("#launch-start", Button)
         assert start.region.bottom <= 23, "Start is above the key bar, not below the fold"
         assert launch.query_one("#launch-matrix").region.bottom <= 23
-        assert matrix(app).endswith("about 36 s"), "6 runs x (5 s + ~1 s start-up)"
+        assert matrix(app).endswith("about 0m36s"), "6 runs x (5 s + ~1 s start-up, guessed: no run stored)"
         launch.query_one("#launch-suite", Select).value = "classic"
         await wait_for(pilot, lambda: "cannot run" in matrix(app), "the matrix to refuse")
         assert "sqlite, sqlite-sync run(s) only the builtin suite's workloads" in matrix(app)

@@ -9,7 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from benchdeck.store.compare import HW_KEYS, Comparison, HwBlock
-from benchdeck.store.report import NOISE_MARK, fmt_hw, fmt_ratio, fmt_rel, shown_ratio
+from benchdeck.store.ratios import fmt_ratio, shown_ratio
+from benchdeck.store.report import NOISE_MARK, fmt_hw, fmt_rel
 from benchdeck.tui.services.rich_fit import fits, plain_table, print_unshrunk
 
 RED_AT = 0.95
