@@ -181,10 +181,18 @@ class Inventory:
         order; a pair with none of them maps to ``()`` (nothing to run). Nothing chosen: each
         build's default (None)."""
         return {
-            (h, b): tuple(c for c in chosen if c in self._configs_of(h, b)) if chosen else (None,)
+            (h, b): tuple(c for c in chosen if c in self._runnable_configs(h, b)) if chosen else (None,)
             for h in hosts
             for b in builds
         }
+
+    def _runnable_configs(self, host: str, build: str) -> tuple[str, ...]:
+        """:meth:`_configs_of`, and for a built-in build its CLI-only configs (``serial``)."""
+        from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_CONFIGS
+
+        listed = host in self.hosts and build in self.hosts[host].builds
+        extra = tuple(BUILTIN_CONFIGS) if build in BUILTIN_BUILDS and not listed else ()
+        return (*self._configs_of(host, build), *extra)
 
     def config_names(self, hosts: Sequence[str], builds: Sequence[str]) -> list[str]:
         """Every configuration the builds have on the hosts: the builds' defaults by name ("" for

@@ -171,3 +171,25 @@ def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison
         dop=sel.dop,
         only=measured,
     )
+
+
+def scaling_flags(cur: duckdb.DuckDBPyConnection, cmp: Comparison) -> dict[tuple[str, str], str]:
+    """Triage's scaling flags, by (column label, workload): a column whose scale-up at the
+    highest dop it shares with the base fell under 90% of the base's (store/scaling.py)."""
+    from benchdeck.engine.catalogue import default_catalogue
+    from benchdeck.store.scaling import ScalingError, collapses, scaling
+
+    cat = default_catalogue()
+    specs = {label: cmp.spec(label) for label in (cmp.base, *cmp.columns)}
+    builds = list(dict.fromkeys(c.build for c in specs.values()))
+    try:
+        s = scaling(cur, host=cmp.host, builds=builds, group_of=cat.group_of, sort_key=cat.sort_key)
+    except ScalingError:  # a build with no run at a known dop: nothing to say
+        return {}
+    base = specs[cmp.base]
+    flags: dict[tuple[str, str], str] = {}
+    for label in cmp.columns:
+        col = specs[label]
+        for c in collapses(s, (base.build, base.config), (col.build, col.config)):
+            flags[(label, c.workload)] = c.text()
+    return flags
