@@ -90,7 +90,7 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             await server_state.record_started(transport, workdir, server, build.name, build.config)
         elif build is not None and build.start:
             yield Phase(run_id, "server", f"starting {build.name}: {build.start[0]}")
-            await _run_script(transport, build.start, "start")
+            await _run_script(transport, (*build.placement, *build.start), "start")
         plan = make_plan(run_id, host, build, req, remote_dir, server)
         db = provenance.db_access(build, server, sql_client(build) if server is None else None)
     except (WorkloadError, ServerError, TransportError, ValueError) as exc:
