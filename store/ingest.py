@@ -213,26 +213,7 @@ class EventSink:
                     {"r": event.run_id},
                 ).fetchone()
                 nb, nv, ni = counts if counts else (0, 0, 0)
-                save_summary(
-                    cur,
-                    event.run_id,
-                    RunSummary(
-                        qps=event.qps,
-                        tps=s.tps,
-                        eps=s.eps,
-                        lat_avg_ms=s.lat_avg_ms,
-                        lat_pct_ms=s.lat_pct_ms,
-                        lat_pct=s.lat_pct,
-                        lat_max_ms=s.lat_max_ms,
-                        total_events=s.total_events,
-                        elapsed_s=s.total_time_s,
-                        per_op=event.per_op,
-                        bench_samples=nb,
-                        vm_samples=nv,
-                        io_samples=ni,
-                        tool_version=s.sysbench_version,
-                    ),
-                )
+                save_summary(cur, event.run_id, RunSummary.of(s, event.qps, event.per_op, (nb, nv, ni)))
                 set_status(cur, event.run_id, "finished", finished_at=event.finished_at)
             elif isinstance(event, RunFailed):
                 set_status(cur, event.run_id, "failed", error=event.error, finished_at=event.finished_at)

@@ -377,6 +377,17 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         ALTER TABLE queue_items ADD COLUMN repeat_no INTEGER;
         """,
     ),
+    (
+        10,
+        """
+        -- Imported runs known by what they are, not where they were read (issue 24): a hash of
+        -- the benchmark's output file (store/importers/identity.py), NULL for runs benchdeck
+        -- ran; and which evidence dated the run (store/importers/dating.py). Runs imported
+        -- before have NULL in both: the next import fills content_key from their raw files.
+        ALTER TABLE runs ADD COLUMN content_key VARCHAR;
+        ALTER TABLE runs ADD COLUMN dated_from VARCHAR;
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = max(version for version, _ in MIGRATIONS)

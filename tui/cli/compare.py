@@ -62,7 +62,8 @@ class ColumnParam(click.ParamType):  # type: ignore[type-arg]
 @click.option(
     "--table",
     type=click.Choice(CSV_TABLES),
-    help="With --format csv: which table (default rqps: one row per workload, dop and column).",
+    help="With --format csv: which table (default rqps: one row per workload, dop and column); "
+    "counters also with --format json (perf stat counters per operation).",
 )
 @click.pass_obj
 def compare_cmd(
@@ -86,8 +87,8 @@ def compare_cmd(
           --with pg181_o2nofp:x10b_c32r128 --suite classic --format md > report.md
     """
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
-    if table is not None and fmt != "csv":
-        raise click.UsageError("--table goes with --format csv")
+    if table is not None and fmt != "csv" and not (table == "counters" and fmt == "json"):
+        raise click.UsageError("--table goes with --format csv (--table counters also with --format json)")
     from benchdeck.store.compare import compare  # numpy and scipy: only for this command
 
     overrides = load_group_overrides(obj.groups) if obj.groups else None

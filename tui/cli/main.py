@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             fail(_one_line(str(exc)), 1)
         if not is_compare_error(exc):
             raise
-        fail(_one_line(str(exc)), 1)
+        fail(_one_line(str(exc)), getattr(exc, "exit_code", 1))  # 2: an unknown host or build
 
 
 def _command_words(argv: Sequence[str] | None) -> list[str]:

@@ -65,7 +65,7 @@ def queue_cmd(
             names += suite_steps(suite)
     if not names:
         raise click.UsageError("give --workload or --suite")
-    check(inv, hosts, builds, configs, names)
+    names = check(inv, hosts, builds, configs, names)
     matrix = inv.config_matrix(hosts, builds, configs)
     if configs and not any(matrix.values()):
         raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")

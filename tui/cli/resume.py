@@ -50,6 +50,7 @@ def resume_cmd(obj: Ctx) -> None:
 def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
     """Stop a running benchmark (its remote processes are killed, its samples kept), or a queue."""
     from benchdeck.store.live import unfinished
+    from benchdeck.store.lookups import run_status
 
     if (run_id is None) == (queue_id is None):
         raise click.UsageError("give a RUN_ID or --queue N")
@@ -57,6 +58,7 @@ def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
         cur = store.cursor()
         live = {r.run_id: r for r in unfinished(cur)}
         known = queue_id is None or q.exists(cur, queue_id)
+        status = run_status(cur, run_id) if run_id is not None else None
         store_path = store.snapshot_of or store.path
     if queue_id is not None:
         if not known:
@@ -65,7 +67,9 @@ def cancel_cmd(obj: Ctx, run_id: int | None, queue_id: int | None) -> None:
         return
     assert run_id is not None
     if run_id not in live:
-        raise click.ClickException(f"run {run_id} is not running")
+        if status is None:
+            raise click.ClickException(f"there is no run {run_id}")
+        raise click.ClickException(f"run {run_id} is not running (it is {status})")
     run = live[run_id]
     if not is_followed(store_path, run_id):  # nobody follows it: store what its files hold, then the end
 

@@ -35,7 +35,7 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | Non
       benchdeck run --host local --build sqlite --workload point-query_range=100 --threads 1,2,4 --time 5
       benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
     """
-    check(with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
+    (workload,) = check(with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
     opts, sweep = options(**run_opts)
     dops: tuple[int | None, ...] = sweep.dops or (opts.threads,)
     reqs = [

@@ -130,11 +130,12 @@ def check(
     builds: Sequence[str],
     configs: Sequence[str | None],
     names: Sequence[str],
-) -> None:
-    """Typos are usage errors, found before anything is stored or started (known names listed)."""
+) -> list[str]:
+    """Typos are usage errors, found before anything is stored or started (known names listed).
+    Returns the workload names as runs are stored (``point-query`` -> ``point-query_range=100``)."""
     from benchdeck.engine.planning.request_check import RequestError, check_requests
 
     try:
-        check_requests(inv, hosts, builds, configs, names)
+        return check_requests(inv, hosts, builds, configs, names)
     except RequestError as exc:
         raise click.UsageError(str(exc)) from None

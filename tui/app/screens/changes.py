@@ -22,8 +22,16 @@ from textual.widgets import DataTable, Header, Select, Static
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.changepoints import Options
 from benchdeck.store.change_series import load_series
-from benchdeck.store.changes import OVER, Change, Over, SeriesChanges, analyse
-from benchdeck.store.changes_report import between, by_group, fmt_change, fmt_moves, fmt_pvalue, series_title
+from benchdeck.store.changes import OVER, Change, LeftOut, Over, SeriesChanges, analyse
+from benchdeck.store.changes_report import (
+    between,
+    by_group,
+    fmt_change,
+    fmt_moves,
+    fmt_pvalue,
+    left_out_note,
+    series_title,
+)
 from benchdeck.store.lookups import hosts_by_runs
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.change_chart import ChangeChart
@@ -36,6 +44,8 @@ class Request:
     host: str | None
     over: Over
     options: Options
+    left_out: tuple[LeftOut, ...] = ()
+    """Builds in no series (store/change_series.py), said in the head."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +125,17 @@ class ChangesScreen(BenchdeckScreen):
             results: list[SeriesChanges] = []
             if host is not None:
                 cat = default_catalogue()
+                left_out: list[LeftOut] = []
                 series = load_series(
-                    cur, host=host, group_of=cat.group_of, sort_key=cat.sort_key, over=request.over
+                    cur,
+                    host=host,
+                    group_of=cat.group_of,
+                    sort_key=cat.sort_key,
+                    over=request.over,
+                    left_out=left_out,
                 )
                 results = analyse(series, request.options)
+                request = Request(host, request.over, request.options, tuple(left_out))
         finally:
             cur.close()
         self.post_if_current(self.Loaded(request, hosts, results))
@@ -150,12 +167,12 @@ class ChangesScreen(BenchdeckScreen):
             head.update("No runs in the store yet: run or import some (Launch, 4).")
         elif not self.results:
             need = "versions of a DBMS" if req.over == "version" else "runs of one build"
-            head.update(f"{req.host}: no series with 3 or more {need}.")
+            head.update(f"{req.host}: no series with 3 or more {need}.{left_out_note(req.left_out)}")
         else:
             o = req.options
             head.update(
                 f"{changed} of {len(self.results)} series changed (p <= {o.max_pvalue:g}, "
-                f"magnitude > {o.min_magnitude:.0%})"
+                f"magnitude > {o.min_magnitude:.0%}){left_out_note(req.left_out)}"
             )
         columns = ["group", "workload", "between", "change", "p-value", "per-op moved at the same point"]
         if len(lines) > 1:
