@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from benchdeck.engine.hosts.inventory import load_inventory
+from benchdeck.engine.profiling.capture import CaptureOptions
 from benchdeck.store import queue as q
 from benchdeck.tui.cli.run_options import check, options, run_options, with_registered
 from benchdeck.tui.cli.run_progress import report, with_service
@@ -79,6 +80,8 @@ def queue_cmd(
         write_s=settings.get("write_s"),
         post_write_s=settings.get("post_write_s"),
     )
+    if opts.capture is None and suite in inv.suite_profiles:  # the suite's perf capture
+        opts = replace(opts, capture=CaptureOptions(inv.suite_profiles[suite]))
     db = obj.db
     with obj.open_store() as store, store.transaction() as cur:
         qid = q.create_queue(cur, hosts, builds, names, opts, matrix, sweep.dops, sweep.repeats)

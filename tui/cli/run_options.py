@@ -13,6 +13,7 @@ import click
 from benchdeck.engine.hosts.inventory import Inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.db import Store
+from benchdeck.tui.cli.capture_options import capture, capture_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,6 +51,7 @@ def options(
     no_prepare: bool,
     stop_server: bool,
     params: Sequence[str],
+    **profile: Any,
 ) -> tuple[RunOptions, Sweep]:
     """RunOptions and the sweep from the options every run command shares (see
     :func:`run_options`); with several dops the options' threads are None (each run has its own)."""
@@ -69,6 +71,7 @@ def options(
         prepare=not no_prepare,
         stop_server=stop_server,
         extra=extra,
+        capture=capture(**profile),
     ), Sweep(dops if len(dops) > 1 else (), repeat)
 
 
@@ -110,7 +113,7 @@ def run_options(f: F) -> F:
         ]
     ):
         f = opt(f)
-    return f
+    return capture_options(f)
 
 
 def with_registered(inv: Inventory, db: Path | None) -> Inventory:

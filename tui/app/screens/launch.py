@@ -17,6 +17,7 @@ from benchdeck.engine.catalogue import SUITES
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from benchdeck.engine.hosts.inventory import ConfigError, Inventory
 from benchdeck.engine.planning.plan import RunOptions
+from benchdeck.engine.profiling.capture import CaptureOptions, parse_kinds
 from benchdeck.store.db import Store
 from benchdeck.tui.app.context import services
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
@@ -33,6 +34,13 @@ BUILTIN_SUITE = "builtin"
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 UNNAMED = "(unnamed)"  # the config of a build that names none
+# What perf captures during the runs (README: Where the CPU goes); "" leaves it to the inventory
+CAPTURE_CHOICES = [
+    ("inventory's", ""),
+    ("counters", "counters"),
+    ("cpu profile", "cpu"),
+    ("counters + cpu", "counters,cpu"),
+]
 
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
@@ -123,6 +131,8 @@ class LaunchScreen(Screen[None]):
                 yield Input("5", id="launch-time", type="integer")
                 yield Label("Warm-up seconds")
                 yield Input("0", id="launch-warmup", type="integer")
+                yield Label("perf capture")
+                yield Select[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
                 yield Static("", id="launch-facts")
                 yield Static("", id="launch-where")
         with Horizontal(id="launch-bottom"):  # always in view, even at 80x24
@@ -322,10 +332,13 @@ class LaunchScreen(Screen[None]):
             self.notify(f"cannot run: {why_not}", severity="error")
             return
         dops = self._dops()
+        profile = self.query_one("#launch-profile", Select).value
         opts = RunOptions(
             threads=dops[0] if len(dops) == 1 else None,
             duration_s=self._int("#launch-time", 10) or None,
             warmup_s=self._int("#launch-warmup", 0),
+            # "": the hosts' own (inventory), else off; as --profile on the command line
+            capture=CaptureOptions(parse_kinds(profile)) if isinstance(profile, str) and profile else None,
         )
         configs = self.chosen_configs()
         if not configs and not self.query_one("#launch-configs").has_class("-hidden"):
