@@ -142,8 +142,8 @@ class RunService:
     def _config_label(build: BuildConfig | None, config: str | None) -> str:
         """The configuration the run records: the one asked for, else the build's default (an
         unknown name fails the run itself, with the names it could have been)."""
-        if build is None:
-            return ""
+        if build is None:  # built-in: its CLI-only configs (serial), else none
+            return config or ""
         return config if config is not None and config in build.config_names else build.config
 
     async def _drive(

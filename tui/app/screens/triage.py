@@ -24,7 +24,7 @@ from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.compare_views import row_label
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
-from benchdeck.tui.services.choices import load_choices, run_comparison
+from benchdeck.tui.services.choices import load_choices, run_comparison, scaling_flags
 from benchdeck.tui.services.selection import Selection
 
 TOP_METRICS = 3
@@ -57,6 +57,8 @@ class TriageItem:
     """The confidence interval of the ratio contains 1 (store/noise.py)."""
     counters: tuple[Moved, ...] = ()
     """perf stat counters per operation (or ratios such as ipc) that moved most vs the base."""
+    scaling: str = ""
+    """Its scale-up fell against the base's at the top dop (``scale-up @4 1.05 vs base 2.10``)."""
 
     def label(self, multi_dop: bool = False) -> str:
         return row_label(self.workload, self.dop, multi_dop)
@@ -71,11 +73,15 @@ class TriageItem:
         """``update-index_range=100 0.56  cpu/o x1.50  wKB/o x2.32  cs/o x1.41``."""
         mark = NOISE_MARK if self.noise else ""
         head = f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}"
-        return "  ".join([head, *map(str, self.moved), *map(str, self.counters)])
+        parts = [head, *map(str, self.moved), *map(str, self.counters)]
+        return "  ".join([*parts, self.scaling] if self.scaling else parts)
 
 
-def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
-    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers."""
+def rank(
+    cmp: Comparison, column: int = 0, scaling: dict[tuple[str, str], str] | None = None
+) -> list[TriageItem]:
+    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers
+    and, from ``scaling`` (by column label and workload), a scale-up that fell against the base."""
     build = cmp.columns[column]
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     counters: dict[tuple[str, int | None], list[Moved]] = {}
@@ -105,6 +111,7 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
                 tuple(moved),
                 bool(row.within_noise[column]),
                 tuple(top),
+                (scaling or {}).get((build, row.workload), ""),
             )
         )
     order = {(r.workload, r.dop): i for i, r in enumerate(cmp.rqps)}
@@ -138,10 +145,13 @@ class TriageScreen(BenchdeckScreen):
     ]
 
     class Ranked(Message, bubble=False):
-        def __init__(self, cmp: Comparison | None, sel: Selection) -> None:
+        def __init__(
+            self, cmp: Comparison | None, sel: Selection, scaling: dict[tuple[str, str], str] | None = None
+        ) -> None:
             super().__init__()
             self.cmp = cmp
             self.sel = sel
+            self.scaling = scaling or {}
 
     class RunsFound(Message, bubble=False):
         def __init__(self, run_ids: list[int]) -> None:
@@ -153,6 +163,7 @@ class TriageScreen(BenchdeckScreen):
         self.cmp: Comparison | None = None
         self.column = 0
         self.items: list[TriageItem] = []
+        self.scaling: dict[tuple[str, str], str] = {}
         self._loaded_for: Selection | None = None
 
     def compose(self) -> ComposeResult:
@@ -179,15 +190,17 @@ class TriageScreen(BenchdeckScreen):
         try:
             sel = load_choices(cur, sel, self.bd.saved).sel
             cmp = run_comparison(cur, sel) if sel.complete else None
+            flags = scaling_flags(cur, cmp) if cmp is not None and cmp.columns else {}
         finally:
             cur.close()
-        self.post_if_current(self.Ranked(cmp, sel))
+        self.post_if_current(self.Ranked(cmp, sel, flags))
 
     def on_triage_screen_ranked(self, msg: Ranked) -> None:
         if msg.sel != self.bd.selection and msg.sel.complete:
             self.bd.selection = msg.sel  # what Compare shows next too
         self._loaded_for = msg.sel
         self.cmp = msg.cmp
+        self.scaling = msg.scaling
         self.column = min(self.column, max(0, len(msg.sel.with_builds) - 1))
         select: Select[int] = self.query_one("#triage-build", Select)
         with self.prevent(Select.Changed):
@@ -212,7 +225,8 @@ class TriageScreen(BenchdeckScreen):
             return
         colours = rqps_colours(self.app)
         multi = len(cmp.dops) > 1
-        self.items = rank(cmp, self.column)
+        self.items = rank(cmp, self.column, self.scaling)
+        flagged = any(it.scaling for it in self.items)
         head.update(
             f"{cmp.columns[self.column]} vs base {cmp.base} on {cmp.host}: lowest rQPS first, "
             "with the per-op metrics that moved most" + (" and the perf counters" if cmp.counters else "")
@@ -220,12 +234,16 @@ class TriageScreen(BenchdeckScreen):
         names = ["rQPS", "workload", "group", "moved most (per op, vs base)"]
         if cmp.counters:
             names.append("counters moved most (per op, vs base)")
+        if flagged:
+            names.append("scaling (vs base)")
         for name in names:
             table.add_column(name, key=name)
         for it in self.items:
             cells = [colours.cell(it.rqps, it.noise), it.label(multi), it.group, it.metrics_text()]
             if cmp.counters:
                 cells.append(it.counters_text())
+            if flagged:
+                cells.append(it.scaling)
             table.add_row(*cells, key=it.label(multi))
 
     @on(Select.Changed, "#triage-build")
