@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -79,6 +80,13 @@ def impossible(builds: list[str], workloads: list[str]) -> str | None:
     return None
 
 
+def _setups(store: Store, hosts: Iterable[str]) -> dict[str, float | None]:
+    """Each host's learned set-up time, the store held for these reads only (a cursor of
+    ``store.cursor()`` would keep the app's shared store from others until the app ends)."""
+    with store.reading() as cur:
+        return {h: learned_setup_s(cur, h) for h in hosts}
+
+
 class OptionsColumn(VerticalScroll, can_focus=False):
     """Options, facts, matrix and Start: scrolls on short terminals (80x24), no tab stop of its own."""
 
@@ -151,9 +159,7 @@ class LaunchScreen(Screen[None]):
             self.notify(str(exc), severity="error", timeout=15)
             return
         try:
-            self.setups = await self.hub.query(
-                lambda store: {h: learned_setup_s(store.cursor(), h) for h in inv.hosts}
-            )
+            self.setups = await self.hub.query(lambda store: _setups(store, inv.hosts))
         except Exception:  # an unreadable store: the guesses stand
             self.setups = {}
         self.inv = inv
