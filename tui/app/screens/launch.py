@@ -110,6 +110,18 @@ class LaunchScreen(Screen[None]):
     def hub(self) -> LiveHub:
         return services(self).hub
 
+    def _runs_workdir(self, host: str) -> str:
+        """The host's run directories as runs from this app make them (a local host without a
+        workdir of its own: beside the store)."""
+        from benchdeck.engine.running.session import runs_workdir
+        from benchdeck.tui.services.runs import local_runs_dir
+        from benchdeck.tui.startup.first_page import store_file
+
+        store = store_file(services(self).store.db)
+        return (
+            runs_workdir(self.inv.hosts[host], local_runs_dir(store) if store else None) if self.inv else ""
+        )
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="launch-columns"):
@@ -194,7 +206,7 @@ class LaunchScreen(Screen[None]):
         if chosen:
             self.load_facts(chosen[0])
             self.query_one("#launch-where", Static).update(
-                where_runs_go(chosen[0], self.inv.hosts[chosen[0]].workdir)
+                where_runs_go(chosen[0], self._runs_workdir(chosen[0]))
             )
         self._refresh_configs()
 
