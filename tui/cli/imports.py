@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from benchdeck.tui.cli.profile import import_profile_cmd, import_tree_flame_graphs
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
@@ -107,6 +109,9 @@ def import_sysbench(
     click.echo(run.run_id)
 
 
+import_group.add_command(import_profile_cmd, "profile")
+
+
 @import_group.command("mytools")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--host", required=True, help="Host the results come from.")
@@ -123,6 +128,7 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
 
     with obj.open_store() as store, ImportBar(plain=not sys.stderr.isatty()) as bar:
         res = import_mytools_tree(store, directory, host, device, progress=bar, table_size=table_size)
+        profiles = import_tree_flame_graphs(store, directory, host)
     for w in res.warnings:
         click.echo(f"benchdeck: warning: {w}", err=True)
     for f in res.failed:
@@ -133,6 +139,8 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         f"imported {len(res.run_ids)} runs ({res.already} already in the store, "
         f"{len(res.failed)} files not imported{extra}{explain})"
     )
+    if profiles:
+        click.echo(profiles)
     if res.failed and not res.run_ids:
         from benchdeck.tui.cli.context import fail
 
