@@ -38,6 +38,7 @@ class ProfileRequest:
     column: str | None = None
     workload: str | None = None
     config: str | None = None
+    base_config: str | None = None  # the base's, when not ``config``
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +55,8 @@ def load_profiles(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Profil
     if not (req.host and req.base and req.workload):
         raise ProfileError("give one or two run ids, or --host, --base and --workload")
 
-    def side(build: str) -> SideProfile:
-        runs = column_runs(cur, req.host or "", build, req.workload or "", req.config)
+    def side(build: str, config: str | None) -> SideProfile:
+        runs = column_runs(cur, req.host or "", build, req.workload or "", config)
         if not runs.run_ids:
             raise ProfileError(
                 f"no finished run of {build} running {req.workload} on {req.host} has a profile"
@@ -63,7 +64,8 @@ def load_profiles(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Profil
         ids = ",".join(str(r) for r in runs.run_ids)
         return load_side(cur, f"{build} {req.workload} (runs {ids})", runs.run_ids)
 
-    return Profiles(side(req.base), side(req.column) if req.column else None)
+    base = side(req.base, req.base_config if req.base_config is not None else req.config)
+    return Profiles(base, side(req.column, req.config) if req.column else None)
 
 
 def per_q(unit: str) -> str:
@@ -74,8 +76,11 @@ def _num(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3f}"
 
 
-def _ratio(r: float | None) -> str:
-    return "new" if r is None else f"{r:.2f}"
+def _ratio(r: float | None, col: float) -> str:
+    """``new`` for a function the base did not spend time in, ``-`` when neither did."""
+    if r is None:
+        return "new" if col > 0 else "-"
+    return f"{r:.2f}"
 
 
 def _sides_lines(p: Profiles) -> list[str]:
@@ -109,7 +114,7 @@ def table_rows(p: Profiles, limit: int, by: str) -> tuple[list[str], list[list[s
             _num(d.base_self_us if by == "self" else d.base_total_us),
             _num(d.col_self_us if by == "self" else d.col_total_us),
             f"{d.diff(by):+.3f}" if abs(d.diff(by)) < 1000 else f"{d.diff(by):+,.0f}",
-            _ratio(d.ratio(by)),
+            _ratio(d.ratio(by), d.col_self_us if by == "self" else d.col_total_us),
             _num(d.base_total_us),
             _num(d.col_total_us),
         ]

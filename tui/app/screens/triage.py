@@ -107,6 +107,7 @@ class TriageScreen(BenchdeckScreen):
             id="triage.changes",
             tooltip="Where did it change: change points across versions",
         ),
+        Binding("p", "profile", "Profile", id="triage.profile", tooltip="Where the CPU went per query"),
         Binding("r", "reload", "Reload", id="triage.reload", show=False),
     ]
 
@@ -208,7 +209,7 @@ class TriageScreen(BenchdeckScreen):
             self.show_items()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "series":
+        if action in ("series", "profile"):
             return True if self.items else None
         if action == "next_build":
             return self.cmp is not None and len(self.cmp.columns) > 1
@@ -234,6 +235,15 @@ class TriageScreen(BenchdeckScreen):
         if self.cmp is None or not self.items or not table.row_count:
             return
         self.find_runs(self.cmp, self.items[table.cursor_row], self.column)
+
+    def action_profile(self) -> None:
+        table = self.query_one("#triage-table", DataTable)
+        if self.cmp is None or not self.items or not table.row_count:
+            return
+        from benchdeck.tui.app.screens.profile import ProfileScreen, column_request
+
+        item = self.items[min(table.cursor_row, len(self.items) - 1)]
+        self.app.push_screen(ProfileScreen(column_request(self.cmp, self.column, item.workload)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="triage.series")
     def find_runs(self, cmp: Comparison, item: TriageItem, column: int) -> None:

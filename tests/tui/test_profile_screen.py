@@ -1,0 +1,95 @@
+"""The Profile screen, opened with ``p`` on Triage's row: icicle, zoom, search, the top table,
+and snapshots at 80x24 and 160x48 in the light, dark and colour-blind themes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.profile import ProfileScreen
+from benchdeck.tui.app.widgets.flame import FlameGraph
+from benchdeck.tui.services.selection import Selection
+from tests.profiles.data import BASE, HOST, NEW, build_profile_store
+from tests.tui.helpers import cell_text, on_screen, settle
+from tests.tui.snapshot import assert_snapshot
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("profile-tui") / "profiles.duckdb"
+    build_profile_store(path)
+    return path
+
+
+@pytest.fixture
+def store_path(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy in the working directory: the header shows ``profiles.duckdb`` in every run."""
+    d = tmp_path / "store"
+    d.mkdir()
+    shutil.copy2(template, d / template.name)
+    monkeypatch.chdir(d)
+    return d / template.name
+
+
+async def _open(app: BenchdeckApp, pilot: object) -> ProfileScreen:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    await settle(pilot)
+    app.selection = Selection(HOST, BASE, (NEW,))
+    await pilot.press("3")
+    await settle(pilot)
+    await pilot.press("p")
+    await settle(pilot)
+    return on_screen(app, ProfileScreen)
+
+
+async def test_triage_opens_the_profile(store_path: Path) -> None:
+    app = BenchdeckApp(store_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(app, pilot)
+        table = screen.query_one("#profile-top")
+        assert cell_text(table, 0, 0) == "row_upd_sec_index_entry"  # type: ignore[arg-type]
+        assert cell_text(table, 0, 3) == "+100.000"  # type: ignore[arg-type]
+        flame = screen.query_one(FlameGraph)
+        assert flame.root is not None
+        assert flame.differential
+        # down the widest path to the grown function: all > mysqld > ... > mysql_update
+        for _ in range(7):
+            await pilot.press("down")
+        assert flame.cursor is not None
+        assert flame.cursor.name == "mysql_update"
+        await pilot.press("down")
+        assert flame.cursor.name in {"row_upd_sec_index_entry", "btr_cur_search_to_nth_level"}
+        await pilot.press("enter")
+        assert flame.zoomed is flame.cursor
+        await pilot.press("escape")
+        assert flame.zoomed is flame.root
+        await pilot.press("slash")
+        await pilot.press(*"log_write")
+        assert flame.search == "log_write"
+        await pilot.press("escape")  # clears the search
+        assert flame.search == ""
+        await pilot.press("escape")  # not zoomed: back to Triage
+        await settle(pilot)
+        assert not isinstance(app.screen, ProfileScreen)
+
+
+THEMES = ["benchdeck-light", "benchdeck-dark", "benchdeck-colorblind"]
+SIZES = [(80, 24), (160, 48)]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_snapshots(store_path: Path, tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
+    app = BenchdeckApp(store_path)
+    async with app.run_test(size=size) as pilot:
+        app.theme = theme
+        await _open(app, pilot)
+        for _ in range(8):
+            await pilot.press("down")
+        await settle(pilot)
+        assert_snapshot(app, f"profile-{theme.removeprefix('benchdeck-')}-{size[0]}x{size[1]}", tmp_path)
