@@ -133,6 +133,28 @@ def column_runs(
     return ColumnRuns(host, build, workload, tuple(int(r[0]) for r in rows))
 
 
+def profiled_workloads(
+    cur: duckdb.DuckDBPyConnection, host: str, builds: Sequence[str], configs: Sequence[str | None]
+) -> list[str]:
+    """Workloads on ``host`` with a finished, profiled run of every one of ``builds`` (each
+    under its config, None: any), by name."""
+    found: set[str] | None = None
+    for build, config in zip(builds, configs, strict=True):
+        sql = (
+            "SELECT DISTINCT w.name FROM runs r JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+            "JOIN workloads w USING (workload_id) "
+            "WHERE h.name = ? AND b.name = ? AND r.status = 'finished' "
+            "AND r.run_id IN (SELECT run_id FROM profile_windows)"
+        )
+        params: list[object] = [host, build]
+        if config is not None:
+            sql += " AND r.config = ?"
+            params.append(config)
+        names = {str(r[0]) for r in cur.execute(sql, params).fetchall()}
+        found = names if found is None else found & names
+    return sorted(found or ())
+
+
 def _task_clock_ms(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, float]:
     rows = cur.execute(
         "SELECT window_no, value FROM counter_values WHERE run_id = ? AND event = 'task-clock' "

@@ -93,3 +93,19 @@ async def test_snapshots(store_path: Path, tmp_path: Path, theme: str, size: tup
             await pilot.press("down")
         await settle(pilot)
         assert_snapshot(app, f"profile-{theme.removeprefix('benchdeck-')}-{size[0]}x{size[1]}", tmp_path)
+
+
+async def test_compare_opens_the_first_profiled_workload(store_path: Path) -> None:
+    app = BenchdeckApp(store_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (NEW,))
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        screen = on_screen(app, ProfileScreen)
+        assert screen.request.workload == "update-index_range=100"
+        assert screen.loaded is not None
+        assert screen.loaded.workloads == ["update-index_range=100"]
+        assert not screen.check_action("next_workload", ())

@@ -57,6 +57,14 @@ class ChangesScreen(BenchdeckScreen):
             tooltip="Series over versions or over time",
         ),
         Binding("h", "next_host", "Next host", id="changes.host", tooltip="Change points of the next host"),
+        Binding(
+            "p",
+            "profile",
+            "Profile",
+            id="changes.profile",
+            tooltip="Where the CPU went per query",
+            show=False,
+        ),
         Binding("r", "reload", "Reload", id="changes.reload", show=False),
     ]
 
@@ -213,6 +221,21 @@ class ChangesScreen(BenchdeckScreen):
         if action == "next_host":
             return len(self.hosts) > 1
         return True
+
+    def action_profile(self) -> None:
+        """The profiles on either side of the highlighted change point."""
+        table = self.query_one("#changes-table", DataTable)
+        if not self.rows or not table.row_count:
+            return
+        from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profiles import ProfileRequest
+
+        row = self.rows[min(table.cursor_row, len(self.rows) - 1)]
+        s, c = row.result.series, row.change
+        req = ProfileRequest(
+            host=s.host, base=c.before.build, column=c.after.build, workload=s.workload, config=s.config
+        )
+        self.app.push_screen(ProfileScreen(req))
 
     def action_toggle_over(self) -> None:
         over: Over = "time" if self.request.over == "version" else "version"

@@ -10,7 +10,7 @@ worker: the UI thread only lays out what fits on the screen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Header, Input, Static
 
 from benchdeck.engine.profiling.cpu import ProfileError
 from benchdeck.engine.profiling.tree import Frame, attach_other, build_tree, self_us
+from benchdeck.store.profiles import profiled_workloads
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.flame import FlameGraph, largest_change
 from benchdeck.tui.app.widgets.keybar import KeyBar
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 TOP_ROWS = 50
 
 
-def column_request(cmp: Comparison, column: int, workload: str) -> ProfileRequest:
+def column_request(cmp: Comparison, column: int, workload: str | None) -> ProfileRequest:
     """Base vs column ``column`` of a comparison, for ``workload`` (as Triage finds the runs)."""
     base, col = cmp.spec(cmp.base), cmp.spec(cmp.columns[column])
     return ProfileRequest(
@@ -57,6 +58,8 @@ class Loaded:
     scale: float  # the largest change of a frame's self CPU per query
     head: list[str]
     rows: list[list[str]]
+    workloads: list[str]  # with profiles on every side (``w`` goes to the next)
+    request: ProfileRequest
 
 
 def load(cur: object, req: ProfileRequest) -> Loaded:
@@ -64,6 +67,16 @@ def load(cur: object, req: ProfileRequest) -> Loaded:
     import duckdb
 
     assert isinstance(cur, duckdb.DuckDBPyConnection)
+    workloads: list[str] = []
+    if req.host and req.base:
+        builds = [req.base] + ([req.column] if req.column else [])
+        base_config = req.base_config if req.base_config is not None else req.config
+        configs = [base_config] + ([req.config] if req.column else [])
+        workloads = profiled_workloads(cur, req.host, builds, configs)
+        if req.workload is None:
+            if not workloads:
+                raise ProfileError(f"no workload on {req.host} has profiles of {' and '.join(builds)}")
+            req = replace(req, workload=workloads[0])
     p = load_profiles(cur, req)
     base_tree = build_tree(p.base.stacks)
     column_tree = None
@@ -73,7 +86,7 @@ def load(cur: object, req: ProfileRequest) -> Loaded:
         attach_other(column_tree, base_tree)
         scale = largest_change(column_tree)
     head, rows = table_rows(p, TOP_ROWS, "self")
-    return Loaded(p, column_tree, base_tree, scale, head, rows)
+    return Loaded(p, column_tree, base_tree, scale, head, rows, workloads, req)
 
 
 class ProfileScreen(BenchdeckScreen):
@@ -86,6 +99,9 @@ class ProfileScreen(BenchdeckScreen):
         Binding("d", "toggle_diff", "Diff/plain", id="profile.diff", tooltip="Differential or plain colours"),
         Binding(
             "b", "toggle_side", "Base/column", id="profile.side", tooltip="The base's or the column's graph"
+        ),
+        Binding(
+            "w", "next_workload", "Workload", id="profile.workload", tooltip="The next profiled workload"
         ),
         Binding("q", "close", "Close", id="profile.close", show=False),
     ]
@@ -134,6 +150,7 @@ class ProfileScreen(BenchdeckScreen):
             head.update(f"No profile to show: {msg.error}")
             return
         self.loaded = msg.loaded
+        self.request = msg.loaded.request
         p = msg.loaded.profiles
         unit = per_q(p.base.unit)
         lines = [f"base  {p.base.label}: {p.base.cpu_per_query:,.1f} {unit} profiled"]
@@ -213,7 +230,18 @@ class ProfileScreen(BenchdeckScreen):
         self.base_side = not self.base_side
         self.show_graph()
 
+    def action_next_workload(self) -> None:
+        loaded = self.loaded
+        if loaded is None or len(loaded.workloads) < 2:
+            return
+        names = loaded.workloads
+        i = names.index(self.request.workload) + 1 if self.request.workload in names else 0
+        self.request = replace(self.request, workload=names[i % len(names)])
+        self.read()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_workload":
+            return self.loaded is not None and len(self.loaded.workloads) > 1
         if action in ("toggle_diff", "toggle_side"):
             return self.loaded is not None and self.loaded.column_tree is not None
         return True

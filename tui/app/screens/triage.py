@@ -107,7 +107,9 @@ class TriageScreen(BenchdeckScreen):
             id="triage.changes",
             tooltip="Where did it change: change points across versions",
         ),
-        Binding("p", "profile", "Profile", id="triage.profile", tooltip="Where the CPU went per query"),
+        Binding(
+            "p", "profile", "Profile", id="triage.profile", tooltip="CPU per query by function", show=False
+        ),
         Binding("r", "reload", "Reload", id="triage.reload", show=False),
     ]
 
