@@ -117,7 +117,12 @@ class ColumnRuns:
 
 
 def column_runs(
-    cur: duckdb.DuckDBPyConnection, host: str, build: str, workload: str, config: str | None = None
+    cur: duckdb.DuckDBPyConnection,
+    host: str,
+    build: str,
+    workload: str,
+    config: str | None = None,
+    dop: int | None = None,
 ) -> ColumnRuns:
     """The finished runs of ``build`` running ``workload`` on ``host`` with a stored profile."""
     sql = (
@@ -129,6 +134,9 @@ def column_runs(
     if config is not None:
         sql += " AND r.config = ?"
         params.append(config)
+    if dop is not None:
+        sql += " AND r.threads = ?"
+        params.append(dop)
     rows = cur.execute(sql + " ORDER BY 1", params).fetchall()
     return ColumnRuns(host, build, workload, tuple(int(r[0]) for r in rows))
 

@@ -43,11 +43,19 @@ def window(no: int, stacks: dict[str, int], start_s: float = 5.0) -> ProfileWind
     return ProfileWindow(no, 10.0, "cpu-clock", HZ, stacks_, start_s=start_s, target="all")
 
 
-def add_run(store: Store, build: str, stacks: dict[str, int] | None, qps: float = QPS) -> int:
+def add_run(
+    store: Store,
+    build: str,
+    stacks: dict[str, int] | None,
+    qps: float = QPS,
+    summary_qps: float | None = None,
+) -> int:
+    """A finished run; ``summary_qps`` is the QPS Compare reads (default: ``qps``, the per-second
+    samples' the profile's queries come from)."""
     with store.transaction() as cur:
         new_run = NewRun(HOST, parse_build_name(build), WORKLOAD, "test", config=CONFIG, threads=8)
         rid = create_run(cur, new_run)
-        save_summary(cur, rid, RunSummary(qps=qps, elapsed_s=30.0))
+        save_summary(cur, rid, RunSummary(qps=summary_qps or qps, elapsed_s=30.0))
         seconds = [BenchInterval(t=float(t), threads=8, tps=qps / 20, qps=qps) for t in range(1, 31)]
         append_bench(cur, rid, seconds)
         if stacks is not None:
@@ -61,7 +69,7 @@ def build_profile_store(path: Path) -> tuple[list[int], list[int]]:
     store = Store.open(path)
     try:
         base = [add_run(store, BASE, BASE_STACKS) for _ in range(2)]
-        new = [add_run(store, NEW, NEW_STACKS) for _ in range(2)]
+        new = [add_run(store, NEW, NEW_STACKS, summary_qps=QPS * 0.9) for _ in range(2)]  # rQPS 0.9
         add_run(store, NEW, None)  # a run without a profile is left out of the column
     finally:
         store.close()

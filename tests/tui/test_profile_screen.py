@@ -10,6 +10,7 @@ import pytest
 
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.profile import ProfileScreen
+from benchdeck.tui.app.screens.triage import TriageScreen
 from benchdeck.tui.app.widgets.flame import FlameGraph
 from benchdeck.tui.services.selection import Selection
 from tests.profiles.data import BASE, HOST, NEW, build_profile_store
@@ -45,6 +46,21 @@ async def _open(app: BenchdeckApp, pilot: object) -> ProfileScreen:
     await pilot.press("p")
     await settle(pilot)
     return on_screen(app, ProfileScreen)
+
+
+async def test_triage_names_the_grown_function(store_path: Path) -> None:
+    app = BenchdeckApp(store_path)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (NEW,))
+        await pilot.press("3")
+        await settle(pilot)
+        screen = on_screen(app, TriageScreen)
+        (item,) = screen.items
+        assert item.rqps == pytest.approx(0.9)
+        # the grown function first; btr_cur and the rest did not grow, log_write_up_to shrank
+        assert item.grown == "row_upd_sec_index_entry +100 us/q"
+        assert item.line().endswith("row_upd_sec_index_entry +100 us/q")
 
 
 async def test_triage_opens_the_profile(store_path: Path) -> None:

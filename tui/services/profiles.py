@@ -12,6 +12,7 @@ import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -24,6 +25,9 @@ from benchdeck.engine.profiling.cpu import (
     top_functions,
 )
 from benchdeck.store.profiles import column_runs, load_side, run_label
+
+if TYPE_CHECKING:
+    from benchdeck.store.compare import Comparison
 
 TABLE_FORMATS = ("text", "md", "csv", "json")
 
@@ -39,6 +43,7 @@ class ProfileRequest:
     workload: str | None = None
     config: str | None = None
     base_config: str | None = None  # the base's, when not ``config``
+    dop: int | None = None  # only runs at this concurrency
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +61,7 @@ def load_profiles(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Profil
         raise ProfileError("give one or two run ids, or --host, --base and --workload")
 
     def side(build: str, config: str | None) -> SideProfile:
-        runs = column_runs(cur, req.host or "", build, req.workload or "", config)
+        runs = column_runs(cur, req.host or "", build, req.workload or "", config, req.dop)
         if not runs.run_ids:
             raise ProfileError(
                 f"no finished run of {build} running {req.workload} on {req.host} has a profile"
@@ -66,6 +71,19 @@ def load_profiles(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Profil
 
     base = side(req.base, req.base_config if req.base_config is not None else req.config)
     return Profiles(base, side(req.column, req.config) if req.column else None)
+
+
+def column_request(cmp: Comparison, column: int, workload: str | None) -> ProfileRequest:
+    """Base vs column ``column`` of a comparison, for ``workload`` (as Triage finds the runs)."""
+    base, col = cmp.spec(cmp.base), cmp.spec(cmp.columns[column])
+    return ProfileRequest(
+        host=cmp.host,
+        base=base.build,
+        column=col.build,
+        workload=workload,
+        config=col.config,
+        base_config=base.config,
+    )
 
 
 def per_q(unit: str) -> str:
@@ -208,21 +226,24 @@ def svg_text(p: Profiles) -> str:
     return flame_svg(tree, title, differential=True)
 
 
-def grown_functions(
-    cur: duckdb.DuckDBPyConnection, host: str, base: str, column: str, workload: str, n: int = 3
-) -> list[FunctionDiff] | None:
-    """The functions whose self CPU per query grew most from base to column (None: a side has
-    no profile). For Triage and Changes."""
+GROWN = 3  # functions named per regression
+
+
+def grown_text(cur: duckdb.DuckDBPyConnection, req: ProfileRequest, n: int = GROWN) -> str:
+    """``row_upd_sec_index_entry +3.1 us/q  btr_cur_search +0.8 us/q``: the functions whose self
+    CPU per query grew most from base to column; empty when a side has no profile or nothing
+    grew. For Triage and Changes."""
     from benchdeck.engine.profiling.cpu import grew_most
 
     try:
-        p = load_profiles(cur, ProfileRequest(host=host, base=base, column=column, workload=workload))
+        p = load_profiles(cur, req)
     except ProfileError:
-        return None
-    assert p.column is not None
-    return grew_most(p.base, p.column, n)
+        return ""
+    if p.column is None:
+        return ""
+    unit = per_q(p.base.unit)
+    return "  ".join(f"{d.function} {_signed(d.diff())} {unit}" for d in grew_most(p.base, p.column, n))
 
 
-def grown_label(diffs: Sequence[FunctionDiff], unit: str = "us") -> str:
-    """``row_upd_sec_index_entry +3.1 us/q  btr_cur_search +0.8 us/q``."""
-    return "  ".join(f"{d.function} {d.diff():+.1f} {per_q(unit)}" for d in diffs)
+def _signed(v: float) -> str:
+    return f"{v:+,.0f}" if abs(v) >= 100 else f"{v:+.1f}" if abs(v) >= 0.1 else f"{v:+.3f}"

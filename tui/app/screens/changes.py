@@ -44,6 +44,29 @@ class Row:
     change: Change
 
 
+def changes_grown(cur: object, results: list[SeriesChanges]) -> dict[tuple[int, int], str]:
+    """For each drop in QPS with profiles on both sides of it: the functions whose CPU per query
+    grew most, by (id of the result, change index). In the screen's worker."""
+    import duckdb
+
+    from benchdeck.tui.services.profiles import ProfileRequest, grown_text
+
+    assert isinstance(cur, duckdb.DuckDBPyConnection)
+    out: dict[tuple[int, int], str] = {}
+    for r in results:
+        s = r.series
+        for c in r.changes:
+            if c.test.ratio >= 1.0 or c.before.build == c.after.build:
+                continue
+            req = ProfileRequest(
+                host=s.host, base=c.before.build, column=c.after.build, workload=s.workload,
+                config=s.config, dop=s.dop,
+            )  # fmt: skip
+            if text := grown_text(cur, req):
+                out[(id(r), c.index)] = text
+    return out
+
+
 class ChangesScreen(BenchdeckScreen):
     """Change points per workload group; ``o`` switches versions/time, ``h`` the host."""
 
@@ -69,11 +92,18 @@ class ChangesScreen(BenchdeckScreen):
     ]
 
     class Loaded(Message, bubble=False):
-        def __init__(self, request: Request, hosts: list[str], results: list[SeriesChanges]) -> None:
+        def __init__(
+            self,
+            request: Request,
+            hosts: list[str],
+            results: list[SeriesChanges],
+            grown: dict[tuple[int, int], str] | None = None,
+        ) -> None:
             super().__init__()
             self.request = request
             self.hosts = hosts
             self.results = results
+            self.grown = grown or {}
 
     def __init__(self) -> None:
         super().__init__()
@@ -81,6 +111,7 @@ class ChangesScreen(BenchdeckScreen):
         self.hosts: list[str] = []
         self.results: list[SeriesChanges] = []
         self.rows: list[Row] = []
+        self.grown: dict[tuple[int, int], str] = {}  # (result, change) -> functions that grew most
         self._loaded = False
 
     def compose(self) -> ComposeResult:
@@ -127,15 +158,17 @@ class ChangesScreen(BenchdeckScreen):
                     cur, host=host, group_of=cat.group_of, sort_key=cat.sort_key, over=request.over
                 )
                 results = analyse(series, request.options)
+            grown = changes_grown(cur, results)
         finally:
             cur.close()
-        self.post_if_current(self.Loaded(request, hosts, results))
+        self.post_if_current(self.Loaded(request, hosts, results, grown))
 
     def on_changes_screen_loaded(self, msg: Loaded) -> None:
         self._loaded = True
         self.request = msg.request
         self.hosts = msg.hosts
         self.results = msg.results
+        self.grown = msg.grown
         host: Select[str] = self.query_one("#changes-host", Select)
         over: Select[str] = self.query_one("#changes-over", Select)
         with self.prevent(Select.Changed):
@@ -178,7 +211,7 @@ class ChangesScreen(BenchdeckScreen):
                 between(c),
                 Text(fmt_change(c), style=colours.style(c.test.ratio), justify="right"),
                 Text(fmt_pvalue(c.test.pvalue), justify="right"),
-                fmt_moves(c.moved),
+                "  ".join(filter(None, [fmt_moves(c.moved), self.grown.get((id(row.result), c.index), "")])),
             ]
             if len(lines) > 1:
                 cells.insert(2, series_title(row.result.series))

@@ -412,7 +412,8 @@ class CompareScreen(BenchdeckScreen):
         """Profiles of the base and the chart's column, first workload that has them (w: next)."""
         if self.cmp is None or not self.cmp.columns:
             return
-        from benchdeck.tui.app.screens.profile import ProfileScreen, column_request
+        from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profiles import column_request
 
         column = min(self.chart_column, len(self.cmp.columns) - 1)
         self.app.push_screen(ProfileScreen(column_request(self.cmp, column, None)))

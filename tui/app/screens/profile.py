@@ -11,7 +11,7 @@ worker: the UI thread only lays out what fits on the screen.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -27,25 +27,15 @@ from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.flame import FlameGraph, largest_change
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
-from benchdeck.tui.services.profiles import ProfileRequest, Profiles, load_profiles, per_q, table_rows
-
-if TYPE_CHECKING:
-    from benchdeck.store.compare import Comparison
+from benchdeck.tui.services.profiles import (
+    ProfileRequest,
+    Profiles,
+    load_profiles,
+    per_q,
+    table_rows,
+)
 
 TOP_ROWS = 50
-
-
-def column_request(cmp: Comparison, column: int, workload: str | None) -> ProfileRequest:
-    """Base vs column ``column`` of a comparison, for ``workload`` (as Triage finds the runs)."""
-    base, col = cmp.spec(cmp.base), cmp.spec(cmp.columns[column])
-    return ProfileRequest(
-        host=cmp.host,
-        base=base.build,
-        column=col.build,
-        workload=workload,
-        config=col.config,
-        base_config=base.config,
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +149,11 @@ class ProfileScreen(BenchdeckScreen):
         head.update("\n".join(lines))
         table = self.query_one("#profile-top", DataTable)
         table.clear(columns=True)
-        for name in msg.loaded.head:
-            table.add_column(name, key=name)
+        # widths from the data, given explicitly (a table left to measure itself can show
+        # cells cut to the header's width after a redraw: see the Changes screen)
+        for j, name in enumerate(msg.loaded.head):
+            width = max([len(name), *(len(r[j]) for r in msg.loaded.rows)])
+            table.add_column(name, key=name, width=width)
         for i, row in enumerate(msg.loaded.rows):
             table.add_row(Text(row[0]), *(Text(c, justify="right") for c in row[1:]), key=str(i))
         self.show_graph()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from textual import on, work
@@ -50,21 +50,27 @@ class TriageItem:
     moved: tuple[Moved, ...]
     noise: bool = False
     """The confidence interval of the ratio contains 1 (store/noise.py)."""
+    grown: str = ""
+    """The functions whose CPU per query grew most, when both sides have profiles."""
 
     def label(self, multi_dop: bool = False) -> str:
         return row_label(self.workload, self.dop, multi_dop)
 
     def metrics_text(self) -> str:
-        return "  ".join(str(m) for m in self.moved)
+        return "  ".join([*map(str, self.moved), *([self.grown] if self.grown else [])])
 
     def line(self, multi_dop: bool = False) -> str:
         """``update-index_range=100 0.56  cpu/o x1.50  wKB/o x2.32  cs/o x1.41``."""
         mark = NOISE_MARK if self.noise else ""
-        return "  ".join([f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}", *map(str, self.moved)])
+        head = f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}"
+        return "  ".join([head, *map(str, self.moved), *([self.grown] if self.grown else [])])
 
 
-def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
-    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers."""
+def rank(
+    cmp: Comparison, column: int = 0, grown: dict[tuple[int, str, int | None], str] | None = None
+) -> list[TriageItem]:
+    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers
+    (and ``grown``: the functions that grew most, by (column, workload, dop))."""
     build = cmp.columns[column]
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     items = []
@@ -77,7 +83,13 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
         moved = sorted((m for m in moved if m.score > 0), key=lambda m: -m.score)[:TOP_METRICS]
         items.append(
             TriageItem(
-                row.workload, row.dop, row.group, row.values[column], tuple(moved), row.within_noise[column]
+                row.workload,
+                row.dop,
+                row.group,
+                row.values[column],
+                tuple(moved),
+                row.within_noise[column],
+                (grown or {}).get((column, row.workload, row.dop), ""),
             )
         )
     order = {(r.workload, r.dop): i for i, r in enumerate(cmp.rqps)}
@@ -89,6 +101,31 @@ def rank(cmp: Comparison, column: int = 0) -> list[TriageItem]:
             order[(it.workload, it.dop)],
         ),
     )
+
+
+def regressions_grown(cur: object, cmp: Comparison) -> dict[tuple[int, str, int | None], str]:
+    """For each regression (rQPS < 1) with profiles of the base and the column: the functions
+    whose CPU per query grew most, by (column, workload, dop). In the screen's worker."""
+    import duckdb
+
+    from benchdeck.store.profiles import profiled_workloads
+    from benchdeck.tui.services.profiles import column_request, grown_text
+
+    assert isinstance(cur, duckdb.DuckDBPyConnection)
+    out: dict[tuple[int, str, int | None], str] = {}
+    base = cmp.base_column
+    for i, label in enumerate(cmp.columns):
+        spec = cmp.spec(label)
+        profiled = set(
+            profiled_workloads(cur, cmp.host, [base.build, spec.build], [base.config, spec.config])
+        )
+        for row in cmp.rqps:
+            v = row.values[i]
+            if row.workload in profiled and v is not None and v < 1.0:
+                req = replace(column_request(cmp, i, row.workload), dop=row.dop)
+                if text := grown_text(cur, req):
+                    out[(i, row.workload, row.dop)] = text
+    return out
 
 
 class TriageScreen(BenchdeckScreen):
@@ -114,10 +151,13 @@ class TriageScreen(BenchdeckScreen):
     ]
 
     class Ranked(Message, bubble=False):
-        def __init__(self, cmp: Comparison | None, sel: Selection) -> None:
+        def __init__(
+            self, cmp: Comparison | None, sel: Selection, grown: dict[tuple[int, str, int | None], str]
+        ) -> None:
             super().__init__()
             self.cmp = cmp
             self.sel = sel
+            self.grown = grown
 
     class RunsFound(Message, bubble=False):
         def __init__(self, run_ids: list[int]) -> None:
@@ -127,6 +167,7 @@ class TriageScreen(BenchdeckScreen):
     def __init__(self) -> None:
         super().__init__()
         self.cmp: Comparison | None = None
+        self.grown: dict[tuple[int, str, int | None], str] = {}
         self.column = 0
         self.items: list[TriageItem] = []
         self._loaded_for: Selection | None = None
@@ -155,15 +196,17 @@ class TriageScreen(BenchdeckScreen):
         try:
             sel = load_choices(cur, sel, self.bd.saved).sel
             cmp = run_comparison(cur, sel) if sel.complete else None
+            grown = regressions_grown(cur, cmp) if cmp is not None else {}
         finally:
             cur.close()
-        self.post_if_current(self.Ranked(cmp, sel))
+        self.post_if_current(self.Ranked(cmp, sel, grown))
 
     def on_triage_screen_ranked(self, msg: Ranked) -> None:
         if msg.sel != self.bd.selection and msg.sel.complete:
             self.bd.selection = msg.sel  # what Compare shows next too
         self._loaded_for = msg.sel
         self.cmp = msg.cmp
+        self.grown = msg.grown
         self.column = min(self.column, max(0, len(msg.sel.with_builds) - 1))
         select: Select[int] = self.query_one("#triage-build", Select)
         with self.prevent(Select.Changed):
@@ -188,7 +231,7 @@ class TriageScreen(BenchdeckScreen):
             return
         colours = rqps_colours(self.app)
         multi = len(cmp.dops) > 1
-        self.items = rank(cmp, self.column)
+        self.items = rank(cmp, self.column, self.grown)
         head.update(
             f"{cmp.columns[self.column]} vs base {cmp.base} on {cmp.host}: lowest rQPS first, "
             "with the per-op metrics that moved most"
@@ -242,7 +285,8 @@ class TriageScreen(BenchdeckScreen):
         table = self.query_one("#triage-table", DataTable)
         if self.cmp is None or not self.items or not table.row_count:
             return
-        from benchdeck.tui.app.screens.profile import ProfileScreen, column_request
+        from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profiles import column_request
 
         item = self.items[min(table.cursor_row, len(self.items) - 1)]
         self.app.push_screen(ProfileScreen(column_request(self.cmp, self.column, item.workload)))
