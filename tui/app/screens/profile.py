@@ -20,11 +20,11 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Header, Input, Static
 
-from benchdeck.engine.profiling.cpu import ProfileError
+from benchdeck.engine.profiling.cpu import ProfileError, diff_functions
 from benchdeck.engine.profiling.tree import Frame, attach_other, build_tree, self_us
 from benchdeck.store.profiles import profiled_workloads
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
-from benchdeck.tui.app.widgets.flame import FlameGraph, largest_change
+from benchdeck.tui.app.widgets.flame import FlameGraph
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 from benchdeck.tui.services.profiles import (
@@ -74,7 +74,7 @@ def load(cur: object, req: ProfileRequest) -> Loaded:
     if p.column is not None:
         column_tree = build_tree(p.column.stacks)
         attach_other(column_tree, base_tree)
-        scale = largest_change(column_tree)
+        scale = max((abs(d.diff()) for d in diff_functions(p.base, p.column, None)), default=0.0)
     head, rows = table_rows(p, TOP_ROWS, "self")
     return Loaded(p, column_tree, base_tree, scale, head, rows, workloads, req)
 

@@ -63,8 +63,8 @@ class FlameGraph(Widget, can_focus=True):
         return self.zoom_stack[-1] if self.zoom_stack else self.root
 
     def show(self, root: Frame | None, differential: float | None, colours: RqpsColours) -> None:
-        """Draw ``root``; ``differential``: the largest change of a frame's self CPU per query
-        (:func:`largest_change`, worked out in a worker), None for the plain view."""
+        """Draw ``root``; ``differential``: the change of self CPU per query drawn in full colour
+        (the largest of a function's, worked out in a worker), None for the plain view."""
         self.root = root
         self.zoom_stack = []
         self.cursor = root
@@ -157,14 +157,3 @@ def _warm(name: str) -> str:
     r = 180 + (v % 60)
     g = 70 + (v >> 8) % 120
     return f"#{r:02x}{g:02x}{40 + (v % 30):02x}"
-
-
-def largest_change(root: Frame) -> float:
-    """The largest |change| of a frame's own CPU per query (the differential view's full colour)."""
-    largest = 0.0
-    todo = [root]
-    while todo:
-        f = todo.pop()
-        largest = max(largest, abs(delta_self(f)))
-        todo.extend(f.children)
-    return largest
