@@ -68,7 +68,8 @@ from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from benchdeck.engine.running.runner import Runner, RunPlan
 from benchdeck.engine.transport import HostSpec, SSHTransport
-from benchdeck.store import db, faults, ingest, shared_hold
+from benchdeck.store import faults, ingest, shared_hold
+from benchdeck.store import file_store as db
 from benchdeck.store.db import Store
 from benchdeck.store.ingest import EventSink, pump
 from benchdeck.store.runs import NewRun, create_run
@@ -306,7 +307,9 @@ async def benchdeck_round(
             all_started.set()
 
     opens = [0]
-    connect = store._connect_waiting
+    files = store.backend
+    assert isinstance(files, db.FileStore)
+    connect = files._connect_waiting
 
     open_s: list[float] = []
 
@@ -318,7 +321,7 @@ async def benchdeck_round(
         finally:
             open_s.append(time.perf_counter() - t0)
 
-    store._connect_waiting = counting  # type: ignore[method-assign]
+    files._connect_waiting = counting  # type: ignore[method-assign]
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")  # as `run` does
     ingester = asyncio.create_task(pump(queue, sink, observe, writer))
     finished = asyncio.gather(
@@ -350,7 +353,7 @@ async def benchdeck_round(
     await queue.put(None)
     await ingester
     writer.shutdown(wait=True)
-    store._connect_waiting = connect  # type: ignore[method-assign]
+    files._connect_waiting = connect  # type: ignore[method-assign]
     for t in transports:
         await t.close()
 

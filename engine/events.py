@@ -11,6 +11,8 @@ from datetime import datetime
 
 from benchdeck.engine.metrics import PerOp
 from benchdeck.engine.planning.plan import RunPlan
+from benchdeck.engine.profiling.records import CounterWindow, ProfileWindow
+from benchdeck.engine.profiling.stream import CaptureGap
 from benchdeck.engine.records import (
     BenchInterval,
     IostatSample,
@@ -91,6 +93,17 @@ class IostatBatch:
 
 
 @dataclass(frozen=True, slots=True)
+class CaptureBatch:
+    """perf windows finished during the measured part (``--profile``), each delivered once:
+    ``perf stat`` windows, folded ``perf record`` windows, and windows perf did not take."""
+
+    run_id: int
+    counters: tuple[CounterWindow, ...] = ()
+    profiles: tuple[ProfileWindow, ...] = ()
+    gaps: tuple[CaptureGap, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Skipped:
     """Lines a parser could not use, kept with their source."""
 
@@ -154,7 +167,7 @@ class Replayed:
     io: tuple[IostatSample, ...] = ()
 
 
-SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped
+SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped | CaptureBatch
 EndEvent = RunFinished | RunFailed | RunCancelled
 RunEvent = (
     Planned

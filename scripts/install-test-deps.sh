@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the real programs the test suite drives: sshd, MariaDB, PostgreSQL, sysbench,
-# vmstat/iostat, db_bench, tmux. Debian/Ubuntu; uses sudo when not root.
+# vmstat/iostat, perf, db_bench, tmux. Debian/Ubuntu; uses sudo when not root.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -9,7 +9,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
   postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg \
-  gcc libc6-dev >/dev/null
+  gcc libc6-dev linux-perf >/dev/null
 # npm: the machine's Node.js brings it; Debian's package only where there is none.
 command -v npm >/dev/null || $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
 # The build tests compile SQLite's amalgamation from the npm package better-sqlite3
@@ -17,7 +17,7 @@ command -v npm >/dev/null || $SUDO apt-get install -y -qq --no-install-recommend
 CACHE="${BENCHDECK_TEST_CACHE:-$HOME/.cache/benchdeck-tests}"
 mkdir -p "$CACHE"
 [ -f "$CACHE/better-sqlite3-12.11.1.tgz" ] || npm pack better-sqlite3@12.11.1 --pack-destination "$CACHE" >/dev/null
-echo "test dependencies installed: $(sysbench --version), $(iostat -V | head -1), $(ssh -V 2>&1)"
+echo "test dependencies installed: $(sysbench --version), $(iostat -V | head -1), $(ssh -V 2>&1), $(perf --version)"
 # Apache Otava, the change-point test oracle, in its own venv under the test cache (its numpy and
 # scipy pins differ from ours): tests/changes/otava_oracle.py also makes it on first use.
 python3 "$(dirname "$0")/../tests/changes/otava_oracle.py"

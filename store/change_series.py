@@ -7,14 +7,23 @@ builds and workloads are read apart, and numpy orders the runs into series and p
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 
 import duckdb
 import numpy as np
 from numpy.typing import NDArray
 
-from benchdeck.store.changes import METRICS, MIN_POINTS, OVER, ChangesError, Over, Series
+from benchdeck.store.changes import (
+    METRICS,
+    MIN_POINTS,
+    OVER,
+    ChangesError,
+    LeftOut,
+    Over,
+    Series,
+    UnknownFilter,
+)
 
 _RUNS_SQL = """
 SELECT r.workload_id, coalesce(r.threads, -1) AS dop, r.config, r.build_id, r.run_id,
@@ -36,8 +45,40 @@ WHERE h.name = $host
   AND ($dop IS NULL OR r.threads = $dop)
   AND ($build IS NULL OR b.name = $build)
 """
+_KNOWN_SQL = """
+SELECT list(DISTINCT r.config), list(DISTINCT b.dbms), list(DISTINCT w.name),
+       list(DISTINCT r.threads), list(DISTINCT b.name)
+FROM runs r
+JOIN hosts h ON h.host_id = r.host_id
+JOIN builds b ON b.build_id = r.build_id
+JOIN workloads w ON w.workload_id = r.workload_id
+WHERE h.name = $host AND r.status = 'finished'
+"""
 _BUILDS_SQL = "SELECT build_id, name, dbms, fork, variant, version, version_key FROM builds"
 _WORKLOADS_SQL = "SELECT workload_id, name FROM workloads"
+
+
+def _check_filters(
+    cur: duckdb.DuckDBPyConnection, params: dict[str, str | int | None], include: Collection[str] = ()
+) -> None:
+    """UnknownFilter for a host, or a filter value the host has no finished runs with (a typo
+    printed "no series with 3 or more points" and exited 0)."""
+    from benchdeck.engine.planning.request_check import unknown_message
+
+    host = params["host"]
+    hosts = [r[0] for r in cur.execute("SELECT name FROM hosts").fetchall()]
+    if host not in hosts:
+        raise UnknownFilter(unknown_message("host", host, hosts))
+    given = [(k, v) for k, v in params.items() if k != "host" and v is not None]
+    given += [("build", b) for b in include]
+    if not given:
+        return
+    row = cur.execute(_KNOWN_SQL, {"host": host}).fetchone()
+    known = dict(zip(("config", "dbms", "workload", "dop", "build"), row or (), strict=False))
+    for key, value in given:
+        have = [v for v in known.get(key) or [] if v is not None]
+        if value not in have:
+            raise UnknownFilter(unknown_message(key, value, have, f" in host {host}'s finished runs"))
 
 
 def load_series(
@@ -52,18 +93,21 @@ def load_series(
     workload: str | None = None,
     dop: int | None = None,
     build: str | None = None,
+    include: Collection[str] = (),
+    left_out: list[LeftOut] | None = None,
 ) -> list[Series]:
     """Every series of ``host`` with at least :data:`MIN_POINTS` points, in workload order.
 
     Over versions a series is (workload, dop, config, dbms + fork + variant) and a point is a
     build, in version order, its runs in time order; over time it is (workload, dop, config,
-    build) and each run is a point.
+    build) and each run is a point. Builds in ``include`` join their DBMS's line without their
+    fork (``my8406v2_rel_o2nofp`` in ``mysql rel_o2nofp``). ``left_out``, when given, receives
+    the builds in no series, with why (so a report can say what it did not analyse).
     """
     if over not in OVER:
         raise ChangesError(f"over must be one of {', '.join(OVER)}, not {over!r}")
-    if cur.execute("SELECT count(*) FROM hosts WHERE name = ?", [host]).fetchone() == (0,):
-        raise ChangesError(f"no host {host!r} in the store")
     params = {"host": host, "config": config, "dbms": dbms, "workload": workload, "dop": dop, "build": build}
+    _check_filters(cur, params, include)
     cols = cur.execute(_RUNS_SQL, params).fetchnumpy()
     if not len(cols["run_id"]):
         return []
@@ -75,7 +119,7 @@ def load_series(
     ran_at = np.asarray(cols["ran_at"], dtype=np.float64)
     configs, config_code = np.unique(np.asarray(cols["config"], dtype=object), return_inverse=True)
     # per build: its line (what a version series holds fixed) and its rank in version order
-    line_of = {b: _line(row, over) for b, row in builds.items()}
+    line_of = {b: _line(row, over, row[0] in include) for b, row in builds.items()}
     line_code = {ln: i for i, ln in enumerate(sorted(set(line_of.values())))}
     by_version = sorted(builds, key=lambda b: (str(builds[b][5]), str(builds[b][0])))
     b_line = _map(build_ids, {b: line_code[ln] for b, ln in line_of.items()})
@@ -112,8 +156,11 @@ def load_series(
     o_runs = run_ids[order].tolist()
     o_at = ran_at[order].tolist()
     out = []
+    short: dict[str, int] = {}  # line -> the most points of its series too short to analyse
     for lo, hi, k0, k1 in zip(starts, ends, first_point, last_point, strict=True):
         if k1 - k0 < MIN_POINTS:
+            ln = line_of[int(build_ids[int(order[lo])])]
+            short[ln] = max(short.get(ln, 0), k1 - k0)
             continue
         i0 = int(order[lo])
         name = workloads[int(wl[i0])]
@@ -144,12 +191,24 @@ def load_series(
             )
         )
     out.sort(key=lambda s: (sort_key(s.workload), s.dop or 0, s.config, s.line))
+    if left_out is not None:
+        used = {b for s in out for b in s.builds}
+        for b in sorted({int(x) for x in np.unique(build_ids)}, key=lambda b: str(builds[b][0])):
+            row = builds[b]
+            if str(row[0]) in used:
+                continue
+            fork = over == "version" and bool(row[2]) and row[0] not in include
+            upstream = _line(row, over, True) if fork else None
+            unit = "version" if over == "version" else "run"
+            left_out.append(LeftOut(str(row[0]), line_of[b], short.get(line_of[b], 0), unit, upstream))
     return out
 
 
-def _line(build: tuple[object, ...], over: Over) -> str:
+def _line(build: tuple[object, ...], over: Over, without_fork: bool = False) -> str:
     """What a series holds fixed besides workload, dop and config: ``mysql rel_o2nofp`` or a build."""
     name, dbms, fork, variant = (str(x or "") for x in build[:4])
+    if without_fork:
+        fork = ""
     return name if over == "time" else " ".join(p for p in (dbms, fork, variant) if p)
 
 

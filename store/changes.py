@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchdeck.engine.changepoints import Options, TTest, detect, split_test
+from benchdeck.store.movers import mover_ratio
 
 Over = Literal["version", "time"]
 OVER: tuple[Over, ...] = ("version", "time")
@@ -35,6 +36,15 @@ MIN_POINTS = 3
 
 class ChangesError(Exception):
     """A request that cannot be answered, with a one-line reason for the user."""
+
+    exit_code = 1
+
+
+class UnknownFilter(ChangesError):
+    """A host, config, DBMS, workload, dop or build the host has no finished runs of: a usage
+    error (the CLI exits 2), named with the known values and the closest, as ``run`` does."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +95,33 @@ class Series:
 
 
 @dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A build with finished runs that is in no series, and why: its line (DBMS, fork, variant;
+    over time the build itself) has fewer than :data:`MIN_POINTS` points in every series."""
+
+    build: str
+    line: str
+    points: int
+    """The most points its line has in any series."""
+    unit: str = "version"
+    """What a point is: a version, or (over time) a run."""
+    upstream: str | None = None
+    """The line ``--include BUILD`` puts it in (its fork set aside); None without a fork."""
+
+    def reason(self) -> str:
+        """``my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version, 3 needed; --include ...)``."""
+        plural = "" if self.points == 1 else "s"
+        why = f"{self.build} ({self.line}: {self.points} {self.unit}{plural}, {MIN_POINTS} needed"
+        if self.upstream is not None:
+            why += f"; --include {self.build} puts it in {self.upstream}"
+        return why + ")"
+
+
+@dataclass(frozen=True, slots=True)
 class MetricMove:
     metric: str
     ratio: float
+    """after / before, each held at least at the metric's floor (store/movers.py): finite."""
     pvalue: float
     moved: bool
 
@@ -126,12 +160,13 @@ def analyse(series: Iterable[Series], options: Options | None = None) -> list[Se
             moves = []
             for metric, _col in METRICS:
                 t = split_test(s.hw[metric], s.groups, (lo, cp.index, hi))
-                if t is None or not (t.mean_before or t.mean_after):
+                # the floors of store/movers.py: both means near zero is no move, and never inf
+                ratio = None if t is None else mover_ratio(metric, t.mean_after, t.mean_before)
+                if t is None or ratio is None:
                     continue
+                magnitude = max(abs(ratio - 1.0), abs(1.0 / ratio - 1.0))
                 moved = not math.isnan(t.pvalue) and t.pvalue <= METRIC_PVALUE
-                moves.append(
-                    MetricMove(metric, t.ratio, t.pvalue, moved and t.magnitude > opts.min_magnitude)
-                )
+                moves.append(MetricMove(metric, ratio, t.pvalue, moved and magnitude > opts.min_magnitude))
             changes.append(Change(cp.index, s.point(cp.index - 1), s.point(cp.index), cp.test, tuple(moves)))
         out.append(SeriesChanges(s, tuple(changes)))
     return out

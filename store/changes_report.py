@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchdeck.engine.changepoints import Options
-from benchdeck.store.changes import METRICS, Change, MetricMove, Point, Series, SeriesChanges
+from benchdeck.store.changes import METRICS, Change, LeftOut, MetricMove, Point, Series, SeriesChanges
 from benchdeck.store.report import fmt_ratio
 
 FORMATS = ("text", "md", "csv", "json")
@@ -19,11 +19,13 @@ FORMATS = ("text", "md", "csv", "json")
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """What was asked, for the heading: host, axis and thresholds."""
+    """What was asked, for the heading: host, axis and thresholds; and the builds left out of
+    every series (said under the heading, so "35 of 38 series" never hides a build)."""
 
     host: str
     over: str
     options: Options
+    left_out: tuple[LeftOut, ...] = ()
 
 
 def fmt_pvalue(p: float) -> str:
@@ -94,8 +96,35 @@ def summary_line(results: Sequence[SeriesChanges]) -> str:
     return f"{changed} of {len(results)} series have change points"
 
 
+def left_out_lines(req: Request) -> list[str]:
+    """``left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version, 3 needed; ...)``."""
+    return [f"left out: {lo.reason()}" for lo in req.left_out]
+
+
+def left_out_note(left_out: Sequence[LeftOut]) -> str:
+    """The app's short form: `` · left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version)``."""
+    if not left_out:
+        return ""
+    shown = ", ".join(
+        f"{lo.build} ({lo.line}: {lo.points} {lo.unit}{'' if lo.points == 1 else 's'})" for lo in left_out[:3]
+    )
+    more = f" and {len(left_out) - 3} more" if len(left_out) > 3 else ""
+    return f" · left out: {shown}{more}; `benchdeck changes --include BUILD` puts a forked build in its line"
+
+
+def dops_note(results: Sequence[SeriesChanges]) -> str | None:
+    """Said when the series span several concurrencies: a change is never called across them."""
+    dops = sorted({r.series.dop for r in results if r.series.dop is not None})
+    if len(dops) < 2:
+        return None
+    return f"dops {', '.join(map(str, dops))}: each dop is a series of its own (never compared across dops)"
+
+
 def _text(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
     yield heading(req)
+    yield from left_out_lines(req)
+    if note := dops_note(results):
+        yield note
     if not results:
         yield "no series with 3 or more points"
         return
@@ -121,6 +150,12 @@ def _text(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
 
 def _md(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
     yield f"**{heading(req)}**"
+    if req.left_out:
+        yield ""
+        yield from (f"- {line}" for line in left_out_lines(req))
+    if note := dops_note(results):
+        yield ""
+        yield f"_{note}_"
     for (_cfg, _dop, _line), members in _by_line(results).items():
         yield ""
         yield f"{series_title(members[0].series)}: {_points_text(members[0].series)}"
@@ -182,6 +217,10 @@ def to_json(results: Sequence[SeriesChanges], req: Request) -> dict[str, Any]:
         "over": req.over,
         "max_pvalue": o.max_pvalue,
         "min_magnitude": o.min_magnitude,
+        "left_out": [
+            {"build": lo.build, "line": lo.line, "points": lo.points, "include_line": lo.upstream}
+            for lo in req.left_out
+        ],
         "series": [
             {
                 "workload": r.series.workload,

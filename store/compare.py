@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -19,6 +19,7 @@ from benchdeck.engine.metrics import relative
 from benchdeck.store.columns import Column
 
 if TYPE_CHECKING:
+    from benchdeck.store.counters_per_op import CounterRow
     from benchdeck.store.noise import RatioCI
 
 HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
@@ -27,6 +28,14 @@ _HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
 
 class CompareError(Exception):
     """A comparison that cannot be made, with a one-line reason for the user."""
+
+    exit_code = 1
+
+
+class UnknownName(CompareError):
+    """A host or build the store does not have: a usage error (the CLI exits 2)."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +63,9 @@ class RqpsRow:
     group: str
     dop: int | None
     values: tuple[float | None, ...]
-    within_noise: tuple[bool, ...]
-    """The column's confidence interval (``ci``) contains 1.0."""
+    within_noise: tuple[bool | None, ...]
+    """The column's confidence interval (``ci``) contains 1.0; None when there is no interval
+    (a script must not read "significant" where nothing was computed)."""
     repeats: tuple[int, ...]
     ci: tuple[RatioCI | None, ...] = ()
     """Per column: the interval of the ratio, None when there is nothing to draw it from."""
@@ -109,6 +119,9 @@ class Comparison:
     base_column: Column = field(default_factory=lambda: Column(""))
     column_specs: tuple[Column, ...] = ()
     """The resolved (build, config) of each of ``columns`` (config never None)."""
+    counters: tuple[CounterRow, ...] = ()
+    """perf stat counters per operation and their ratios (store/counters_per_op.py); empty when
+    no compared run has counter windows."""
 
     @property
     def configs_differ(self) -> bool:
@@ -167,17 +180,25 @@ def compare(
     dop: int | None = None,
     only: Collection[str] | None = None,
     intervals: bool = True,
+    counters: bool = True,
 ) -> Comparison:
     """Compare the ``with_builds`` columns against ``base`` on ``host``; raises :class:`CompareError`.
 
     A column is a :class:`Column` or a string ``BUILD[:CONFIG]``; a build without a config gets
     ``config``, else the only config it has runs with. ``only`` limits the rows to those
     workloads (e.g. one suite's steps).
-    ``intervals`` False skips the noise intervals (``within_noise`` all False, ``ci`` None).
+    ``intervals`` False skips the noise intervals (``within_noise`` and ``ci`` all None);
+    ``counters`` False skips the perf stat counters.
     """
     wanted = [_as_column(c) for c in (base, *with_builds)]
     builds = list(dict.fromkeys(c.build for c in wanted))
-    rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": dop}).fetchall()
+    at_dops = any(c.dop is not None for c in wanted)  # columns at their own dops: BUILD@DOP
+    if at_dops:
+        wanted = [c if c.dop is not None else replace(c, dop=dop) for c in wanted]
+        if any(c.dop is None for c in wanted):
+            raise CompareError("give every column a dop (BUILD@DOP) or --dop for those without one")
+    sql_dop = None if at_dops else dop
+    rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": sql_dop}).fetchall()
     if {r[2] for r in rows} != set(builds):  # (rows for every build: the host and builds exist)
         _check_names(cur, host, [c.build for c in wanted])  # unknown host or build: said first
     found: dict[tuple[str, int | None, str, str], Cell] = {}
@@ -193,21 +214,21 @@ def compare(
             run_ids=tuple(int(r) for r, _ in runs),
             run_qps=tuple(float(q) for _, q in runs),
         )
-    have: dict[tuple[str, str], int] = {}
-    for (wl, _, build, cfg), cell in found.items():
-        if only is None or wl in only:
-            have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
-    specs = [_resolve(c, config, have, host, dop, i == 0) for i, c in enumerate(wanted)]
+    specs = [
+        _resolve(c, config, _have(found, only, c.dop), host, c.dop or sql_dop, i == 0)
+        for i, c in enumerate(wanted)
+    ]
     dupes = [s for s in specs if specs.count(s) > 1]
     if dupes:
-        raise CompareError(f"column {dupes[0].build}:{dupes[0].config} is named more than once")
+        raise CompareError(f"column {dupes[0]} is named more than once")
     labels = _labels(specs)
     base_label, col_labels = labels[0], labels[1:]
     cells: dict[tuple[str, int | None, str], Cell] = {}
     for spec, label in zip(specs, labels, strict=True):
         for (wl, threads, build, cfg), cell in found.items():
-            if build == spec.build and cfg == spec.config:
-                cells[(wl, threads, label)] = cell
+            if build == spec.build and cfg == spec.config and (spec.dop is None or threads == spec.dop):
+                # columns at their own dops share the rows of the base's dop
+                cells[(wl, specs[0].dop if at_dops else threads, label)] = cell
     keys = sorted(
         {(wl, d) for (wl, d, b) in cells if b == base_label and (only is None or wl in only)},
         key=lambda k: (sort_key(k[0]), k[1] if k[1] is not None else -1),
@@ -226,7 +247,33 @@ def compare(
         cells=cells,
         base_column=specs[0],
         column_specs=tuple(specs[1:]),
+        counters=_counters(cur, cells, keys, base_label, col_labels) if counters else (),
     )
+
+
+def _have(
+    found: dict[tuple[str, int | None, str, str], Cell], only: Collection[str] | None, dop: int | None
+) -> dict[tuple[str, str], int]:
+    """Finished runs per (build, config) (at ``dop`` when given), of the ``only`` workloads."""
+    have: dict[tuple[str, str], int] = {}
+    for (wl, threads, build, cfg), cell in found.items():
+        if (only is None or wl in only) and (dop is None or threads == dop):
+            have[(build, cfg)] = have.get((build, cfg), 0) + cell.n
+    return have
+
+
+def _counters(
+    cur: duckdb.DuckDBPyConnection,
+    cells: dict[tuple[str, int | None, str], Cell],
+    keys: Sequence[tuple[str, int | None]],
+    base: str,
+    columns: Sequence[str],
+) -> tuple[CounterRow, ...]:
+    from benchdeck.store.counters_per_op import counter_rows, per_op
+
+    wanted = set(keys)
+    values = per_op(cur, {k: c.run_ids for k, c in cells.items() if (k[0], k[1]) in wanted})
+    return counter_rows(values, keys, base, columns) if values else ()
 
 
 def _as_column(c: ColumnArg) -> Column:
@@ -235,10 +282,12 @@ def _as_column(c: ColumnArg) -> Column:
 
 
 def _labels(specs: Sequence[Column]) -> list[str]:
-    """Build names when every column has one config, else ``<build>.<config>``."""
+    """Build names when every column has one config, else ``<build>.<config>``; ``@<dop>``
+    after each when the columns have their own dops."""
+    at = [f"@{s.dop}" if s.dop is not None else "" for s in specs]
     if len({s.config for s in specs}) == 1:
-        return [s.build for s in specs]
-    return [f"{s.build}.{s.config}" if s.config else s.build for s in specs]
+        return [s.build + a for s, a in zip(specs, at, strict=True)]
+    return [(f"{s.build}.{s.config}" if s.config else s.build) + a for s, a in zip(specs, at, strict=True)]
 
 
 def _resolve(
@@ -257,7 +306,7 @@ def _resolve(
     what = "base build" if is_base else "build"
     if cfg is None:
         if len(of_build) == 1:
-            return Column(col.build, of_build[0][0])
+            return Column(col.build, of_build[0][0], col.dop)
         if not of_build:
             raise CompareError(f"{what} {col.build!r} has no finished runs{where}")
         raise CompareError(
@@ -265,7 +314,7 @@ def _resolve(
             f"pick one with --config or {col.build}:CONFIG"
         )
     if (col.build, cfg) in have:
-        return Column(col.build, cfg)
+        return Column(col.build, cfg, col.dop)
     if not of_build:
         raise CompareError(f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}")
     pairs = ", ".join(f"{col.build}:{c} ({n} runs)" for c, n in of_build)
@@ -289,17 +338,26 @@ def _joined(names: Sequence[str]) -> str:
 
 
 def _check_names(cur: duckdb.DuckDBPyConnection, host: str, builds: list[str]) -> None:
-    if not cur.execute("SELECT 1 FROM hosts WHERE name = ?", [host]).fetchone():
-        raise CompareError(f"unknown host {host!r}")
-    known = {
+    """UnknownName for a host without runs or a build without runs on it, naming the known
+    ones and the closest (as ``run`` does: engine/planning/request_check.py)."""
+    from benchdeck.engine.planning.request_check import unknown_message
+
+    hosts = [
+        r[0] for r in cur.execute("SELECT DISTINCT h.name FROM hosts h JOIN runs USING (host_id)").fetchall()
+    ]
+    if host not in hosts:
+        raise UnknownName(unknown_message("host", host, hosts))
+    known = [
         r[0]
         for r in cur.execute(
-            "SELECT name FROM builds WHERE list_contains(string_split(?, chr(31)), name)", [_joined(builds)]
+            "SELECT DISTINCT b.name FROM runs r JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+            "WHERE h.name = ?",
+            [host],
         ).fetchall()
-    }
+    ]
     missing = [b for b in builds if b not in known]
     if missing:
-        raise CompareError(f"unknown build {missing[0]!r}")
+        raise UnknownName(unknown_message("build", missing[0], known, f" on host {host}"))
 
 
 def _intervals(
@@ -362,7 +420,7 @@ def _rqps_row(
 ) -> RqpsRow:
     b = cells[(wl, dop, base)]
     values: list[float | None] = []
-    noise: list[bool] = []
+    noise: list[bool | None] = []
     repeats: list[int] = []
     cis: list[RatioCI | None] = []
     for name in with_builds:
@@ -371,7 +429,7 @@ def _rqps_row(
         values.append(relative(c.qps, b.qps) if c is not None else None)
         repeats.append(c.n if c is not None else 0)
         cis.append(ci)
-        noise.append(ci is not None and ci.contains(1.0))
+        noise.append(None if ci is None else ci.contains(1.0))
     return RqpsRow(wl, group_of(wl), dop, tuple(values), tuple(noise), tuple(repeats), tuple(cis))
 
 

@@ -1,9 +1,10 @@
 """Where a store's SQL differs between a DuckDB file and a DuckLake team store.
 
-The file store keeps its SQL (sequences, ``ON CONFLICT``, ``RETURNING``, ``INSERT OR REPLACE``);
-a cursor of a team store is bound to its :class:`store.lake_session.LakeSession`, which gives
-ids from the catalog's PostgreSQL sequences and claims names. :func:`lake_of` is one dict
-lookup on a file store (nothing is bound), so the file path costs nothing extra.
+The file store keeps its SQL (sequences, ``ON CONFLICT``, ``RETURNING``, ``INSERT OR REPLACE``).
+A team store's cursors carry their session as ``cur.lake`` (store/lake_session.py's
+LakeCursor and Recorder: the store made them, so the store decides), which gives ids from the
+catalog's PostgreSQL sequences and claims names. A DuckDB cursor has no ``lake``: on a file,
+:func:`lake_of` is one failed attribute lookup.
 """
 
 # ruff: noqa: S608 - table and column names are the schema's constants, not user values
@@ -11,26 +12,23 @@ lookup on a file store (nothing is bound), so the file path costs nothing extra.
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # (the app's first frame imports store.queries, which needs no DuckDB)
     import duckdb
 
-    from benchdeck.store.lake_session import LakeSession
 
-_BOUND: weakref.WeakKeyDictionary[Any, LakeSession] = weakref.WeakKeyDictionary()
+class Lake(Protocol):
+    """What a team store's cursor offers the SQL that differs (store/lake_session.LakeSession)."""
 
-
-def bind(cur: Any, session: LakeSession) -> None:
-    """Mark ``cur`` as a cursor of the team store ``session``."""
-    _BOUND[cur] = session
+    def next_ids(self, seq: str, n: int = 1) -> list[int]: ...
+    def ensure_name(self, table: str, name: str, row: Mapping[str, Any]) -> tuple[int, bool]: ...
 
 
-def lake_of(cur: duckdb.DuckDBPyConnection) -> LakeSession | None:
+def lake_of(cur: duckdb.DuckDBPyConnection) -> Lake | None:
     """The team store ``cur`` belongs to, or None on a DuckDB file."""
-    return _BOUND.get(cur) if _BOUND else None
+    return getattr(cur, "lake", None)
 
 
 def next_ids(cur: duckdb.DuckDBPyConnection, seq: str, n: int = 1) -> list[int]:

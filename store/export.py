@@ -1,6 +1,6 @@
 """Machine formats of a :class:`Comparison`: tidy CSV tables and versioned JSON.
 
-CSV is one long table per file (``rqps``, ``groups`` or ``perop``), loadable as is by DuckDB's
+CSV is one long table per file (``rqps``, ``groups``, ``perop`` or ``counters``), loadable as is by DuckDB's
 ``read_csv`` and Python's ``csv``: a missing or undefined number is an empty field. JSON follows
 docs/compare.schema.json: no strings in numeric fields (a missing, infinite or undefined number
 is ``null``), absolute QPS and run ids beside the ratios.
@@ -16,7 +16,7 @@ from typing import Any
 
 from benchdeck.store.compare import HW_KEYS, Cell, Comparison, RqpsRow
 
-CSV_TABLES = ("rqps", "groups", "perop")
+CSV_TABLES = ("rqps", "groups", "perop", "counters")
 JSON_VERSION = 2
 """Version of the JSON output (docs/compare.schema.json); bumped when its shape changes."""
 
@@ -70,6 +70,10 @@ def render_csv(cmp: Comparison, table: str = "rqps") -> str:
         rows, header = _group_rows(cmp), GROUPS_HEADER
     elif table == "perop":
         rows, header = _perop_rows(cmp), PEROP_HEADER
+    elif table == "counters":
+        from benchdeck.store import counters_report
+
+        rows, header = counters_report.csv_rows(cmp, _num, _spec, _col_name), counters_report.CSV_HEADER
     else:
         raise ValueError(f"unknown table {table!r} (expected one of {', '.join(CSV_TABLES)})")
     buf = io.StringIO()
@@ -97,7 +101,7 @@ def _rqps_rows(cmp: Comparison) -> Iterator[list[str]]:
                 _num(row.values[i]),
                 _num(ci.low if ci else None),
                 _num(ci.high if ci else None),
-                _flag(row.within_noise[i] if cell else None),
+                _flag(row.within_noise[i]),
                 _num(row.repeats[i]),
             ]
 
@@ -165,8 +169,27 @@ def _cell_json(cmp: Comparison, row: RqpsRow, i: int, cell: Cell | None) -> dict
     }
 
 
-def to_json(cmp: Comparison) -> dict[str, Any]:
-    """The shape docs/compare.schema.json documents (``version`` :data:`JSON_VERSION`)."""
+def to_json(cmp: Comparison, table: str | None = None) -> dict[str, Any]:
+    """The shape docs/compare.schema.json documents (``version`` :data:`JSON_VERSION`);
+    ``table`` ``counters``: only the columns and the counters. ``counters`` is there only when
+    some compared run has counters (the output of a store without any is as it was)."""
+    head = {
+        "version": JSON_VERSION,
+        "host": cmp.host,
+        "config": cmp.config,
+    }
+    counters: dict[str, Any] = {}
+    if cmp.counters or table == "counters":
+        from benchdeck.store.counters_report import json_rows
+
+        counters["counters"] = json_rows(cmp, _jnum, _column_json)
+    if table == "counters":
+        cols = {"base": _column_json(cmp, cmp.base), "columns": [_column_json(cmp, c) for c in cmp.columns]}
+        return {**head, **cols, **counters}
+    return {**_full_json(cmp), **counters}
+
+
+def _full_json(cmp: Comparison) -> dict[str, Any]:
     from benchdeck.store.noise import LEVEL  # numpy: not at import, for the commands that never need it
 
     return {

@@ -13,6 +13,7 @@ import duckdb
 
 from benchdeck.engine.events import (
     BenchBatch,
+    CaptureBatch,
     EndEvent,
     IostatBatch,
     LogLine,
@@ -31,10 +32,13 @@ from benchdeck.engine.events import (
     VmstatBatch,
 )
 from benchdeck.engine.planning.plan import RunPlan
+from benchdeck.engine.profiling.records import CounterWindow, ProfileWindow
+from benchdeck.engine.profiling.stream import CaptureGap
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from benchdeck.store.db import Store
 from benchdeck.store.limits import fit_records
 from benchdeck.store.live import save_started, save_step
+from benchdeck.store.profiling import append_counters, append_gaps, append_profiles
 from benchdeck.store.records import save_outputs, save_record
 from benchdeck.store.runs import RunSummary, save_summary, set_status
 from benchdeck.store.samples import append_many, append_skipped_many
@@ -47,9 +51,13 @@ class _Pending:
     vm: list[VmstatSample] = field(default_factory=list)
     io: list[IostatSample] = field(default_factory=list)
     skipped: dict[str, list[SkippedLine]] = field(default_factory=dict)
+    counters: list[CounterWindow] = field(default_factory=list)
+    profiles: list[ProfileWindow] = field(default_factory=list)
+    gaps: list[CaptureGap] = field(default_factory=list)
 
     def size(self) -> int:
-        return len(self.bench) + len(self.vm) + len(self.io) + sum(map(len, self.skipped.values()))
+        capture = len(self.counters) + len(self.profiles) + len(self.gaps)
+        return len(self.bench) + len(self.vm) + len(self.io) + sum(map(len, self.skipped.values())) + capture
 
 
 BATCH_TIME_S = 0.1
@@ -103,6 +111,11 @@ class EventSink:
                 self._buf(run_id).vm.extend(rows)
             case IostatBatch(run_id, rows):
                 self._buf(run_id).io.extend(rows)
+            case CaptureBatch(run_id, counters, profiles, gaps):
+                buf = self._buf(run_id)
+                buf.counters.extend(counters)
+                buf.profiles.extend(profiles)
+                buf.gaps.extend(gaps)
             case Skipped(run_id, source, rows):
                 self._buf(run_id).skipped.setdefault(source, []).extend(rows)
             case Planned(run_id, plan):
@@ -190,6 +203,9 @@ class EventSink:
             n += append_many(cur, "vmstat", vm)
             n += append_many(cur, "iostat", io)
             n += append_skipped_many(cur, skipped)
+            n += append_counters(cur, [(rid, p.counters) for rid, p in pending.items()])
+            n += append_profiles(cur, [(rid, p.profiles) for rid, p in pending.items()])
+            n += append_gaps(cur, [(rid, p.gaps) for rid, p in pending.items()])
         # Only once committed: a failed write (a store held too long by another process) keeps
         # the rows for the next flush.
         self._pending = {}
@@ -213,26 +229,7 @@ class EventSink:
                     {"r": event.run_id},
                 ).fetchone()
                 nb, nv, ni = counts if counts else (0, 0, 0)
-                save_summary(
-                    cur,
-                    event.run_id,
-                    RunSummary(
-                        qps=event.qps,
-                        tps=s.tps,
-                        eps=s.eps,
-                        lat_avg_ms=s.lat_avg_ms,
-                        lat_pct_ms=s.lat_pct_ms,
-                        lat_pct=s.lat_pct,
-                        lat_max_ms=s.lat_max_ms,
-                        total_events=s.total_events,
-                        elapsed_s=s.total_time_s,
-                        per_op=event.per_op,
-                        bench_samples=nb,
-                        vm_samples=nv,
-                        io_samples=ni,
-                        tool_version=s.sysbench_version,
-                    ),
-                )
+                save_summary(cur, event.run_id, RunSummary.of(s, event.qps, event.per_op, (nb, nv, ni)))
                 set_status(cur, event.run_id, "finished", finished_at=event.finished_at)
             elif isinstance(event, RunFailed):
                 set_status(cur, event.run_id, "failed", error=event.error, finished_at=event.finished_at)

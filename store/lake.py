@@ -260,7 +260,11 @@ def next_ids(pg: psycopg.Connection[tuple[Any, ...]], seq: str, n: int = 1) -> l
 
 def claim_name(pg: psycopg.Connection[tuple[Any, ...]], kind: str, name: str, seq: str) -> tuple[int, bool]:
     """The id of host/build/workload ``name`` and whether this call made it (then the caller
-    adds the lake's row: DuckLake has no UNIQUE, two writers would both add it)."""
+    adds the lake's row: DuckLake has no UNIQUE, two writers would both add it).
+
+    Meant inside a catalog transaction that ends after the row is added: a new claim is seen
+    by others only with its row; another writer's open claim of the name is waited for (the
+    primary key's insert waits on it), and an existing claim is locked until the end."""
     row = pg.execute(
         "INSERT INTO benchdeck_names (kind, name, id) VALUES (%s, %s, nextval(%s)) "
         "ON CONFLICT (kind, name) DO NOTHING RETURNING id",
@@ -268,9 +272,23 @@ def claim_name(pg: psycopg.Connection[tuple[Any, ...]], kind: str, name: str, se
     ).fetchone()
     if row is not None:
         return int(row[0]), True
-    got = pg.execute("SELECT id FROM benchdeck_names WHERE kind = %s AND name = %s", [kind, name]).fetchone()
+    got = pg.execute(
+        "SELECT id FROM benchdeck_names WHERE kind = %s AND name = %s FOR UPDATE", [kind, name]
+    ).fetchone()
     assert got is not None
     return int(got[0]), False
+
+
+def move_claim(pg: psycopg.Connection[tuple[Any, ...]], kind: str, name: str, ident: int) -> None:
+    """Point ``name``'s claim at ``ident``, the id of the row the lake already has."""
+    pg.execute("UPDATE benchdeck_names SET id = %s WHERE kind = %s AND name = %s", [ident, kind, name])
+
+
+def foreign_tables(pg: psycopg.Connection[tuple[Any, ...]], ours: frozenset[str]) -> list[str]:
+    """The lake's live tables that are not among ``ours`` (another program's), read from the
+    DuckLake catalog itself (attaching it reads nothing of the kind)."""
+    rows = pg.execute("SELECT DISTINCT table_name FROM ducklake_table WHERE end_snapshot IS NULL").fetchall()
+    return sorted(str(r[0]) for r in rows if str(r[0]) not in ours)
 
 
 def is_conflict(exc: BaseException) -> bool:

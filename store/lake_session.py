@@ -3,7 +3,10 @@
 - :func:`open_session` makes a new lake in an empty catalog database (schema, ids) or attaches
   an existing one, and says in one line what is wrong with the catalog otherwise.
 - Ids come from the catalog's sequences; host, build and workload names are claimed there, so
-  one writer adds each row (:meth:`LakeSession.ensure_name`).
+  one writer adds each row (:meth:`LakeSession.ensure_name`): the claim commits only after
+  its row, so a writer killed at any step leaves no claim that hides runs.
+- Its cursors carry the session (``cur.lake``, :class:`LakeCursor`, :class:`Recorder`): where
+  the SQL differs from a file's (store/dialect.py) the cursor says which store it is of.
 - A transaction whose COMMIT meets another writer's commit on the same table fails with a
   conflict (DuckLake retries only appends): :meth:`LakeSession.commit` runs its statements again
   on the newer snapshot, if every read among them still gives what it gave the first time (then
@@ -27,14 +30,13 @@ from typing import Any, Final
 import duckdb
 import psycopg
 
-from benchdeck.store import dialect, lake
+from benchdeck.store import lake
+from benchdeck.store.faults import expected_tables
 from benchdeck.store.schema import LATEST_VERSION
 
 STATS_ENV: Final = "BENCHDECK_LAKE_STATS"
 """Set: a process prints its team-store commits and conflict replays at close (stderr)."""
 ATTEMPTS: Final = 20
-ADOPT_AFTER_S: Final = 60
-"""A name claimed this long ago whose row is still missing: its claimer died; add the row."""
 _CREATE_LOCK: Final = 0x62646C6B  # pg_advisory_lock key: one process makes a new lake
 _SEQ_OF: Final = {"hosts": "host_id_seq", "builds": "build_id_seq", "workloads": "workload_id_seq"}
 
@@ -54,6 +56,7 @@ class LakeSession:
     replays: int = 0
     _present: dict[tuple[str, str], int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _naming: threading.Lock = field(default_factory=threading.Lock)
 
     def _pg(self) -> psycopg.Connection[tuple[Any, ...]]:
         with self._lock:
@@ -61,11 +64,11 @@ class LakeSession:
                 self.pg = lake.pg_connect(self.url)
             return self.pg
 
-    def cursor(self) -> duckdb.DuckDBPyConnection:
+    def cursor(self) -> LakeCursor:
+        """A cursor in the lake, which says it is of this team store (``cur.lake``)."""
         cur = self.con.cursor()
         cur.execute(f"USE {lake.LAKE}")
-        dialect.bind(cur, self)
-        return cur
+        return LakeCursor(cur, self)
 
     def next_ids(self, seq: str, n: int = 1) -> list[int]:
         return lake.next_ids(self._pg(), seq, n)
@@ -73,18 +76,41 @@ class LakeSession:
     def ensure_name(self, table: str, name: str, row: Mapping[str, Any]) -> tuple[int, bool]:
         """The id of host/build/workload ``name``, and whether this call added its row.
 
-        The claim is the catalog's (a primary key there); the row is added by the claimer in a
-        transaction of its own, committed at once (an append: it never conflicts), so a
-        rolled-back or replayed caller still finds it."""
+        Claim and row in one catalog transaction: the claim (a primary key in the catalog) is
+        committed only after the lake's row (an append of its own, committed at once: it never
+        conflicts, and a rolled-back or replayed caller still finds it). Another writer's
+        claim waits on the first's transaction, so it finds the row. A writer killed
+        - after its claim: the catalog rolls the claim back; the next writer claims the name;
+        - after the row, before the claim's commit: the next writer claims the name, finds the
+          row and takes its id;
+        and a claim left without a row (a benchdeck before this one) gets its row from the
+        next writer, the claim locked meanwhile."""
         key = (table, name)
         if key in self._present:
             return self._present[key], False
-        ident, won = lake.claim_name(self._pg(), table, name, _SEQ_OF[table])
-        if not won and self._has_row(table, ident):
-            self._present[key] = ident
-            return ident, False
-        if not won and not self._adopt(table, name):
-            return ident, False  # the claimer is adding it right now
+        pg = self._pg()
+        with self._naming, pg.transaction():
+            ident, _ = lake.claim_name(pg, table, name, _SEQ_OF[table])
+            have = self.row_id(table, name)
+            if have is None:
+                self.add_row(table, ident, name, row)
+            elif have != ident:  # the row of a claim rolled back when its writer died
+                lake.move_claim(pg, table, name, have)
+                ident = have
+        self._present[key] = ident
+        return ident, have is None
+
+    def row_id(self, table: str, name: str) -> int | None:
+        """The id of ``name``'s row in the lake (the lowest, should a name have two)."""
+        cur = self.cursor()
+        try:
+            got = cur.execute(f"SELECT min({table[:-1]}_id) FROM {table} WHERE name = ?", [name]).fetchone()
+            return None if got is None or got[0] is None else int(got[0])
+        finally:
+            cur.close()
+
+    def add_row(self, table: str, ident: int, name: str, row: Mapping[str, Any]) -> None:
+        """Add ``name``'s row, committed at once."""
         cols = {f"{table[:-1]}_id": ident, "name": name, **row}
         cur = self.cursor()
         try:
@@ -94,29 +120,6 @@ class LakeSession:
             )
         finally:
             cur.close()
-        self._present[key] = ident
-        return ident, True
-
-    def _has_row(self, table: str, ident: int) -> bool:
-        cur = self.cursor()
-        try:
-            row = cur.execute(f"SELECT 1 FROM {table} WHERE {table[:-1]}_id = ?", [ident]).fetchone()
-            return row is not None
-        finally:
-            cur.close()
-
-    def _adopt(self, table: str, name: str) -> bool:
-        """Take over a claim whose claimer never added the row (only one process wins it)."""
-        row = (
-            self._pg()
-            .execute(
-                "UPDATE benchdeck_names SET made_at = now() WHERE kind = %s AND name = %s "
-                "AND made_at < now() - make_interval(secs => %s) RETURNING id",
-                [table, name, ADOPT_AFTER_S],
-            )
-            .fetchone()
-        )
-        return row is not None
 
     def commit(self, cur: duckdb.DuckDBPyConnection, rec: Recorder) -> None:
         """COMMIT; on a conflict with another writer, replay ``rec`` and commit again."""
@@ -165,6 +168,19 @@ def _conflict_line(exc: BaseException) -> str:
     )
 
 
+class LakeCursor:
+    """A DuckDB cursor of a team store: everything is the cursor's, and ``lake`` is its store."""
+
+    __slots__ = ("_cur", "lake")
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection, session: LakeSession):
+        self._cur = cur
+        self.lake = session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
+
 class Recorder:
     """A transaction's cursor that keeps what the block did, to do it again after a conflict.
 
@@ -172,11 +188,12 @@ class Recorder:
     result too: a replay whose reads differ is refused). Anything else makes the transaction
     not replayable (a conflict then fails it, in one line)."""
 
-    __slots__ = ("__weakref__", "_cur", "_log", "replayable")
+    __slots__ = ("_cur", "_log", "lake", "replayable")
     _PASSIVE: Final = frozenset({"description", "rowcount", "close"})
 
-    def __init__(self, cur: duckdb.DuckDBPyConnection):
+    def __init__(self, cur: duckdb.DuckDBPyConnection, session: LakeSession):
         self._cur = cur
+        self.lake = session
         self._log: list[tuple[str, tuple[Any, ...], list[tuple[str, tuple[Any, ...], Any]]]] = []
         self.replayable = True
 
@@ -246,6 +263,12 @@ def open_session(url: lake.LakeUrl, *, write: bool, data_path: Path | None) -> L
                     f"or ${lake.DATA_ENV} (a path every writer can reach)"
                 )
             return _make(url, pg, data_path)
+        if other := lake.foreign_tables(pg, expected_tables()):
+            shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+            raise lake.LakeError(
+                f"team store {url.shown} is a DuckLake holding tables benchdeck did not make "
+                f"({shown}); benchdeck leaves it as it is: name an empty database for a team store"
+            )
         session = LakeSession(url, lake.connect(url), pg)
         try:
             _check_version(session, write=write)

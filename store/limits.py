@@ -64,14 +64,56 @@ def path_problem(path: os.PathLike[str] | str) -> str | None:
 
 def record_problem(record: Any) -> str | None:
     """Why a parsed record cannot become a row (None: it can)."""
+    if _plainly_fits(record):
+        return None
     for name, top in _INT_COLUMNS.get(type(record), {}).items():
         if why := int_problem(_NAMES.get(name, name), getattr(record, name), top):
             return why
-    for f in fields(record):
-        v = getattr(record, f.name)
+    for name in _field_names(type(record)):
+        v = getattr(record, name)
         if isinstance(v, float) and not math.isfinite(v):
-            return f"{_NAMES.get(f.name, f.name)} is not a finite number"
+            return f"{_NAMES.get(name, name)} is not a finite number"
     return None
+
+
+def _plainly_fits(record: Any) -> bool:
+    """True when every number of ``record`` is an int in 0..INT32_MAX (the narrowest column
+    any record field has) or a finite float, the rest None or text: what nearly every row is.
+    Anything else goes the long way (one check per field, with its reason); this one is ~4x
+    cheaper for a vmstat or iostat row."""
+    vals = [getattr(record, n) for n in _field_names(type(record))]
+    nums = [v for v in vals if v.__class__ is int or v.__class__ is float]
+    others = sum(1 for v in vals if v is None or v.__class__ is str)
+    if len(nums) + others != len(vals):
+        return False  # bools, numpy numbers, ...: the long way
+    return not nums or (min(nums) >= 0 and max(nums) <= INT32_MAX and math.isfinite(sum(nums)))
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A record type's fields, once per type (dataclasses.fields per record was half of an
+    iostat import's CPU)."""
+    if (names := _FIELD_NAMES.get(cls)) is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
+def feed_checked_at(
+    feed_at: Callable[[int, str], Any], numbered: Iterable[tuple[int, str]]
+) -> tuple[list[Any], list[SkippedLine]]:
+    """:func:`feed_checked` for some lines of a text, each with its number (the parser's
+    ``feed_at`` takes the number: the lines passed over are counted, not fed)."""
+    kept: list[Any] = []
+    out: list[SkippedLine] = []
+    for n, line in numbered:
+        for rec in feed_at(n, line):
+            if why := record_problem(rec):
+                out.append(SkippedLine(n, line, why))
+            else:
+                kept.append(rec)
+    return kept, out
 
 
 def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list[Any], list[SkippedLine]]:

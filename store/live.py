@@ -10,7 +10,9 @@ import duckdb
 
 from benchdeck.engine.events import RemoteProc, RunStarted, StepStarted
 from benchdeck.engine.planning.plan import Marks, RunPlan
+from benchdeck.engine.profiling.capture import plan_from_dict as capture_from_dict
 from benchdeck.store.dialect import insert_or_replace
+from benchdeck.store.profiling import capture_marks
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +70,7 @@ def plan_from_dict(d: dict[str, Any]) -> RunPlan:
     for f in fields(RunPlan):
         if f.name in d:
             v = d[f.name]
-            kw[f.name] = _tuples(v)
+            kw[f.name] = capture_from_dict(v) if f.name == "capture" and v else _tuples(v)
     return RunPlan(**kw)
 
 
@@ -121,4 +123,10 @@ def marks(cur: duckdb.DuckDBPyConnection, run_id: int) -> Marks:
                 "SELECT device FROM iostat_samples WHERE run_id = ? AND seq = ?", [run_id, io_seq]
             ).fetchall()
         )
-    return Marks(bench_t=bench_t, vm_seq=vm_seq, io_seq=io_seq, io_devices_at_seq=devices)
+    return Marks(
+        bench_t=bench_t,
+        vm_seq=vm_seq,
+        io_seq=io_seq,
+        io_devices_at_seq=devices,
+        capture_window=capture_marks(cur, run_id),
+    )

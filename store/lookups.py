@@ -14,6 +14,16 @@ def count_all_runs(cur: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
+def runs_state(cur: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    """What changes when anyone adds, ends, tags or deletes a run: (runs, the newest run id, a
+    hash over every run's id, status and tags). One scan of three columns of ``runs``."""
+    row = cur.execute(
+        "SELECT count(*), coalesce(max(run_id), 0), "
+        "coalesce(bit_xor(hash(run_id, status, tags)), 0) FROM runs"
+    ).fetchone()
+    return (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+
+
 def hosts_by_runs(cur: duckdb.DuckDBPyConnection) -> list[str]:
     """Hosts with runs, the one with the most runs first."""
     rows = cur.execute(
@@ -63,3 +73,9 @@ def count_samples(cur: duckdb.DuckDBPyConnection, run_id: int) -> int:
     """Interval samples of the benchmark stored for run ``run_id``."""
     row = cur.execute("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]).fetchone()
     return int(row[0]) if row else 0
+
+
+def run_status(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
+    """The status of run ``run_id`` (``finished``, ``cancelled`` ...); None: no such run."""
+    row = cur.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    return str(row[0]) if row else None

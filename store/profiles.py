@@ -14,14 +14,15 @@ import duckdb
 
 from benchdeck.engine.profiling.cpu import ProfileError, SideProfile, queries_in_window, side_profile
 from benchdeck.engine.profiling.records import ProfileWindow
-from benchdeck.store.bulk import insert_columns
+from benchdeck.store.profiling import append_profiles
 
 
 def save_profile_windows(
     cur: duckdb.DuckDBPyConnection, run_id: int, windows: Sequence[ProfileWindow], source: str
 ) -> int:
-    """Store ``windows`` of run ``run_id`` (``source``: ``perf``, ``folded``, ``svg`` ...);
-    returns the stacks stored. A window number already stored for the run is replaced."""
+    """Store ``windows`` of run ``run_id`` as the capture does (store/profiling.py), saying where
+    they came from (``source``: ``svg``, ``file`` ...); a window number already stored for the
+    run is replaced (an import of the same file again)."""
     if not windows:
         return 0
     numbers = [w.window for w in windows]
@@ -30,44 +31,12 @@ def save_profile_windows(
             f"DELETE FROM {table} WHERE run_id = ? AND list_contains(?::INTEGER[], window_no)",  # noqa: S608
             [run_id, numbers],
         )
-    insert_columns(
-        cur,
-        "profile_windows",
-        {
-            "run_id": ("BIGINT", [run_id] * len(windows)),
-            "window_no": ("INTEGER", numbers),
-            "start_s": ("DOUBLE", [float("nan") if w.start_s is None else w.start_s for w in windows]),
-            "seconds": ("DOUBLE", [w.seconds for w in windows]),
-            "event": ("VARCHAR", [w.event for w in windows]),
-            "frequency_hz": (
-                "DOUBLE",
-                [float("nan") if w.frequency_hz is None else w.frequency_hz for w in windows],
-            ),
-            "samples": ("BIGINT", [sum(n for _, n in w.stacks) for w in windows]),
-            "target": ("VARCHAR", [w.target for w in windows]),
-            "source": ("VARCHAR", [source] * len(windows)),
-        },
+    n = append_profiles(cur, [(run_id, windows)])
+    cur.execute(
+        "UPDATE profile_windows SET source = ? WHERE run_id = ? AND list_contains(?::INTEGER[], window_no)",
+        [source, run_id, numbers],
     )
-    runs: list[int] = []
-    nos: list[int] = []
-    stacks: list[str] = []
-    samples: list[int] = []
-    for w in windows:
-        for stack, n in w.stacks:
-            runs.append(run_id)
-            nos.append(w.window)
-            stacks.append(stack)
-            samples.append(n)
-    return insert_columns(
-        cur,
-        "profile_stacks",
-        {
-            "run_id": ("BIGINT", runs),
-            "window_no": ("INTEGER", nos),
-            "stack": ("VARCHAR", stacks),
-            "samples": ("BIGINT", samples),
-        },
-    )
+    return n
 
 
 def load_profile_windows(cur: duckdb.DuckDBPyConnection, run_id: int) -> list[ProfileWindow]:

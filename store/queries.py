@@ -132,10 +132,11 @@ def count_runs(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> in
 
 
 def run_history(cur: duckdb.DuckDBPyConnection, f: RunFilter | None = None) -> list[HistoryRow]:
-    """Runs matching ``f``, newest first (``until`` is inclusive)."""
+    """Runs matching ``f``, newest first by when they ran (an imported run by its own date,
+    not the import's: issue 24), then by id (``until`` is inclusive)."""
     f = f or RunFilter()
     rows = cur.execute(
-        _HISTORY_SELECT + _HISTORY_WHERE + "ORDER BY r.run_id DESC LIMIT $limit",
+        _HISTORY_SELECT + _HISTORY_WHERE + "ORDER BY r.created_at DESC, r.run_id DESC LIMIT $limit",
         _history_params(f) | {"limit": f.limit},
     ).fetchall()
     return [_history_row(r) for r in rows]
@@ -146,13 +147,16 @@ def run_history_after(
 ) -> list[HistoryRow]:
     """The page of runs matching ``f`` that follows run ``after`` in :func:`run_history`'s order
     (newest first): at most ``f.limit`` of them, or with ``down_to`` every one down to that run
-    id (inclusive; no limit). Keyset on ``run_id``, the order's key: no OFFSET to skip over."""
+    id (inclusive; no limit). Keyset on the order's key (created_at, run_id) of run ``after``:
+    no OFFSET to skip over."""
     limit = f.limit if down_to is None else None
     rows = cur.execute(
-        _HISTORY_SELECT
+        _HISTORY_SELECT  # noqa: S608 (constants)
         + _HISTORY_WHERE
-        + "AND r.run_id < $after AND ($down_to IS NULL OR r.run_id >= $down_to) "
-        "ORDER BY r.run_id DESC LIMIT $limit",
+        + "AND (r.created_at, r.run_id) < (SELECT (created_at, run_id) FROM runs WHERE run_id = $after) "
+        "AND ($down_to IS NULL OR (r.created_at, r.run_id) >= "
+        "(SELECT (created_at, run_id) FROM runs WHERE run_id = $down_to)) "
+        "ORDER BY r.created_at DESC, r.run_id DESC LIMIT $limit",
         _history_params(f) | {"after": after, "down_to": down_to, "limit": limit},
     ).fetchall()
     return [_history_row(r) for r in rows]

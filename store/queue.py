@@ -28,6 +28,8 @@ class QueueItem:
     run_id: int | None
     options: dict[str, Any]
     config: str | None = None
+    repeat_no: int | None = None  # which repeat of its cell (1-based); None: a queue without repeats
+    threads: int | None = None  # the item's own dop in a sweep (also in options); None: the queue's
 
 
 def create_queue(
@@ -37,51 +39,80 @@ def create_queue(
     workloads: Sequence[str],
     options: Any,
     configs: Mapping[tuple[str, str], Sequence[str | None]] | None = None,
+    threads: Sequence[int] = (),
+    repeats: int = 1,
 ) -> int:
-    """Persist the matrix; per host, builds in the given order, then their configs, workloads
-    in suite order. ``configs`` gives the configurations per (host, build) (an empty sequence
-    leaves the pair out); a pair it does not name runs once with the build's default (None)."""
+    """Persist the matrix; per host, builds in the given order, then their configs, then the
+    thread counts, workloads in suite order. ``configs`` gives the configurations per (host,
+    build) (an empty sequence leaves the pair out); a pair it does not name runs once with the
+    build's default (None). ``threads`` (several dops) gives each item its own client threads
+    (none: the options' own); ``repeats`` > 1 runs the whole matrix that many times, one repeat
+    after the other (A B A B: a host's slow drift spreads over every build, not onto one)."""
     opts = asdict(options) if hasattr(options, "__dataclass_fields__") else dict(options)
     options_json = json.dumps(opts, sort_keys=True)
     qid = insert_returning(
         cur, "INSERT INTO queues (options) VALUES (?)", [options_json], "queue_id", "queue_id_seq"
     )
-    rows = [
-        (host, build, config, wl)
-        for host in hosts
-        for build in builds
-        for config in (configs or {}).get((host, build), (None,))
-        for wl in workloads
-    ]
+    rows = matrix_rows(hosts, builds, workloads, configs, threads, repeats)
     # A team store has no sequence defaults: its item ids come from the catalog, in one call.
     item_ids = next_ids(cur, "queue_item_id_seq", len(rows)) if lake_of(cur) is not None and rows else None
-    for pos, (host, build, config, wl) in enumerate(rows):
+    for pos, (host, build, config, dop, wl, rep) in enumerate(rows):
+        values = [qid, pos, host, build, wl, config, dop, rep]
         if item_ids is None:
             cur.execute(
-                "INSERT INTO queue_items (queue_id, position, host, build, workload, config) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [qid, pos, host, build, wl, config],
+                "INSERT INTO queue_items (queue_id, position, host, build, workload, config, threads, "
+                "repeat_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
             )
         else:
             cur.execute(
-                "INSERT INTO queue_items (item_id, queue_id, position, host, build, workload, config) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [item_ids[pos], qid, pos, host, build, wl, config],
+                "INSERT INTO queue_items (item_id, queue_id, position, host, build, workload, config, "
+                "threads, repeat_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [item_ids[pos], *values],
             )
     return qid
 
 
+MatrixRow = tuple[str, str, str | None, int | None, str, int | None]
+
+
+def matrix_rows(
+    hosts: Sequence[str],
+    builds: Sequence[str],
+    workloads: Sequence[str],
+    configs: Mapping[tuple[str, str], Sequence[str | None]] | None = None,
+    threads: Sequence[int] = (),
+    repeats: int = 1,
+) -> list[MatrixRow]:
+    """(host, build, config, threads, workload, repeat_no) in run order: repeat outermost, so
+    each host runs A B A B ...; ``threads`` None and ``repeat_no`` None when not asked for (the
+    matrix a queue had before sweeps)."""
+    dops: Sequence[int | None] = list(threads) or [None]
+    return [
+        (host, build, config, dop, wl, rep if repeats > 1 else None)
+        for rep in range(1, repeats + 1)
+        for host in hosts
+        for build in builds
+        for config in (configs or {}).get((host, build), (None,))
+        for dop in dops
+        for wl in workloads
+    ]
+
+
 _SELECT = (
     "SELECT i.item_id, i.queue_id, i.position, i.host, i.build, i.workload, i.status, i.run_id, q.options, "
-    "i.config "
+    "i.config, i.threads, i.repeat_no "
     "FROM queue_items i JOIN queues q USING (queue_id) "
 )
 
 
 def _item(row: tuple[Any, ...]) -> QueueItem:
-    item_id, queue_id, position, host, build, workload, status, run_id, options, config = row
+    item_id, queue_id, position, host, build, workload, status, run_id, options, config, dop, rep = row
+    opts = json.loads(options)
+    if dop is not None:  # a sweep: the item's own dop over the queue's
+        opts["threads"] = dop
     return QueueItem(
-        item_id, queue_id, position, host, build, workload, status, run_id, json.loads(options), config
+        item_id, queue_id, position, host, build, workload, status, run_id, opts, config, rep, dop
     )
 
 

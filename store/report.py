@@ -46,6 +46,17 @@ def fmt_ci(ci: RatioCI | None) -> str:
     return f"[{fmt_ratio(ci.low)}, {fmt_ratio(ci.high)}]"
 
 
+def interval_source(ci: RatioCI | None, runs: int, base_runs: int) -> str:
+    """What an interval was drawn from, or why there is none (the Noise tab's "from" column)."""
+    if ci is not None:
+        return ci.method
+    if runs < 2 and base_runs < 2:
+        from benchdeck.store.noise import MIN_SAMPLES
+
+        return f"none: no repeats, < {MIN_SAMPLES} per-second samples"
+    return "none: a base run without QPS"
+
+
 def fmt_hw(key: str, v: float | None) -> str:
     """Absolute per-op values as the posts print them (zero as ``0``)."""
     if v is None:
@@ -97,7 +108,8 @@ def render(cmp: Comparison, fmt: str, table: str = "rqps") -> str:
     if fmt == "json":
         import json  # (only for this format)
 
-        return json.dumps(to_json(cmp), indent=2, allow_nan=False, default=str) + "\n"
+        doc = to_json(cmp, table if table == "counters" else None)
+        return json.dumps(doc, indent=2, allow_nan=False, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
 
 
@@ -132,6 +144,10 @@ def _text_lines(cmp: Comparison) -> Iterator[str]:
     for block in cmp.hw:
         yield ""
         yield from _hw_text(block)
+    if cmp.counters:
+        from benchdeck.store.counters_report import text_lines
+
+        yield from text_lines(cmp)
 
 
 def _hw_text(block: HwBlock) -> Iterator[str]:
@@ -184,6 +200,10 @@ def render_md(cmp: Comparison) -> str:
             abs_cells = [fmt_hw(k, r.values[k]) for k in HW_KEYS]
             rel_cells = [fmt_rel(k, r.values, base) for k in HW_KEYS]
             out.append("| " + " | ".join([e(r.label or r.build), *abs_cells, *rel_cells]) + " |")
+    if cmp.counters:
+        from benchdeck.store.counters_report import md_lines
+
+        out += md_lines(cmp, e)
     return "\n".join(out) + "\n"
 
 

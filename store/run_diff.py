@@ -115,16 +115,13 @@ def diff_runs(
     cur: duckdb.DuckDBPyConnection, run_a: int, run_b: int, *, volatile: bool = False
 ) -> list[Difference]:
     """The differences between two stored runs; NoRecord names a run without a record."""
+    for rid in (run_a, run_b):  # a run that does not exist is said first, whichever it is
+        if cur.execute("SELECT 1 FROM runs WHERE run_id = ?", [rid]).fetchone() is None:
+            raise NoRecord(f"run {rid}: no such run")
     records = []
     for rid in (run_a, run_b):
         record = load_record(cur, rid)
         if record is None:
-            exists = cur.execute("SELECT 1 FROM runs WHERE run_id = ?", [rid]).fetchone()
-            why = (
-                "no run-time record (imported, or run before benchdeck kept them)"
-                if exists
-                else "no such run"
-            )
-            raise NoRecord(f"run {rid}: {why}")
+            raise NoRecord(f"run {rid}: no run-time record (imported, or run before benchdeck kept them)")
         records.append(record)
     return diff_records(records[0], records[1], volatile=volatile)

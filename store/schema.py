@@ -365,6 +365,35 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
             stack     VARCHAR NOT NULL,
             samples   BIGINT NOT NULL
         );
+        -- A window the capture did not take (perf killed on the host, the target gone).
+        CREATE TABLE capture_gaps (
+            run_id    BIGINT NOT NULL,
+            kind      VARCHAR NOT NULL,
+            window_no INTEGER NOT NULL,
+            start_s   DOUBLE,
+            reason    VARCHAR NOT NULL
+        );
+        """,
+    ),
+    (
+        13,
+        """
+        -- A queue is a matrix of concurrencies and repeats too (issue 28): an item's client
+        -- threads (NULL: the queue's options) and which repeat of its cell it is (1-based;
+        -- NULL: a queue made before repeats, one run per cell).
+        ALTER TABLE queue_items ADD COLUMN threads INTEGER;
+        ALTER TABLE queue_items ADD COLUMN repeat_no INTEGER;
+        """,
+    ),
+    (
+        10,
+        """
+        -- Imported runs known by what they are, not where they were read (issue 24): a hash of
+        -- the benchmark's output file (store/importers/identity.py), NULL for runs benchdeck
+        -- ran; and which evidence dated the run (store/importers/dating.py). Runs imported
+        -- before have NULL in both: the next import fills content_key from their raw files.
+        ALTER TABLE runs ADD COLUMN content_key VARCHAR;
+        ALTER TABLE runs ADD COLUMN dated_from VARCHAR;
         """,
     ),
 )

@@ -108,7 +108,16 @@ def test_list(env: Env) -> None:
     assert r.returncode == 0, r.stderr
     header, local, box = lines(r.stdout)
     assert header.split() == ["NAME", "ADDRESS", "TRANSPORT", "BUILDS"]
-    assert local.split() == ["local", "localhost", "local", "-"]
+    # the built-in builds Launch offers there (issue 25 item 16: was "-")
+    assert local.split() == [
+        "local",
+        "localhost",
+        "local",
+        "sqlite",
+        "(built-in),",
+        "sqlite-sync",
+        "(built-in)",
+    ]
     assert box.split() == ["box", f"{env.sshd.user}@127.0.0.1:{env.sshd.port}", "ssh", "ma101119_rel"]
 
 

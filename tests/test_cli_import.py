@@ -104,3 +104,23 @@ def test_bad_table_size_is_a_usage_error(tmp_path: Path) -> None:
     r = bd(tmp_path, "import", "mytools", tmp_path, "--host", "h", "--table-size", "0")
     assert r.returncode == 2
     assert len(r.stderr.splitlines()) == 1
+
+
+def test_import_sysbench_refuses_an_unknown_workload_name_unless_told(tmp_path: Path) -> None:
+    """Issue 25 item 4: a typo was stored as a new workload, compared with nothing."""
+    sb = tmp_path / "sb.o.point-query.range100.pk1.dop40"
+    sb.write_text(t.sysbench_output("point-query", 500.0))
+    args = ("import", "sysbench", sb, "--host", "h", "--build", t.A, "--workload")
+    for typo, hint in (
+        ("point-qury_range=100", "did you mean 'point-query_range=100'?"),
+        ("point-query", "did you mean 'point-query_range=100'?"),
+    ):
+        r = bd(tmp_path, *args, typo)
+        assert r.returncode == 2, r.stderr
+        (line,) = r.stderr.splitlines()
+        assert hint in line
+        assert "--new-workload" in line
+    assert not (tmp_path / "bd.duckdb").exists(), "nothing stored"
+    assert bd(tmp_path, *args, "point-qury_range=100", "--new-workload").returncode == 0
+    r = bd(tmp_path, *args, "point-query_range=100")
+    assert r.returncode == 0, r.stderr

@@ -99,3 +99,25 @@ def test_help_has_examples_and_no_markup(env: dict[str, str]) -> None:
         assert "``" not in out, cmd
     run_help = bd(env, "run", "--help").stdout
     assert "(local by default)" not in run_help
+
+
+def test_missing_runs_and_directories_are_named_and_store_nothing(
+    env: dict[str, str], demo: Demo, tmp_path: Path
+) -> None:
+    """Issue 25 item 16: ``diff 40 9999`` blamed run 40's record, ``cancel 99`` called a run that
+    does not exist "not running", ``import mytools /no/such/dir`` created an empty store."""
+    r = bd(env, "diff", str(demo.base_update_index), "9999")
+    assert (r.returncode, r.stderr) == (1, "benchdeck: run 9999: no such run\n")
+    r = bd(env, "cancel", "9999")
+    assert (r.returncode, r.stderr) == (1, "benchdeck: there is no run 9999\n")
+    r = bd(env, "cancel", str(demo.base_update_index))
+    assert r.stderr.startswith(f"benchdeck: run {demo.base_update_index} is not running (it is ")
+    fresh = tmp_path / "fresh.duckdb"
+    r = bd(
+        env | {"BENCHDECK_DB": str(fresh)}, "import", "mytools", str(tmp_path / "no-such-dir"), "--host", "h"
+    )
+    assert r.returncode == 2
+    (line,) = r.stderr.splitlines()
+    assert "no-such-dir" in line
+    assert "does not exist" in line
+    assert not fresh.exists(), "no empty store made for a typo"

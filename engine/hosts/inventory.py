@@ -26,6 +26,7 @@ from benchdeck.engine.transport.base import HostSpec
 CONFIG_ENV = "BENCHDECK_CONFIG"
 DEFAULTS: dict[str, Any] = {"workdir": "~/benchdeck-runs", "threads": 1, "tables": 1, "table_size": 100000}
 HOST_KEYS = {"transport", "ssh", "hostname", "port", "user", "key", "known_hosts", "device", "builds"}
+HOST_KEYS |= {"profile"}  # perf capture of every run on the host: "counters", "cpu", "counters,cpu"
 SSH_KEYS = ("ssh", "hostname", "port", "user", "key", "known_hosts")
 BUILD_KEYS = {"name", "dbms", "version", "variant", "fork", "basedir", "config", "config_file", "managed"}
 BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database", "configs"}
@@ -115,6 +116,7 @@ class HostConfig:
     tables: int = DEFAULTS["tables"]
     table_size: int = DEFAULTS["table_size"]
     builds: dict[str, BuildConfig] = field(default_factory=dict)
+    profile: tuple[str, ...] = ()  # what every run captures unless the run says (--profile)
 
     @property
     def transport(self) -> str:
@@ -142,6 +144,8 @@ class Inventory:
     from_file: bool = True
     suite_settings: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per suite: threads, tables, table_size, read_s, write_s (override the host's defaults)."""
+    suite_profiles: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per suite: what its runs capture with perf (``profile = "counters,cpu"``)."""
     recipes: dict[str, Recipe] = field(default_factory=dict)
     """Build recipes by name (engine.recipes): how to compile a DBMS on a host."""
 
@@ -314,18 +318,32 @@ class _Loader:
             raise self.error(("suites",), f"expected a table of suites, got {_show(raw_suites)}")
         suites = {}
         settings: dict[str, dict[str, int]] = {}
+        profiles: dict[str, tuple[str, ...]] = {}
         for name, s in raw_suites.items():
             at = ("suites", name)
-            t = self.table(s, at, {"workloads", *SUITE_SETTINGS})
+            t = self.table(s, at, {"workloads", "profile", *SUITE_SETTINGS})
             if "workloads" not in t:
                 raise self.error(at, "missing key workloads")
             suites[name] = self.opt(t, "workloads", at, tuple)
             settings[name] = {k: self.opt(t, k, at, int) for k in SUITE_SETTINGS if k in t}
+            if "profile" in t:
+                profiles[name] = self.profile(t, at)
         raw_recipes = top.get("recipes", {})
         if not isinstance(raw_recipes, dict):
             raise self.error(("recipes",), f"expected a table of recipes, got {_show(raw_recipes)}")
         recipes = {name: parse_recipe(self, name, r) for name, r in raw_recipes.items()}
-        return Inventory(self.path, hosts, suites, suite_settings=settings, recipes=recipes)
+        return Inventory(
+            self.path, hosts, suites, suite_settings=settings, recipes=recipes, suite_profiles=profiles
+        )
+
+    def profile(self, t: Mapping[str, Any], at: KeyPath) -> tuple[str, ...]:
+        """A ``profile`` key: the perf capture kinds, e.g. "counters,cpu"."""
+        from benchdeck.engine.profiling.capture import CaptureError, parse_kinds
+
+        try:
+            return parse_kinds(self.opt(t, "profile", at, str, ""))
+        except CaptureError as exc:
+            raise self.error((*at, "profile"), str(exc)) from None
 
     def host(self, name: str, raw: Any, defaults: dict[str, Any]) -> HostConfig:
         at: KeyPath = ("hosts", name)
@@ -355,7 +373,8 @@ class _Loader:
                 raise self.error((*at, "builds", i, "name"), f"duplicate build {build.name}")
             builds[build.name] = build
         device = self.opt(t, "device", at, str)
-        return HostConfig(name, spec, device, builds=builds, **values)
+        profile = self.profile(t, at) if "profile" in t else ()
+        return HostConfig(name, spec, device, builds=builds, profile=profile, **values)
 
     def ssh_spec(self, name: str, t: dict[str, Any], at: KeyPath) -> HostSpec:
         if "ssh" in t and "hostname" in t:

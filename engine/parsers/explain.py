@@ -12,6 +12,10 @@ run together on one line::
     <TAB>Index Scan using sbtest1_pkey on sbtest1  (cost=0.43..8.45 rows=1 width=121)
         -> Covering index range scan on sbtest1 using k_1 over (...)
 
+Older scripts (March 2025 trees) print PostgreSQL plans' top node without indent:
+``Index Scan using sbtest1_pkey on sbtest1  (cost=0.43..8.45 rows=1 width=121)``; a plan node
+is known by its ``  (cost=`` estimate.
+
 It is the scripts' output, not sysbench's: recognised here so it is kept with the run's raw
 file instead of being reported line by line as unparsed.
 """
@@ -23,7 +27,10 @@ from dataclasses import dataclass
 
 ZONE_START = "Initializing worker threads..."
 ZONE_END = "Threads started!"
-_LINE = r"explain: for \S+ :: explain [^\n]*|for:? \S+|table \d+ : explain [^\n]*|[\t ][^\n]*|"
+_LINE = (
+    r"explain: for \S+ :: explain [^\n]*|for:? \S+|table \d+ : explain [^\n]*|[\t ][^\n]*|"
+    r"[A-Z][^\n]*  \(cost=\d[^\n]*|"
+)
 LINE = re.compile(_LINE)
 """One line of the EXPLAIN output (blank lines included)."""
 _BLOCK = re.compile(rf"(?:(?:{_LINE})\n)*")

@@ -96,23 +96,40 @@ class VmstatParser:
             timestamp, tokens = f"{tokens[-2]} {tokens[-1]}", tokens[:-2]
         if len(tokens) != self._ncols:
             raise ValueError(f"{len(tokens)} fields, header has {self._ncols}")
-        bad = [t for t in tokens if not _is_int(t)]
-        if bad:
+        if not all(map(_is_int, tokens)):
+            bad = [t for t in tokens if not _is_int(t)]
             raise ValueError(f"non-numeric value {bad[0]!r}")
         col = self._columns
-
-        def val(name: str) -> int:
-            return int(tokens[col[name]])
-
-        return VmstatSample(
-            seq=len(self.samples), r=val("r"), b=val("b"), swpd=val("swpd"), free=val("free"),
-            buff=val("buff"), cache=val("cache"), si=val("si"), so=val("so"), bi=val("bi"),
-            bo=val("bo"), in_=val("in"), cs=val("cs"), us=val("us"), sy=val("sy"), id=val("id"),
-            wa=val("wa"), st=val("st"), gu=val("gu") if "gu" in col else None, timestamp=timestamp,
-        )  # fmt: skip
+        kw = {_FIELD.get(name, name): int(tokens[i]) for name, i in col.items() if name in _FIELDS}
+        return VmstatSample(seq=len(self.samples), **kw, timestamp=timestamp)
 
     def _skip(self, line: str, reason: str) -> None:
         self.skipped.append(SkippedLine(self._lineno, line, reason))
+
+
+_FIELDS = frozenset(
+    [
+        "r",
+        "b",
+        "swpd",
+        "free",
+        "buff",
+        "cache",
+        "si",
+        "so",
+        "bi",
+        "bo",
+        "in",
+        "cs",
+        "us",
+        "sy",
+        "id",
+        "wa",
+        "st",
+        "gu",
+    ]
+)
+_FIELD = {"in": "in_"}  # vmstat column -> VmstatSample field
 
 
 def _is_int(token: str) -> bool:

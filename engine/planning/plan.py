@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from benchdeck.engine.profiling.capture import CaptureOptions, CapturePlan
+
 MONITOR_GRACE_S = 15
 REDACTED = "********"
 SECRET_FLAGS = ("--mysql-password=", "--pgsql-password=", "--password=")
@@ -49,6 +51,7 @@ class RunPlan:
     cleanup_argv: tuple[str, ...] | None = None
     secondary_index: bool = True  # each table needs its index k_N (sysbench's create_secondary)
     done_argv: tuple[str, ...] | None = None  # run once the bench exited 0 (marks a load complete)
+    capture: CapturePlan | None = None  # perf counters / CPU profiles beside the bench (--profile)
 
     def redacted(self) -> RunPlan:
         """The plan with passwords (argv flags, environment) masked, for storing: reattaching
@@ -96,6 +99,8 @@ class Marks:
     vm_seq: int | None = None
     io_seq: int | None = None
     io_devices_at_seq: frozenset[str] = frozenset()
+    # perf windows (and gaps) stored, per kind ("counters", "cpu"): numbers at or below are not sent
+    capture_window: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +118,13 @@ class RunOptions:
     read_s: int | None = None  # a suite's durations, used when duration_s is not given
     write_s: int | None = None
     post_write_s: int | None = None  # seconds the post-write step lets InnoDB flush (default 60)
+    capture: CaptureOptions | None = None  # --profile: None captures nothing (or the inventory's)
+
+    def __post_init__(self) -> None:
+        raw: Any = self.capture
+        if isinstance(raw, Mapping):  # a queued item's options, stored as JSON
+            kw: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+            object.__setattr__(self, "capture", CaptureOptions(**kw))
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from benchdeck.engine.families.sysbench.plan import sysbench_plan
 from benchdeck.engine.hosts.inventory import BuildConfig, HostConfig
 from benchdeck.engine.planning.context import PlanContext
 from benchdeck.engine.planning.plan import RunPlan, RunRequest
+from benchdeck.engine.profiling.targets import with_capture
 from benchdeck.engine.servers import ManagedServer
 
 # family -> the DBMS of the builds it runs against, and how a message names them
@@ -46,7 +47,20 @@ def make_plan(
     remote_dir: str,
     server: ManagedServer | None,
 ) -> RunPlan:
-    """The plan of one run; the workload's family (:func:`family_of`) picks the tool."""
+    """The plan of one run; the workload's family (:func:`family_of`) picks the tool, and what
+    it captures with perf is added (engine/profiling/targets.py)."""
+    plan = _family_plan(run_id, host, build, req, remote_dir, server)
+    return with_capture(plan, host, build, req, server)
+
+
+def _family_plan(
+    run_id: int,
+    host: HostConfig,
+    build: BuildConfig | None,
+    req: RunRequest,
+    remote_dir: str,
+    server: ManagedServer | None,
+) -> RunPlan:
     family = check_build(req.workload, req.build, build)
     ctx = PlanContext(run_id, host, req, remote_dir)
     if build is None:

@@ -10,11 +10,16 @@ from collections.abc import Iterable, Sequence
 
 from benchdeck.engine.catalogue import PGBENCH_PREFIX, SUITES, family_of, split_workload_name
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS, is_builtin
+from benchdeck.engine.families.builtin.catalogue import WORKLOADS as BUILTIN_TESTS
 from benchdeck.engine.families.dbbench import command as dbbench_cmd
 from benchdeck.engine.families.pgbench import command as pgbench_cmd
 from benchdeck.engine.families.sysbench.command import STEPS, WorkloadError, step_for
 from benchdeck.engine.hosts.inventory import BuildConfig, Inventory
 from benchdeck.engine.planning.planner import check_build
+
+SYSBENCH_DEFAULT_RANGE = 100
+"""The range a sysbench step runs with when its name gives none: ``range_size``'s default in
+sysbench's oltp_common.lua and in our bd_common.lua."""
 
 
 class RequestError(ValueError):
@@ -25,11 +30,17 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(sorted(names)) or "none"
 
 
-def _unknown(what: str, name: str, known: Iterable[str], where: str = "") -> RequestError:
-    known = sorted(set(known))
-    close = difflib.get_close_matches(name, known, n=1)
+def unknown_message(what: str, name: object, known: Iterable[object], where: str = "") -> str:
+    """``unknown build 'x' on host h (known: a, b); did you mean 'y'?``: the one line every
+    check of a name gives (run, queue, compare, changes)."""
+    names = sorted({str(k) for k in known})
+    close = difflib.get_close_matches(str(name), names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return RequestError(f"unknown {what} {name!r}{where} (known: {_names(known)}){hint}")
+    return f"unknown {what} {name!r}{where} (known: {_names(names)}){hint}"
+
+
+def _unknown(what: str, name: str, known: Iterable[str], where: str = "") -> RequestError:
+    return RequestError(unknown_message(what, name, known, where))
 
 
 def check_host(inventory: Inventory, host: str) -> None:
@@ -59,14 +70,27 @@ def known_workloads() -> list[str]:
     return sorted({name for suite in SUITES.values() for name, _ in suite})
 
 
-def check_workload(workload: str, build: BuildConfig | None, build_name: str) -> None:
-    """RequestError unless ``workload`` names a workload its family knows and ``build`` (None:
-    built-in SQLite) can run it."""
+def normalise_workload(workload: str, builtin: bool) -> str:
+    """The name a run of ``workload`` is stored under: a sysbench-style name without
+    ``_range=N`` gets the range it runs with (``point-query`` on ``sqlite`` is
+    ``point-query_range=100``), so it is compared with the runs named as the posts name them.
+    Steps whose range is an IN-list length keep their name (the check asks for the range)."""
+    if "_range=" in workload or family_of(workload) != "sysbench":
+        return workload
+    if builtin:
+        test = BUILTIN_TESTS.get(workload)
+        return f"{workload}_range={test.default_range}" if test else workload
+    step = STEPS.get(workload.partition(".")[0])
+    if step is not None and step.points:
+        return workload  # an IN-list length has no default worth guessing: check_family says so
+    return f"{workload}_range={SYSBENCH_DEFAULT_RANGE}"
+
+
+def check_family(workload: str) -> None:
+    """RequestError unless ``workload`` is a name its family knows (sysbench tests as
+    TEST_range=N, pgbench scripts, db_bench STEP.SETUP), with the closest known name."""
     family = family_of(workload)
-    if build is None:
-        if not is_builtin(workload):
-            raise _unknown("built-in workload", workload, BUILTIN_WORKLOADS)
-    elif family == "sysbench":
+    if family == "sysbench":
         try:
             step_for(workload)
         except WorkloadError as exc:
@@ -88,6 +112,28 @@ def check_workload(workload: str, build: BuildConfig | None, build_name: str) ->
                 f"unknown workload {workload!r}: db_bench workloads are STEP.SETUP "
                 f"(steps: {_names(dbbench_cmd.STEPS)}; setups: {_names(dbbench_cmd.SETUPS)})"
             )
+
+
+def check_import_workload(workload: str) -> None:
+    """An imported run's workload: a name its family knows, with its range (an import cannot
+    know the range a file ran with; ``point-qury_range=100`` would become a new workload)."""
+    if family_of(workload) == "sysbench" and split_workload_name(workload)[1] is None:
+        guess = normalise_workload(workload, builtin=False)
+        raise RequestError(
+            f"workload {workload!r} needs its range, as TEST_range=N; "
+            f"did you mean {guess!r}? (sysbench's default range)"
+        )
+    check_family(workload)
+
+
+def check_workload(workload: str, build: BuildConfig | None, build_name: str) -> None:
+    """RequestError unless ``workload`` names a workload its family knows and ``build`` (None:
+    built-in SQLite) can run it."""
+    if build is None:
+        if not is_builtin(workload):
+            raise _unknown("built-in workload", workload, BUILTIN_WORKLOADS)
+    else:
+        check_family(workload)
     try:
         check_build(workload, build_name, build)
     except WorkloadError as exc:
@@ -100,10 +146,11 @@ def check_requests(
     builds: Sequence[str],
     configs: Sequence[str | None],
     workloads: Sequence[str],
-) -> None:
+) -> list[str]:
     """Check every host, build, config and workload of a run or a queue; the first problem is
     raised. A config is checked against the builds that have it: a queue's ``--config`` list
-    may name configs only some builds have, but each must exist somewhere."""
+    may name configs only some builds have, but each must exist somewhere. Returns the
+    workloads as runs are stored (:func:`normalise_workload`)."""
     for host in hosts:
         check_host(inventory, host)
     for host in hosts:
@@ -116,7 +163,17 @@ def check_requests(
         if not any(cfg is not None and config in cfg.config_names for cfg in owners):
             known = {n for cfg in owners if cfg is not None for n in cfg.config_names if n}
             raise _unknown("config", config, known, f" of build(s) {', '.join(builds)}")
-    for workload in dict.fromkeys(workloads):
+    out = []
+    for given in workloads:
+        owners = [inventory.hosts[h].builds.get(b) for h in hosts for b in builds]
+        names = {normalise_workload(given, cfg is None) for cfg in owners}
+        if len(names) > 1:
+            raise RequestError(
+                f"workload {given!r} runs as {' or '.join(sorted(names))} on these builds: name its range"
+            )
+        out.append(names.pop() if names else given)
+    for workload in dict.fromkeys(out):
         for host in hosts:
             for build in builds:
                 check_workload(workload, inventory.hosts[host].builds.get(build), build)
+    return out

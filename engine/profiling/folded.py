@@ -17,12 +17,9 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
+from benchdeck.engine.profiling.fold import fold
+
 _TITLE = re.compile(r"^(?P<name>.*) \((?P<n>[\d,]+) samples?, [\d.]+%\)")
-_PERF_HEAD = re.compile(
-    r"^(?P<comm>\S.*?)\s+\d+(?:/\d+)?\s+(?:\[\d+\]\s+)?[\d.]+:\s*(?:(?P<period>\d+)\s+)?(?P<event>[\w:.-]+):"
-)
-_PERF_FRAME = re.compile(r"^\s+[0-9a-f]+\s+(?P<sym>.+?)\s+\((?P<dso>[^)]*)\)\s*$")
-_OFFSET = re.compile(r"\+0x[0-9a-f]+$")
 
 
 class StackFormatError(ValueError):
@@ -53,36 +50,9 @@ def parse_folded(text: str) -> tuple[tuple[str, int], ...]:
 
 
 def parse_perf_script(text: str) -> tuple[tuple[str, int], ...]:
-    """``perf script`` output of ``perf record -g``: a header line per sample, then its frames
-    leaf first. Folded as stackcollapse-perf.pl folds them: the command name as the root,
-    ``+0x..`` offsets dropped, ``[unknown]`` kept."""
-    stacks: list[tuple[str, int]] = []
-    comm: str | None = None
-    frames: list[str] = []
-
-    def flush() -> None:
-        if comm is not None:
-            stacks.append((";".join([comm, *reversed(frames)]), 1))
-
-    for no, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            flush()
-            comm, frames = None, []
-            continue
-        if line.startswith("#"):
-            continue
-        if comm is None:
-            head = _PERF_HEAD.match(line)
-            if head is None:
-                raise StackFormatError(f"line {no}: not a perf script sample header: {line[:80]!r}")
-            comm = head["comm"].strip().replace(" ", "_")
-            continue
-        frame = _PERF_FRAME.match(line)
-        if frame is None:
-            raise StackFormatError(f"line {no}: not a perf script frame: {line[:80]!r}")
-        frames.append(_OFFSET.sub("", frame["sym"]).replace(";", ":"))
-    flush()
-    return merge(stacks)
+    """``perf script`` output of ``perf record -g``, folded as the capture folds it
+    (:func:`.fold.fold`: stackcollapse-perf.pl's rules)."""
+    return merge(fold(text.splitlines()).items())
 
 
 def parse_flamegraph_svg(text: str) -> tuple[tuple[str, int], ...]:

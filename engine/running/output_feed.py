@@ -29,6 +29,8 @@ from benchdeck.engine.metrics import per_op, run_qps
 from benchdeck.engine.parsers import IostatParser, VmstatParser
 from benchdeck.engine.parsers.families import parser_for
 from benchdeck.engine.planning.plan import Marks, RunPlan
+from benchdeck.engine.profiling.feed import STREAMS as CAPTURE_STREAMS
+from benchdeck.engine.profiling.feed import CaptureFeed
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
 
 # sysbench's last summary line: the run is over, look for its exit code now.
@@ -54,12 +56,15 @@ class OutputFeed:
         self.vm: list[VmstatSample] = []
         self.io: list[IostatSample] = []
         self._n_msgs = 0
+        self.capture = CaptureFeed(plan, marks, emit)
         self.ended = False  # the benchmark printed its last line
 
     def feed(self, name: str, lines: list[str]) -> None:
         """Parse new ``lines`` of source ``name`` and emit what they hold."""
         rid, m = self.plan.run_id, self.marks
-        if name == "bench":
+        if name in CAPTURE_STREAMS:
+            self.capture.feed(name, lines)
+        elif name == "bench":
             n_skip = len(self._sb.skipped)
             rows = [iv for ln in lines if (iv := self._sb.feed(ln)) is not None]
             ended = getattr(self._sb, "ended", False) or getattr(self._sb, "finished", False)

@@ -27,6 +27,8 @@ from benchdeck.engine.events import (
 )
 from benchdeck.engine.hosts.requirements import MONITORS
 from benchdeck.engine.planning.plan import Marks, RunPlan
+from benchdeck.engine.profiling.feed import STREAMS as CAPTURE_STREAMS
+from benchdeck.engine.profiling.preflight import capture_preflight
 from benchdeck.engine.running import table_check
 from benchdeck.engine.running.cancel import cancel_marked
 from benchdeck.engine.running.checks import StepFailed, check_idle, preflight
@@ -63,6 +65,7 @@ class Runner:
         self._output_ended = asyncio.Event()
         self._parsed = OutputFeed(plan, self.marks, self._emit)
         self._monitors: list[str] = list(MONITORS) if plan.monitors else []
+        self._captures: tuple[str, ...] = ()  # perf streams the preflight allowed (--profile)
 
     def cancel(self) -> None:
         """Ask the run to stop: the remote process groups are killed, samples kept."""
@@ -87,6 +90,7 @@ class Runner:
             done = await self._reattach_step(procs[0]) if procs else None
             if not self._cancel.is_set():
                 self._monitors = await preflight(self.t, self.plan, self._emit)
+                self._captures = await capture_preflight(self.t, self.plan, self._emit)
             if not self._cancel.is_set() and done in (None, "cleanup", "prepare"):
                 await self._tables()
             if not self._cancel.is_set() and done != "warmup":
@@ -248,6 +252,12 @@ class Runner:
             list(p.bench_argv), run_dir=d, stdout_name="bench.out", env=dict(p.env)
         )
         procs.append(RemoteProc("bench", dp.pid, dp.pgid, dp.stdout_name))
+        c = p.capture
+        for kind in self._captures if c is not None else ():
+            assert c is not None
+            argv = c.argv(kind, bench_pgid=dp.pgid, run_dir=d)
+            cp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{kind}.out", env=c.env())
+            procs.append(RemoteProc(kind, cp.pid, cp.pgid, cp.stdout_name))
         self._emit(RunStarted(p.run_id, p.host, d, now(), tuple(procs)))
         return procs
 
@@ -269,9 +279,9 @@ class Runner:
             rc = await self._wait_rc(bench.proc)
             cancelled = rc is None or await self._cancel_marked()
             await self._drain(bench)
-            for name in ("vmstat", "iostat"):
+            for name in ("vmstat", "iostat", *CAPTURE_STREAMS):
                 if name in sources:
-                    await self._kill(sources[name].proc)
+                    await self._kill(sources[name].proc, force=name in CAPTURE_STREAMS)
                     await self._drain(sources[name])
         finally:
             for r in readers:
@@ -327,16 +337,19 @@ class Runner:
                         return
             await asyncio.sleep(0.05)
 
-    async def _kill(self, proc: DetachedProcess) -> None:
+    async def _kill(self, proc: DetachedProcess, force: bool = False) -> None:
         """Stop a process group and wait (up to 10 s) until its wrapper is gone, so that the
-        next run on the host never finds this one's processes alive."""
+        next run on the host never finds this one's processes alive; ``force``: SIGKILL what
+        is left then (a capture loop busy folding a large profile)."""
         with contextlib.suppress(TransportError):
             if not await self.t.kill_group(proc.pgid):
                 return
             for _ in range(200):
-                if not await self.t.is_alive(proc.pgid):
+                if not await self.t.is_alive(proc.pgid) and not (force and await self.t.is_alive(proc.pid)):
                     return
                 await asyncio.sleep(0.05)
+            if force:
+                await self.t.kill_group(proc.pgid, "KILL")
 
     def _finish(self, rc: int | None, cancelled: bool) -> None:
         self._emit(self._parsed.outcome(rc, cancelled or self._cancel.is_set()))

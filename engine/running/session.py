@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
+import re
 import secrets
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -16,7 +17,7 @@ from datetime import datetime
 from benchdeck.engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.sysbench.command import WorkloadError
-from benchdeck.engine.hosts.inventory import Inventory
+from benchdeck.engine.hosts.inventory import DEFAULTS, HostConfig, Inventory
 from benchdeck.engine.planning.build_conn import server_spec, sql_client
 from benchdeck.engine.planning.plan import RunRequest
 from benchdeck.engine.planning.planner import check_build, make_plan
@@ -27,6 +28,22 @@ from benchdeck.engine.servers import state as server_state
 from benchdeck.engine.transport import Transport, TransportError, make_transport
 
 
+def runs_workdir(host: HostConfig, local_workdir: str | None) -> str:
+    """Where ``host``'s run directories go (under ``runs/``): the inventory's ``workdir``; for a
+    local host without one of its own, ``local_workdir`` (beside the store the runs go into) when
+    given, so two stores' local and built-in runs never share a directory."""
+    if local_workdir and host.transport == "local" and host.workdir == DEFAULTS["workdir"]:
+        return local_workdir
+    return host.workdir
+
+
+def run_dir_name(run_id: int, tag: str = "") -> str:
+    """``run12-benchdeck-3fa9c1``: the run id, the store's tag (run ids of two stores are alike)
+    and 6 random hex digits (a store deleted and made again restarts its run ids)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", tag)[:32].strip("._-")
+    return f"run{run_id}-{safe + '-' if safe else ''}{secrets.token_hex(3)}"
+
+
 class Session:
     """Hosts of an inventory, each reached through one transport reused across runs."""
 
@@ -34,6 +51,10 @@ class Session:
         self.inventory = inventory
         self._transports: dict[str, Transport] = {}
         self._homes: dict[str, str] = {}
+        self.store_tag = ""
+        """Names the store in each run directory's name (:func:`run_dir_name`)."""
+        self.local_workdir: str | None = None
+        """Run directories of local hosts without a ``workdir`` (:func:`runs_workdir`)."""
 
     async def transport(self, host: str) -> Transport:
         if host not in self._transports:
@@ -67,7 +88,8 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         host = session.inventory.host(req.host)
         transport = await session.transport(req.host)
         workdir = await session.remote_path(req.host, host.workdir)
-        remote_dir = posixpath.join(workdir, "runs", f"run{run_id}-{secrets.token_hex(3)}")
+        runs_root = await session.remote_path(req.host, runs_workdir(host, session.local_workdir))
+        remote_dir = posixpath.join(runs_root, "runs", run_dir_name(run_id, session.store_tag))
         build = host.builds.get(req.build)
         if build is None and req.build not in BUILTIN_BUILDS:
             known = ", ".join(sorted(host.builds)) or "none configured"

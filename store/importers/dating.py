@@ -25,10 +25,11 @@ _US = re.compile(r"(?a)\b(\d{2})/(\d{2})/(\d{2,4}) (\d{2}):(\d{2}):(\d{2})(?: ([
 
 @dataclass(frozen=True, slots=True)
 class Dated:
-    """A run's start and end, and where they were read from (``vmstat``, ``mtime`` ...)."""
+    """A run's start and end, and where they were read from (``vmstat``, ``mtime`` ...);
+    None when the evidence is out of any date's range."""
 
-    started_at: datetime
-    finished_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
     source: str
 
 
@@ -66,11 +67,22 @@ def parse_stamp(text: str) -> datetime | None:
     return min(found)[1] if found else None
 
 
+def _plus(t: datetime, seconds: float) -> datetime | None:
+    try:
+        return t + timedelta(seconds=seconds)
+    except (OverflowError, ValueError):  # an elapsed time past year 9999 (a damaged file)
+        return None
+
+
 def from_start(start: datetime, elapsed_s: float | None, source: str) -> Dated:
-    return Dated(start, start + timedelta(seconds=elapsed_s or 0.0), source)
+    return Dated(start, _plus(start, elapsed_s or 0.0), source)
 
 
 def from_mtime(path: Path, elapsed_s: float | None) -> Dated:
-    """The file was last written when the run ended: its mtime, less the run's length."""
-    end = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).replace(tzinfo=None)
-    return Dated(end - timedelta(seconds=elapsed_s or 0.0), end, "mtime")
+    """The file was last written when the run ended: its mtime, less the run's length;
+    undated when the mtime is out of a date's range (``touch -d @1e12``)."""
+    try:
+        end = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        return Dated(None, None, "undated")
+    return Dated(_plus(end, -(elapsed_s or 0.0)), end, "mtime")

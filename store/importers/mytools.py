@@ -8,9 +8,12 @@ A tree holds ``x.<build>.<config>.pk<N>/`` folders; each has ``sb.o.<test>.range
 
 from __future__ import annotations
 
+import os
 import re
+import tarfile
+import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,12 +24,17 @@ from benchdeck.engine.builds import BuildNameError, parse_build_name
 from benchdeck.engine.catalogue import ResultSuffix, parse_mytools_suffix
 from benchdeck.engine.parsers import parse_command
 from benchdeck.store.db import Store
+from benchdeck.store.importers import suite_order
 from benchdeck.store.importers.dating import parse_stamp
+from benchdeck.store.importers.identity import content_key, known_keys
+from benchdeck.store.importers.perf_files import attach_mytools_perf
 from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run
+from benchdeck.store.importers.suite_order import Vacuum
 from benchdeck.store.importers.writer import RunWriter
 from benchdeck.store.limits import path_problem
 
 _RUN_DIR = re.compile(r"^x\.(?P<build>[^.]+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")
+_PACKED = re.compile(r"^(x\..+\.pk\d+)\.(?:tar\.gz|tgz)$")
 _ROCKS_DIR = re.compile(r"^x\.(?P<build>\d+\.\d+\.\d+)\.(?P<config>[^/]+?)\.pk(?P<pk>\d+)$")
 _INSERTING = re.compile(r"(?a)Inserting (\d+) records into")
 _HEAD = 4096  # bytes of a helper file read for its command line or date
@@ -51,6 +59,7 @@ class MytoolsImport:
 
     run_ids: list[int] = field(default_factory=list)
     already: int = 0
+    already_in: dict[str, int] = field(default_factory=dict)  # folder -> runs already stored
     failed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     skipped_lines: int = 0
@@ -58,6 +67,8 @@ class MytoolsImport:
     explain_lines: int = 0
     lines: int = 0
     imported_per_op: int = 0
+    perf_runs: int = 0
+    perf_windows: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +78,11 @@ class _Folder:
     config: str
     runs: tuple[tuple[Path, ResultSuffix], ...]
     met_only: int  # sb.met files without their sb.o
+    svgs: int = 0  # flame graphs and sb.pmp stacks: the profile import's, not this one's
+    stacks: int = 0
+    label: str = ""  # where the folder is, as the user gave it (a packed one: its tarball)
+    has_io: bool = False
+    names: frozenset[str] = frozenset()  # the files in it (no stat per sb.vm/sb.io/sb.met asked)
 
 
 def split_run_dir(name: str) -> tuple[str, str] | None:
@@ -75,18 +91,55 @@ def split_run_dir(name: str) -> tuple[str, str] | None:
     return (m.group("build"), m.group("config")) if m else None
 
 
+def _walk(root: Path) -> Iterator[os.DirEntry[str]]:
+    """Every entry under ``root``, by name; symbolic links to folders are not followed (a link
+    loop, or a link to ``/``, is not walked into). os.scandir: no stat per entry, no Path
+    objects for the thousands of files a folder holds."""
+    stack = [str(root)]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue  # unreadable: its folders are not found, the rest is
+        for e in entries:
+            yield e
+            if _is_dir(e, follow=False):
+                stack.append(e.path)
+
+
+def _is_dir(e: os.DirEntry[str], follow: bool = True) -> bool:
+    try:
+        return e.is_dir(follow_symlinks=follow)
+    except OSError:  # a link loop
+        return False
+
+
 def find_run_dirs(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("x.*") if p.is_dir() and split_run_dir(p.name))
+    return sorted(Path(e.path) for e in _walk(root) if split_run_dir(e.name) and _is_dir(e))
 
 
-def _folder(d: Path) -> _Folder:
+def find_packed(root: Path) -> list[Path]:
+    """``x.<build>.<config>.pk<N>.tar.gz`` files: result folders as the author packs them."""
+    return sorted(
+        Path(e.path) for e in _walk(root) if (m := _PACKED.match(e.name)) and split_run_dir(m.group(1))
+    )
+
+
+def _folder(d: Path, label: str = "") -> _Folder:
     parts = split_run_dir(d.name)
     assert parts is not None
     runs: list[tuple[Path, ResultSuffix]] = []
     outs: set[str] = set()
     mets: list[str] = []
-    for p in sorted(d.iterdir()):
-        name = p.name
+    svgs = stacks = 0
+    has_io = False
+    names = sorted(os.listdir(d))
+    for name in names:
+        svgs += name.endswith(".svg")
+        stacks += name.startswith("sb.pmp.")
+        has_io |= name.startswith("sb.io.")
         if name.startswith("sb.met."):
             mets.append(name.removeprefix("sb.met."))
         if not name.startswith("sb.o."):
@@ -94,10 +147,13 @@ def _folder(d: Path) -> _Folder:
         suffix = parse_mytools_suffix(name.removeprefix("sb.o."))
         if suffix is None or suffix.dop is None:
             continue  # sb.o.myvac*, prepare steps and other helper outputs
-        runs.append((p, suffix))
+        runs.append((d / name, suffix))
         outs.add(name.removeprefix("sb.o."))
     met_only = sum(1 for m in mets if m not in outs and (s := parse_mytools_suffix(m)) and s.dop)
-    return _Folder(d, parts[0], parts[1], tuple(runs), met_only)
+    runs.sort(key=lambda r: suite_order.order_key(r[0].name))  # as the suite ran them
+    return _Folder(
+        d, parts[0], parts[1], tuple(runs), met_only, svgs, stacks, label or str(d), has_io, frozenset(names)
+    )
 
 
 def _head(path: Path) -> str:
@@ -123,22 +179,40 @@ def folder_table_size(d: Path) -> int | None:
     return None
 
 
-def folder_date(d: Path) -> tuple[datetime, str] | None:
-    """The earliest date the folder's helper logs print on an "... at <date>" line
-    (``vac_my starts at Fri Nov 21 04:38:01 AM UTC 2025``, ``Run for nt 8 at ...``); other
-    dates in them (server variables, monitor output) say nothing about when the runs ran."""
-    found: list[tuple[datetime, str]] = []
+def folder_vacuum(d: Path) -> Vacuum | None:
+    """The folder's vacuum from its helper logs: the earliest date printed on an "... at <date>"
+    line (``vac_my starts at Fri Nov 21 04:38:01 AM UTC 2025``) and the "done ... at <date>"
+    one after it; other dates in them (server variables, monitor output) say nothing about
+    when the runs ran."""
+    starts: list[datetime] = []
+    ends: list[datetime] = []
     for p in d.iterdir():
         name = p.name
         helper = name.startswith("sb.prepare.") and not name.startswith("sb.prepare.met.")
         helper |= name.startswith("sb.o.") and parse_mytools_suffix(name.removeprefix("sb.o.")) is None
         if not helper:
             continue
-        for line in _head(p).splitlines():
-            if " at " in line and (t := parse_stamp(line.split(" at ", 1)[1])):
-                found.append((t, name))
-                break
-    return min(found) if found else None
+        text = _head(p) if name.startswith("sb.prepare.") else _head_and_tail(p)
+        dated = [(line, t) for line in text.splitlines() if " at " in line
+                 and (t := parse_stamp(line.split(" at ", 1)[1]))]  # fmt: skip
+        if dated:
+            starts.append(dated[0][1])
+            ends += [t for line, t in dated[1:] if " done " in line]
+    if not starts:
+        return None
+    start = min(starts)
+    return Vacuum(start, min((t for t in ends if t >= start), default=start))
+
+
+def _head_and_tail(path: Path) -> str:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_HEAD)
+            size = fh.seek(0, 2)
+            fh.seek(max(len(head), size - _HEAD))
+            return (head + b"\n" + fh.read()).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def import_mytools_tree(
@@ -149,15 +223,17 @@ def import_mytools_tree(
     progress: Callable[[ImportProgress], None] | None = None,
     table_size: int | None = None,
 ) -> MytoolsImport:
-    """Import every run of every ``x.*`` folder under ``root``, many runs per transaction.
+    """Import every run of every ``x.*`` folder under ``root`` (packed ``x.*.tar.gz`` ones too:
+    each is unpacked to a temporary folder while its runs are read), a few runs per transaction.
 
-    ``table_size`` is used for scan steps when neither the run's command line nor the folder's
-    prepare output says it.
+    A run whose sysbench output is already stored (from any path, or earlier in this tree) is
+    counted in ``already``, not stored again. ``table_size`` is used for scan steps when neither
+    the run's command line nor the folder's prepare output says it.
     """
     if not root.is_dir():
         raise ImportError_(f"{root}: not a directory")
-    dirs = find_run_dirs(root)
-    if not dirs:
+    dirs, packed = find_run_dirs(root), find_packed(root)
+    if not dirs and not packed:
         raise ImportError_(f"{root}: no x.<build>.<config>.pk<N> result folders found")
     result = MytoolsImport()
     folders: list[_Folder] = []
@@ -166,8 +242,9 @@ def import_mytools_tree(
             result.failed.append(why)
         else:
             folders.append(_folder(d))
-    total = sum(len(f.runs) for f in folders)
-    known = _imported_paths(store, host)
+    total = sum(len(f.runs) for f in folders) + sum(_packed_runs(t, result) for t in packed)
+    with store.transaction() as cur:
+        known = known_keys(cur)
 
     def written(batch: list[tuple[int, ParsedRun]]) -> None:
         for _, p in batch:
@@ -176,13 +253,20 @@ def import_mytools_tree(
             result.imported_per_op += p.summary.per_op_source == "imported"
 
     writer = RunWriter(store, on_written=written)
-    # One checkpoint at the end instead of one per 16 MB of WAL: the blob blocks of the raw
-    # files are then written once (~10% smaller store, less time). A team store has no WAL.
+    # A checkpoint per 64 MB of WAL instead of DuckDB's 16 MB: the blob blocks of the raw files
+    # are rewritten less often (a smaller store, less time), and what waits in memory for a
+    # checkpoint stays bounded (1 GB held the whole tree: 311 MB peak RSS for the 702-run
+    # packed mar25 tree; 64 MB: 261 MB, a 58 vs 54 MB store). A team store has no WAL.
     file = store.lake is None
     if file:
-        store.cursor().execute("SET checkpoint_threshold = '1GB'")
+        store.cursor().execute("SET checkpoint_threshold = '64MB'")
+    pipe = _Pipeline(result, writer, known, progress, total)
     try:
-        _import_folders(_jobs(folders, known, host, device, table_size), result, writer, progress, total)
+        pipe.run(_jobs(folders, host, device, table_size))
+        for tarball in packed:  # one at a time: the disk holds one unpacked folder
+            with _unpacked(tarball, result) as inner:
+                folders += inner
+                pipe.run(_jobs(inner, host, device, table_size))
     finally:
         if file:
             store.cursor().execute("RESET checkpoint_threshold")
@@ -190,103 +274,192 @@ def import_mytools_tree(
     if file:
         store.cursor().execute("CHECKPOINT")
     result.run_ids = writer.run_ids
+    perf = attach_mytools_perf(store, host, root)  # sb.perf.hw.* files: store/importers/perf_files.py
+    result.perf_runs, result.perf_windows = perf.runs, perf.windows
+    result.warnings += perf.warnings
     if progress:
         progress(ImportProgress(total, total, "", len(writer.run_ids), result.lines))
     _warn(result, folders, device)
     return result
 
 
+def _packed_runs(tarball: Path, result: MytoolsImport) -> int:
+    """Run files in a packed folder (for the progress total), from its member names."""
+    try:
+        with tarfile.open(tarball) as tar:
+            return sum(1 for n in tar.getnames() if _is_run_output(n.rsplit("/", 1)[-1]))
+    except (OSError, tarfile.TarError) as exc:
+        result.failed.append(f"{tarball}: cannot read the packed folder ({exc})")
+        return 0
+
+
+def _is_run_output(name: str) -> bool:
+    s = parse_mytools_suffix(name.removeprefix("sb.o.")) if name.startswith("sb.o.") else None
+    return s is not None and s.dop is not None
+
+
+class _unpacked:
+    """A packed folder unpacked to a temporary folder (tarfile's ``data`` filter: no links out
+    of it, no devices), its ``x.*`` folders; removed on exit."""
+
+    def __init__(self, tarball: Path, result: MytoolsImport):
+        self.tarball, self.result = tarball, result
+        self.tmp = tempfile.TemporaryDirectory(prefix="benchdeck-import-")
+
+    def __enter__(self) -> list[_Folder]:
+        out = Path(self.tmp.name)
+        try:
+            with tarfile.open(self.tarball) as tar:
+                tar.extractall(out, filter="data")
+        except (OSError, tarfile.TarError):
+            return []  # said by _packed_runs
+        return [_folder(d, f"{self.tarball}/{d.relative_to(out)}") for d in find_run_dirs(out)]
+
+    def __exit__(self, *exc: object) -> None:
+        self.tmp.cleanup()
+
+
 @dataclass(frozen=True, slots=True)
 class _Job:
-    """One run file of the tree, in order: to read (``files``), already stored, or failed."""
+    """One run file of the tree, in order: to read (``files``), or failed."""
 
     label: str
+    folder: str
     files: RunFiles | None = None
     failed: str | None = None
 
 
-def _jobs(
-    folders: list[_Folder], known: set[str], host: str, device: str | None, table_size: int | None
-) -> Iterator[_Job]:
+def _starts(f: _Folder) -> list[datetime | None]:
+    """Each run's start by the suite's order around the folder's vacuum; None without one."""
+    vacuum = folder_vacuum(f.path)
+    if vacuum is None:
+        return [None] * len(f.runs)
+    names = [out.name for out, _ in f.runs]
+    secs = [suite_order.run_seconds(_head(out).split("\n", 1)[0]) for out, _ in f.runs]
+    return list(suite_order.schedule(names, secs, vacuum))
+
+
+def suite_date(out: Path) -> datetime | None:
+    """When a run file of a mytools folder ran by the suite's order (what ``import mytools``
+    uses when the files have no timestamps), for ``import sysbench`` of one such file."""
+    if not split_run_dir(out.parent.name) or not _is_run_output(out.name):
+        return None
+    try:
+        f = _folder(out.parent)
+    except OSError:
+        return None
+    starts = _starts(f)
+    return next((t for (p, _), t in zip(f.runs, starts, strict=True) if p.name == out.name), None)
+
+
+def _jobs(folders: list[_Folder], host: str, device: str | None, table_size: int | None) -> Iterator[_Job]:
     for f in folders:
         try:
             build = parse_build_name(f.build_name)
         except BuildNameError as exc:
             for i, (_, suffix) in enumerate(f.runs):
-                yield _Job(f"{f.build_name} {suffix.workload}", failed=f"{f.path}: {exc}" if i == 0 else "")
+                why = f"{f.label}: {exc}" if i == 0 else ""
+                yield _Job(f"{f.build_name} {suffix.workload}", f.label, failed=why)
             continue
         size = folder_table_size(f.path) or table_size
-        dated = folder_date(f.path)
-        for out, suffix in f.runs:
+        starts = _starts(f)
+        for (out, suffix), start in zip(f.runs, starts, strict=True):
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
-            if str(out.resolve()) in known:
-                yield _Job(label)
-                continue
             rest = out.name.removeprefix("sb.o.")
             vm, io, met = (f.path / f"sb.{k}.{rest}" for k in ("vm", "io", "met"))
-            use_io = io.is_file() and device is not None
+            has = {p: p.name in f.names and p.is_file() for p in (vm, io, met)}
+            use_io = has[io] and device is not None
             yield _Job(
                 label,
+                f.label,
                 RunFiles(
                     host=host,
                     build=build,
                     workload=suffix.workload,
                     sysbench=out,
                     config=f.config,
-                    vmstat=vm if vm.is_file() else None,
+                    vmstat=vm if has[vm] else None,
                     iostat=io if use_io else None,
                     device=device if use_io else None,
                     threads=suffix.dop,
                     source="mytools",
-                    met=met if met.is_file() else None,
+                    met=met if has[met] else None,
                     table_size=size,
-                    dated=dated[0] if dated else None,
-                    dated_source=f"folder {dated[1]}" if dated else "",
+                    dated=start,
+                    dated_source=suite_order.SOURCE if start else "",
+                    source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
                 ),
             )
 
 
-def _read(files: RunFiles) -> ParsedRun | str:
+_ALREADY = "already"
+
+
+def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
+    """The run parsed, or why not; :data:`_ALREADY` when its output is stored already (only
+    its sysbench file read: a stored run costs a hash, not a parse)."""
+    try:
+        if content_key(files.sysbench.read_bytes()) in known:
+            return _ALREADY
+    except OSError:
+        pass  # read_run says why, in one line
     try:
         return read_run(files)
     except ImportError_ as exc:
         return str(exc)
 
 
-def _import_folders(
-    jobs: Iterator[_Job],
-    result: MytoolsImport,
-    writer: RunWriter,
-    progress: Callable[[ImportProgress], None] | None,
-    total: int,
-) -> None:
+class _Pipeline:
     """Read runs a few files ahead on a second thread (file reads, zstd and DuckDB release the
-    GIL), store them in order."""
-    done = 0
-    ahead: deque[tuple[_Job, Future[ParsedRun | str] | None]] = deque()
-    with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
-        for job in chain(jobs, [None]):
-            if job is not None:
-                ahead.append((job, pool.submit(_read, job.files) if job.files else None))
-                if len(ahead) < READ_AHEAD:
-                    continue
-            while ahead and (job is None or len(ahead) >= READ_AHEAD):
-                head, fut = ahead.popleft()
-                done += 1
-                outcome = fut.result() if fut is not None else None
-                if head.failed is not None:  # one line per folder whose build name is unknown
-                    if head.failed:
-                        result.failed.append(head.failed)
-                elif head.files is None:
-                    result.already += 1
-                elif isinstance(outcome, str):
-                    result.failed.append(outcome)
-                elif outcome is not None:
-                    result.lines += outcome.lines
-                    result.explain_lines += outcome.explain_lines
-                    writer.add(outcome)
-                if progress:
-                    progress(ImportProgress(done, total, head.label, len(writer.run_ids), result.lines))
+    GIL), store them in order; shared by the tree's folders and each packed one."""
+
+    def __init__(
+        self,
+        result: MytoolsImport,
+        writer: RunWriter,
+        known: dict[str, int],
+        progress: Callable[[ImportProgress], None] | None,
+        total: int,
+    ):
+        self.result, self.writer, self.known = result, writer, known
+        self.progress, self.total, self.done = progress, total, 0
+
+    def run(self, jobs: Iterable[_Job]) -> None:
+        ahead: deque[tuple[_Job, Future[ParsedRun | str] | None]] = deque()
+        with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
+            for job in chain(jobs, [None]):
+                if job is not None:
+                    fut = pool.submit(_read, job.files, self.known) if job.files else None
+                    ahead.append((job, fut))
+                    if len(ahead) < READ_AHEAD:
+                        continue
+                while ahead and (job is None or len(ahead) >= READ_AHEAD):
+                    head, fut = ahead.popleft()
+                    self._take(head, fut.result() if fut is not None else None)
+
+    def _take(self, job: _Job, outcome: ParsedRun | str | None) -> None:
+        result = self.result
+        self.done += 1
+        if job.failed is not None:  # one line per folder whose build name is unknown
+            if job.failed:
+                result.failed.append(job.failed)
+        elif outcome == _ALREADY or (
+            isinstance(outcome, ParsedRun) and outcome.run.content_key in self.known
+        ):  # stored before, or a copy of a run earlier in this tree
+            result.already += 1
+            result.already_in[job.folder] = result.already_in.get(job.folder, 0) + 1
+        elif isinstance(outcome, str):
+            result.failed.append(outcome)
+        elif outcome is not None:
+            result.lines += outcome.lines
+            result.explain_lines += outcome.explain_lines
+            if outcome.run.content_key:
+                self.known[outcome.run.content_key] = -1  # stored with this batch
+            self.writer.add(outcome)
+        if self.progress:
+            self.progress(
+                ImportProgress(self.done, self.total, job.label, len(self.writer.run_ids), result.lines)
+            )
 
 
 def _warn(result: MytoolsImport, folders: list[_Folder], device: str | None) -> None:
@@ -302,15 +475,28 @@ def _warn(result: MytoolsImport, folders: list[_Folder], device: str | None) -> 
             f"{n} sb.met file(s) without their sb.o output (e.g. in {met_only[0].path.name}) "
             "not imported: no sysbench output, no QPS"
         )
-    if device is None and any(next(f.path.glob("sb.io.*"), None) for f in folders):
+    if device is None and any(f.has_io for f in folders):
         result.warnings.append("iostat files found but not used: give --device to get r/o, rKB/o, wKB/o")
+    if result.already:
+        where = max(result.already_in.items(), key=lambda kv: kv[1])
+        result.warnings.append(
+            f"{result.already} run(s) skipped as already stored (the same sysbench output, from "
+            f"any path) in {len(result.already_in)} folder(s), e.g. {where[0]} ({where[1]})"
+        )
+    result.warnings += profile_only(folders)
 
 
-def _imported_paths(store: Store, host: str) -> set[str]:
-    with store.reading() as cur:
-        rows = cur.execute(
-            "SELECT r.source_path FROM runs r JOIN hosts h ON h.host_id = r.host_id "
-            "WHERE h.name = ? AND r.source_path IS NOT NULL",
-            [host],
-        ).fetchall()
-    return {r[0] for r in rows}
+def profile_only(folders: list[_Folder]) -> list[str]:
+    """One line for the folders holding flame graphs or sb.pmp stacks and no run output: what
+    is there and what benchdeck does with it (the profile import's hook replaces this)."""
+    bare = [f for f in folders if not f.runs and (f.svgs or f.stacks)]
+    if not bare:
+        return []
+    svgs, stacks = sum(f.svgs for f in bare), sum(f.stacks for f in bare)
+    what = " and ".join(x for x in (f"{svgs} flame graph SVG(s)" if svgs else "",
+                                     f"{stacks} sb.pmp stack file(s)" if stacks else "") if x)  # fmt: skip
+    return [
+        f"{len(bare)} folder(s) hold {what} and no sysbench output (e.g. {bare[0].label}): no runs to "
+        "import there; flame graphs and stacks belong to a run's CPU profile, imported with the run "
+        "they were taken of"
+    ]

@@ -19,6 +19,7 @@ from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, S
 from benchdeck.store.db import StoreError
 from benchdeck.store.importers.checked import Checked
 from benchdeck.store.importers.dating import Dated, from_mtime, from_start, parse_stamp
+from benchdeck.store.importers.identity import content_key
 from benchdeck.store.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
 from benchdeck.store.raw import compress
 from benchdeck.store.runs import NewRun, RunSummary
@@ -55,6 +56,8 @@ class RunFiles:
     table_size: int | None = None
     dated: datetime | None = None
     dated_source: str = ""
+    source_path: str | None = None
+    """Where the output was read, when not ``sysbench`` itself (a packed folder's member)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +76,7 @@ class ParsedRun:
 
     run: NewRun
     summary: RunSummary
-    finished_at: datetime
+    finished_at: datetime | None
     dated_from: str
     intervals: tuple[BenchInterval, ...]
     vmstat: tuple[VmstatSample, ...]
@@ -95,7 +98,8 @@ class ParsedRun:
         return sum(len(rows) for _, rows in self.skipped)
 
 
-def _read(path: Path) -> bytes:
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, or :class:`ImportError_` with a one-line reason."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -104,6 +108,14 @@ def _read(path: Path) -> bytes:
         raise ImportError_(f"{path}: is a directory, not a file") from None
     except OSError as exc:
         raise ImportError_(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _resolved(path: Path) -> str:
+    """The absolute path, links resolved where they can be (a link loop: as given)."""
+    try:
+        return str(path.resolve())
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop from ..." (Python 3.11)
+        return str(path.absolute())
 
 
 def _text(data: bytes) -> str:
@@ -190,7 +202,8 @@ def _dated(
     elapsed: float | None,
 ) -> Dated:
     """When the run ran: the first vmstat/iostat timestamp, a date line in the sysbench output,
-    the date the caller found (a mytools folder's log), else the output file's mtime."""
+    the date the caller found (a mytools folder's log and the suite's order), else the output
+    file's mtime; undated (NULL) when even that is out of range (a fuzzed file)."""
     for source, stamp in (
         ("vmstat", vm[0].timestamp if vm else None),
         ("iostat", io[0].timestamp if io else None),
@@ -214,10 +227,10 @@ def read_run(f: RunFiles) -> ParsedRun:
         raise ImportError_(f"{f.iostat}: iostat needs --device (the benchmark's storage device)")
     if why := int_problem("threads", f.threads, INT32_MAX):
         raise ImportError_(f"{f.sysbench}: {why}")
-    sb_bytes = _read(f.sysbench)
-    vm_bytes = _read(f.vmstat) if f.vmstat else None
-    io_bytes = _read(f.iostat) if f.iostat else None
-    met_bytes = _read(f.met) if f.met else None
+    sb_bytes = read_bytes(f.sysbench)
+    vm_bytes = read_bytes(f.vmstat) if f.vmstat else None
+    io_bytes = read_bytes(f.iostat) if f.iostat else None
+    met_bytes = read_bytes(f.met) if f.met else None
     sb_text = _text(sb_bytes)
     body, met_tail = split_met_tail(sb_text)
 
@@ -250,12 +263,12 @@ def read_run(f: RunFiles) -> ParsedRun:
 
     vm = Checked.vmstat(_text(vm_bytes)) if vm_bytes is not None else None
     io_text = _text(io_bytes) if io_bytes is not None else ""
-    io = Checked.iostat(io_text) if io_bytes is not None else None
+    io = Checked.iostat(io_text, f.device) if io_bytes is not None else None
     dev_rows: list[IostatSample] = []
     if io is not None:
-        dev_rows = [r for r in io.samples if r.device == f.device]
+        dev_rows = list(io.samples)
         if not dev_rows:
-            seen = sorted({r.device for r in io.samples})
+            seen = sorted({r.device for r in Checked.iostat(io_text).samples})
             raise ImportError_(
                 f"{f.iostat}: no rows for device {f.device!r} (devices seen: {', '.join(seen) or 'none'})"
             )
@@ -302,35 +315,22 @@ def read_run(f: RunFiles) -> ParsedRun:
             tables=tables,
             table_size=table_size,
             device=f.device,
-            source_path=str(f.sysbench.resolve()),
+            source_path=f.source_path or _resolved(f.sysbench),
             command=s.command,
             params=dict(s.options),
             status="finished",
             started_at=dated.started_at,
+            content_key=content_key(sb_bytes),
+            dated_from=dated.source,
         ),
-        summary=RunSummary(
-            qps=qps,
-            tps=s.tps,
-            eps=s.eps,
-            lat_avg_ms=s.lat_avg_ms,
-            lat_pct_ms=s.lat_pct_ms,
-            lat_pct=s.lat_pct,
-            lat_max_ms=s.lat_max_ms,
-            total_events=s.total_events,
-            elapsed_s=s.total_time_s,
-            per_op=metrics,
-            bench_samples=len(sb.intervals),
-            vm_samples=len(vm.samples) if vm else 0,
-            io_samples=len(dev_rows),
-            tool_version=s.sysbench_version,
-            per_op_source=source,
-            per_op_ops=ops,
+        summary=RunSummary.of(
+            s, qps, metrics, (len(sb.intervals), len(vm.samples) if vm else 0, len(dev_rows)), source, ops
         ),
         finished_at=dated.finished_at,
         dated_from=dated.source,
         intervals=tuple(sb.intervals),
         vmstat=tuple(vm.samples) if vm else (),
-        iostat=tuple(io.samples) if io else (),
+        iostat=tuple(dev_rows),  # the benchmark's device only: loop0, md0 ... say nothing of it
         skipped=kept,
         raw=tuple(raw),
         lines=lines,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -19,7 +20,7 @@ from benchdeck.store.samples import append_many, append_skipped_many
 _RUN_COLS = (
     "run_id", "host_id", "build_id", "workload_id", "config", "threads", "tables", "table_size",
     "device", "status", "source", "source_path", "command", "params", "created_at", "started_at",
-    "finished_at",
+    "finished_at", "content_key", "dated_from",
 )  # fmt: skip
 _SUMMARY_COLS = (
     "run_id", "qps", "tps", "eps", "lat_avg_ms", "lat_pct_ms", "lat_pct", "lat_max_ms",
@@ -49,14 +50,17 @@ class RunWriter:
     def __init__(
         self,
         store: Store,
-        batch_runs: int = 500,
-        batch_bytes: int = 64 << 20,
+        batch_runs: int = 16,
+        batch_bytes: int = 16 << 20,
         on_written: Callable[[list[tuple[int, ParsedRun]]], None] | None = None,
+        in_transaction: Callable[[duckdb.DuckDBPyConnection, list[int]], None] | None = None,
     ):
         self.store = store
         self.batch_runs = batch_runs
         self.batch_bytes = batch_bytes
         self.on_written = on_written
+        self.in_transaction = in_transaction
+        """Writes more rows of the batch's runs (by id) in the batch's transaction."""
         self.run_ids: list[int] = []
         self._pending: list[ParsedRun] = []
         self._bytes = 0
@@ -76,6 +80,8 @@ class RunWriter:
         try:
             with self.store.transaction() as cur:
                 ids = self._write(cur, pending)
+                if self.in_transaction:
+                    self.in_transaction(cur, ids)
         except BaseException:
             self._ids.clear()  # ids created in the rolled-back transaction are gone
             raise
@@ -105,6 +111,7 @@ class RunWriter:
                 ncpus.setdefault(p.run.host, p.ncpu)
         for host, ncpu in ncpus.items():
             self._ids[("host", host)] = ensure_host(cur, host, ncpu)
+        now = datetime.now()  # created_at of an undated run (its date out of range)
         runs_data: dict[str, list[Any]] = {c: [] for c in _RUN_COLS}
         summary: dict[str, list[Any]] = {c: [] for c in _SUMMARY_COLS}
         for run_id, p in zip(ids, runs, strict=True):
@@ -113,7 +120,7 @@ class RunWriter:
                 run_id, self._id(cur, "host", p), self._id(cur, "build", p),
                 self._id(cur, "workload", p), r.config, r.threads, r.tables, r.table_size, r.device,
                 "finished", r.source, r.source_path, r.command, json.dumps(r.params, sort_keys=True),
-                r.started_at, r.started_at, p.finished_at,
+                r.started_at or now, r.started_at, p.finished_at, r.content_key, r.dated_from,
             )  # fmt: skip
             for c, v in zip(_RUN_COLS, run_vals, strict=True):
                 runs_data[c].append(v)

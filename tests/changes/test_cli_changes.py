@@ -14,7 +14,7 @@ import pytest
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.store.db import Store
 from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary
-from tests.changes.post_series import HOST, write_store
+from tests.changes.post_series import CONFIG, HOST, write_store
 from tests.cli_helpers import bd
 
 T0 = datetime(2025, 11, 3, 9, 0)
@@ -94,8 +94,6 @@ def test_over_time_finds_the_run_where_one_build_slowed(db: Path) -> None:
 
 
 def test_filters_narrow_the_series(db: Path) -> None:
-    _, out, _ = run(db, "--host", HOST, "--format", "json", "--dbms", "postgres")
-    assert json.loads(out)["series"] == []
     _, out, _ = run(db, "--host", HOST, "--format", "json", "--config", "z11a_bee", "--dop", "1")
     assert len(json.loads(out)["series"]) == 42
 
@@ -103,7 +101,26 @@ def test_filters_narrow_the_series(db: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["--host", "nowhere"], 1, "benchdeck: no host 'nowhere' in the store"),
+        (["--host", "nowhere"], 2, "benchdeck: unknown host 'nowhere' (known: beelink, ci1)"),
+        # issue 25 item 14: a filter the host has no runs with printed "no series ...", exit 0
+        (
+            ["--host", HOST, "--dbms", "mysqll"],
+            2,
+            f"benchdeck: unknown dbms 'mysqll' in host {HOST}'s finished "
+            "runs (known: mysql); did you mean 'mysql'?",
+        ),
+        (["--host", HOST, "--build", "my8040_rel_o2nofx"], 2, "benchdeck: unknown build 'my8040_rel_o2nofx'"),
+        (
+            ["--host", HOST, "--config", "z12a"],
+            2,
+            "benchdeck: unknown config 'z12a' in host beelink's finished runs (known: z11a_bee)",
+        ),
+        (
+            ["--host", HOST, "--dop", "24"],
+            2,
+            "benchdeck: unknown dop 24 in host beelink's finished runs (known: 1)",
+        ),
+        (["--host", HOST, "--workload", "scan"], 2, "benchdeck: unknown workload 'scan'"),
         (["--host", HOST, "--over", "build"], 2, "benchdeck: Invalid value for '--over'"),
         (["--host", HOST, "--max-pvalue", "0"], 2, "benchdeck: Invalid value for '--max-pvalue'"),
         (["--host", HOST, "--min-magnitude", "-1"], 2, "benchdeck: Invalid value for '--min-magnitude'"),
@@ -116,3 +133,29 @@ def test_bad_input_is_one_line(db: Path, args: list[str], code: int, message: st
     assert out == ""
     assert err.startswith(message)
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_build_in_no_series_is_named_and_can_be_put_in(tmp_path: Path) -> None:
+    """Issue 25 item 5: ``my8406v2_rel_o2nofp`` parses as fork ``v2``, a line of its own with one
+    version: it silently left the MySQL series. The output names it and why; --include puts it in."""
+    path = tmp_path / "fork.duckdb"
+    write_store(path)
+    with Store.open(path) as store, store.transaction() as cur:
+        new = NewRun(HOST, parse_build_name("my8406v2_rel_o2nofp"), "point-query_range=100", "test",
+                     config=CONFIG, threads=1, status="finished", started_at=T0)  # fmt: skip
+        save_summary(cur, create_run(cur, new), RunSummary(qps=9000.0))
+    code, out, err = run(path, "--host", HOST)
+    assert code == 0, err
+    assert out.splitlines()[1] == (
+        "left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version, 3 needed; "
+        "--include my8406v2_rel_o2nofp puts it in mysql rel_o2nofp)"
+    )
+    code, out, err = run(path, "--host", HOST, "--include", "my8406v2_rel_o2nofp", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["left_out"] == []
+    (pq,) = [s for s in data["series"] if s["workload"] == "point-query_range=100"]
+    assert [p["label"] for p in pq["points"]] == ["8.0.28", "8.0.30", "8.0.33", "8.0.39", "8.0.40", "8.4.6"]
+    code, _, err = run(path, "--host", HOST, "--include", "my8406v2_rel_o2nofx")
+    assert code == 2
+    assert "did you mean 'my8406v2_rel_o2nofp'?" in err

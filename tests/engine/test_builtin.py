@@ -11,6 +11,7 @@ import os
 import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -372,3 +373,30 @@ def test_needed_and_local_missing_tools() -> None:
     ]
     if list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):  # not on PATH on Debian
         assert local_missing(["pg_ctl"]) == []
+
+
+def test_a_cancelled_prepare_rolls_back_and_leaves_no_journal(tmp_path: Path) -> None:
+    """Issue 25 item 16: SIGTERM (a cancel) during sqlite-sync's prepare exited at once, leaving a
+    hot ``-journal`` beside the database; the prepare now rolls back and closes first."""
+    db = tmp_path / "sb.db"
+    journal = tmp_path / "sb.db-journal"
+    argv = builtin_argv(
+        "point-query_range=100", db_path=str(db), table_size=5_000_000, command="prepare", durability="full"
+    )
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("Inserting"):
+            break
+    deadline = time.monotonic() + 30
+    while not journal.exists():  # the transaction's journal: the state a cancel meets
+        assert time.monotonic() < deadline, "the insert never opened its journal"
+        assert proc.poll() is None, "the prepare ended before it could be cancelled"
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    proc.stdout.read()
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert not journal.exists()
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM sbtest1").fetchone() == (0,), "the insert rolled back"
+    con.close()

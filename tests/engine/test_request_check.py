@@ -76,3 +76,17 @@ def test_typos_name_the_known_names(
         check(inv, build, workload, config, host)
     assert message in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_a_name_without_its_range_is_stored_with_the_range_it_runs_with(inv: Inventory) -> None:
+    """Issue 25 item 4: ``run --workload point-query`` was stored as ``point-query`` and never
+    compared with the ``point-query_range=100`` runs."""
+    one = check_requests
+    assert one(inv, ["dell32"], ["sqlite"], [None], ["point-query"]) == ["point-query_range=100"]
+    assert one(inv, ["dell32"], ["sqlite"], [None], ["read-write"]) == ["read-write_range=10"]
+    assert one(inv, ["dell32"], ["my8040_rel_o2nofp"], [None], ["read-write", "l.i0"]) == [
+        "read-write_range=100",
+        "l.i0",
+    ]
+    with pytest.raises(RequestError, match="runs as read-write_range=10 or read-write_range=100"):
+        one(inv, ["dell32"], ["my8040_rel_o2nofp", "sqlite"], [None], ["read-write"])

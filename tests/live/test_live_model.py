@@ -18,6 +18,7 @@ from benchdeck.engine.metrics import PerOp
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval, SysbenchSummary, VmstatSample
 from benchdeck.tui.app.screens.live import headline
+from benchdeck.tui.services.eta import Eta, QueuePhase
 from benchdeck.tui.services.live_model import LOG_LINES, LiveModel
 
 NOW = datetime(2026, 11, 21, 12, 0, 0)
@@ -32,8 +33,11 @@ def vm(seq: int) -> VmstatSample:
 
 
 def test_a_run_builds_its_series_and_headline() -> None:
-    m = LiveModel()
-    m.progress.total, m.progress.planned_s = 4, 4 * 300
+    clock = [100.0]  # a clock the test moves: the header counts down from the log's figure
+    m = LiveModel(clock=lambda: clock[0])
+    m.apply(
+        QueuePhase(1, "queue", "1/4 my8040_rel point-query_range=100 ETA 20m00s", Eta("dell32", 1, 4, 1200))
+    )
     m.apply(Planned(1, plan(1, "dell32")))
     m.apply(Phase(1, "prepare"))
     m.apply(RunStarted(1, "dell32", "/tmp/r", NOW))
@@ -45,15 +49,18 @@ def test_a_run_builds_its_series_and_headline() -> None:
     assert v.t == [1.0, 2.0, 3.0]
     assert v.vm["cs"] == [5000.0, 5001.0]
     assert v.rqps == 3000.0 / 2500.0
-    line = headline(v, m.progress.eta_s(), m.progress.done, m.progress.total)
+    queue = m.queue_eta("dell32")
+    assert queue is not None
+    eta, left = queue
+    line = headline(v, left, eta.k, eta.n)
     assert line.split("\n") == [
         "run 1  my8040_rel  point-query_range=100",
-        "measuring 3/300 s  QPS 3,000.0  rQPS 1.20  suite 0/4 ETA 20m00s",
+        "measuring 3/300 s  QPS 3,000.0  rQPS 1.20  queue 1/4 ETA 20m00s",
     ]
-    assert m.progress.eta_s(v) == 4 * 300 - 3, "the ETA moves while the run measures"
+    assert next(iter(v.log)) == "queue: 1/4 my8040_rel point-query_range=100 ETA 20m00s", "the same figure"
+    clock[0] += 7
+    assert m.queue_eta("dell32") == (eta, 1200 - 7), "the ETA moves while the run runs"
     m.apply(RunFinished(1, SysbenchSummary(qps=2900.0), 2900.0, PerOp(ops=2900.0), NOW))
-    assert m.progress.done == 1
-    assert m.progress.eta_s(v) == 3 * 300
     assert v.rqps == 2900.0 / 2500.0, "the final figure replaces the last interval"
     assert m.active() == []
 

@@ -135,12 +135,15 @@ def test_diff_of_a_run_without_a_record_is_one_line(env: dict[str, str]) -> None
         env, "import", "sysbench", str(data), "--host", "h", "--build", MARIADB, "--workload", WORKLOAD
     )
     assert imported.returncode == 0, imported.stderr
-    r = bd(env, "diff", imported.stdout.strip(), "99")
+    r = bd(env, "diff", imported.stdout.strip(), imported.stdout.strip())
     assert r.returncode == 1
     assert r.stderr.strip() == (
         f"benchdeck: run {imported.stdout.strip()}: no run-time record (imported, or run before "
         "benchdeck kept them)"
     ), r.stderr
+    r = bd(env, "diff", imported.stdout.strip(), "99")  # a run that does not exist is said first
+    assert r.returncode == 1
+    assert r.stderr.strip() == "benchdeck: run 99: no such run", r.stderr
 
 
 @pytest.fixture

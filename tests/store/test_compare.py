@@ -168,8 +168,13 @@ def test_ambiguous_configs_must_be_picked(store: Store) -> None:
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
-        ({"host": "nope"}, "unknown host 'nope'"),
-        ({"base": "my9999_rel"}, "unknown build 'my9999_rel'"),
+        ({"host": "nope"}, "unknown host 'nope' \\(known: h1\\)$"),
+        ({"host": "h11"}, "unknown host 'h11' \\(known: h1\\); did you mean 'h1'\\?"),
+        (
+            {"base": "my8029_rel"},
+            "unknown build 'my8029_rel' on host h1 \\(known: my8028_rel, my8040_rel\\); "
+            "did you mean 'my8028_rel'\\?",
+        ),
         ({"with_": ("my8028_rel",)}, "named more than once"),
         ({"dop": 64}, "no finished runs on host 'h1' with dop 64"),
     ],

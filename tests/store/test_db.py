@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.store.db import Store, StoreError, StoreLocked, StoreTooNew
+from benchdeck.store.db import Store, StoreError, StoreLocked, StoreNotWritable, StoreTooNew
 from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
 from tests.cli_helpers import CLI
@@ -105,6 +105,10 @@ def test_locked_store_can_still_be_read_from_a_snapshot(
         assert s.snapshot_of == db
         assert s.scalar("SELECT qps FROM run_summary") == 123.0
         snap_dir = s.path.parent
+        # a write into the copy would be deleted with it: refused, and nothing is written
+        with pytest.raises(StoreNotWritable, match=r"read-only snapshot"), s.transaction() as cur:
+            cur.execute("DELETE FROM run_summary")
+        assert s.scalar("SELECT count(*) FROM run_summary") == 1
     assert not snap_dir.exists(), "snapshot copy is removed on close"
 
 

@@ -101,7 +101,8 @@ def test_triage_moved_most_reads_imported_metrics(imported: tuple[Path, Path, My
     items = {it.workload: it for it in rank(_compare(db), column=0)}
     moved = {m.metric: m.rel for m in items["update-index_range=100"].moved}
     assert moved == pytest.approx({"wKB/o": 10.02 / 8.35, "cpu/o": 1.1, "cs/o": 0.96})
-    assert [m.metric for m in items["scan_range=100"].moved] == ["cpu/o", "cs/o", "wKB/o"]
+    # wKB/o 0.004 -> 0.005 is below its floor (issue 25.2, on main): not a mover
+    assert [m.metric for m in items["scan_range=100"].moved] == ["cpu/o", "cs/o"]
 
 
 def test_explain_output_is_recognised_and_kept_in_the_raw_file(
@@ -133,18 +134,28 @@ def test_runs_are_dated_when_they_ran(imported: tuple[Path, Path, MytoolsImport]
         rows = (
             store.cursor()
             .execute(
-                "SELECT b.name, r.created_at, r.started_at, r.finished_at, s.elapsed_s FROM runs r "
-                "JOIN builds b USING (build_id) JOIN run_summary s USING (run_id)"
+                "SELECT b.name, w.name, r.created_at, r.started_at, r.finished_at, s.elapsed_s, r.dated_from "
+                "FROM runs r JOIN builds b USING (build_id) JOIN workloads w USING (workload_id) "
+                "JOIN run_summary s USING (run_id)"
             )
             .fetchall()
         )
-    for build, created, started, finished, elapsed in rows:
+    run = timedelta(seconds=305)  # --warmup-time=5 --time=300
+    for build, workload, created, started, finished, elapsed, source in rows:
         assert created == started
         assert finished - started == timedelta(seconds=elapsed)
         if build == t.A:  # no dated line anywhere: the file's mtime is when the run ended
-            assert finished == t.MTIME_A
-        elif build == t.C:  # the folder's dated log
-            assert started == t.DATED_C
+            assert (finished, source) == (t.MTIME_A, "mtime")
+        elif build == t.C:  # the suite's order around the folder's vacuum log (no "done" line)
+            assert source == "suite order"
+            assert (
+                started
+                == {  # update-index before the vacuum; scan, then point-query after it
+                    "update-index_range=100": t.DATED_C - run,
+                    "scan_range=100": t.DATED_C,
+                    "point-query_range=100": t.DATED_C + run,
+                }[workload]
+            )
         else:  # B has neither: its files' mtime, i.e. when the test wrote them
             assert abs(finished - datetime.now(UTC).replace(tzinfo=None)) < timedelta(hours=1)
 
@@ -167,7 +178,8 @@ def test_scan_table_size_from_prepare_output_else_one_clear_line(tmp_path: Path)
     tree = tmp_path / "tree"
     for build in (t.C, t.A):  # C has sb.prepare.o.* saying the size, A nothing
         d = t.folder(tree, build)
-        (d / "sb.o.scan.range100.pk1.dop40").write_text(t.sysbench_output("scan", 500.0, table_size=False))
+        text = t.sysbench_output("scan", 500.0, table_size=False, seed=t.BUILDS.index(build))
+        (d / "sb.o.scan.range100.pk1.dop40").write_text(text)
     t.write_tree(tmp_path / "full")  # borrow C's prepare output and dated log
     for name in ("sb.prepare.o.point-query.warm.range100.pk1", "sb.o.myvac"):
         (t.folder(tree, t.C) / name).write_text((t.folder(tmp_path / "full", t.C) / name).read_text())

@@ -25,6 +25,8 @@ from benchdeck.store.schema import LATEST_VERSION
 from tests.cli_helpers import ROOT
 from tests.servers.postgres import PostgresServer
 
+pytestmark = pytest.mark.integration  # a real PostgreSQL catalog
+
 RUNS = 12  # per writer
 WORKLOADS = ("point-query_range=100", "update-index_range=100", "scan_range=100")
 BUILDS = ("my8028_rel_o2nofp", "my8403_rel_o2nofp")
@@ -34,8 +36,6 @@ WRITER = r"""
 import sys
 import duckdb
 from benchdeck.store import lake
-
-pytestmark = pytest.mark.integration  # a real PostgreSQL catalog
 url, build, n = lake.LakeUrl.parse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 workloads = sys.argv[4].split(",")
 con, pg = lake.connect(url), lake.pg_connect(url)

@@ -14,6 +14,7 @@ from benchdeck.engine.records import BenchInterval
 from benchdeck.store.compare import compare
 from benchdeck.store.db import Store
 from benchdeck.store.noise import block_length, ratio_ci_repeats, ratio_ci_samples
+from benchdeck.store.report import interval_source
 from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
 from benchdeck.store.samples import append_bench
 
@@ -167,7 +168,7 @@ def test_compare_marks_noise_from_samples(tmp_path: Path) -> None:
     add_run(store, "my8028_rel", float(b.mean()), b)
     add_run(store, "my8040_rel", float(near.mean()), near)
     add_run(store, "my8043_rel", float(far.mean()), far)
-    add_run(store, "my8044_rel", 1000.0)  # no samples: no interval, not noise
+    add_run(store, "my8044_rel", 1000.0)  # no samples: no interval, so neither noise nor not
     c = compare(
         store.cursor(),
         host="h1",
@@ -177,8 +178,12 @@ def test_compare_marks_noise_from_samples(tmp_path: Path) -> None:
         sort_key=CAT.sort_key,
     )
     (row,) = c.rqps
-    assert row.within_noise == (True, False, False)
+    assert row.within_noise == (True, False, None)
     assert [ci.method if ci else None for ci in row.ci] == ["samples", "samples", None]
+    # the Noise tab says why the third has none (was a bare "-")
+    sources = [interval_source(ci, 1, 1) for ci in row.ci]
+    assert sources == ["samples", "samples", "none: no repeats, < 10 per-second samples"]
+    assert interval_source(None, 3, 2) == "none: a base run without QPS"
     plain = compare(
         store.cursor(),
         host="h1",
@@ -188,7 +193,7 @@ def test_compare_marks_noise_from_samples(tmp_path: Path) -> None:
         sort_key=CAT.sort_key,
         intervals=False,
     )
-    assert plain.rqps[0].within_noise == (False,)
+    assert plain.rqps[0].within_noise == (None,)
     assert plain.rqps[0].ci == (None,)
 
 

@@ -275,45 +275,6 @@ def test_a_writer_error_on_a_lake_is_a_store_error(postgres_server: PostgresServ
         del os.environ["BENCHDECK_LAKE_DATA"]
 
 
-def test_a_name_claimed_by_a_writer_that_died_is_added_by_the_next(
-    postgres_server: PostgresServer, tmp_path: Path
-) -> None:
-    """A process claims host 'ghost' in the catalog and dies before adding the lake's row; a
-    later writer finds the row missing and, the claim being over a minute old, adds it."""
-    from benchdeck.store import lake
-    from benchdeck.store.runs import ensure_host
-
-    url = _url(postgres_server, _new_db(postgres_server, tmp_path, "ghost"))
-    os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")
-    try:
-        with Store.open(url):
-            pass  # makes the lake
-        claim = (
-            "from benchdeck.store import lake; import os, sys; u = lake.LakeUrl.parse(sys.argv[1]); "
-            "print(lake.claim_name(lake.pg_connect(u), 'hosts', 'ghost', 'host_id_seq')[0]); os._exit(9)"
-        )
-        died = subprocess.run([*CLI[:2], claim, url], cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert died.returncode == 9, died.stderr
-        claimed = int(died.stdout)
-        parsed = lake.LakeUrl.parse(url)
-        assert parsed is not None
-        with Store.open(url) as store:
-            with store.transaction() as cur:  # a young claim: its claimer may be adding the row now
-                assert ensure_host(cur, "ghost", 8) == claimed
-            with store.reading() as cur:
-                assert cur.execute("SELECT count(*) FROM hosts WHERE name = 'ghost'").fetchone() == (0,)
-            with lake.pg_connect(parsed) as pg:  # a minute later
-                pg.execute("UPDATE benchdeck_names SET made_at = made_at - interval '61 seconds'")
-        with Store.open(url) as store:
-            with store.transaction() as cur:
-                assert ensure_host(cur, "ghost", 8) == claimed
-            with store.reading() as cur:
-                rows = cur.execute("SELECT host_id, ncpu FROM hosts WHERE name = 'ghost'").fetchall()
-        assert rows == [(claimed, 8)]
-    finally:
-        del os.environ["BENCHDECK_LAKE_DATA"]
-
-
 def test_a_queue_and_its_compare_on_a_lake(postgres_server: PostgresServer, tmp_path: Path) -> None:
     """``benchdeck queue`` (two builds, the queue's items and statuses updated in the lake) then
     ``compare`` of its two builds, all on a lake: the same commands as on a file."""

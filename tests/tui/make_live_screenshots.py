@@ -147,12 +147,14 @@ def live_events() -> list[RunEvent]:
 
 def feed_live(model: LiveModel) -> None:
     """Make ``model`` hold the fixed run: its events, the base's QPS and the queue's progress."""
+    from benchdeck.tui.services.eta import Eta, QueuePhase
+
+    model.clock = lambda: 0.0  # the header's ETA as the log's line gave it (no time passes)
+    eta = Eta(HOST, 3, 6, 4 * (DURATION_S + 5.0))
+    model.apply(QueuePhase(RUN_ID, "queue", f"3/6 {BUILD} {WORKLOAD} ETA 2m20s", eta))
     for ev in live_events():
         model.apply(ev)
     model.view(RUN_ID).base_qps = BASE_QPS
-    model.progress.total = 6
-    model.progress.done = 2
-    model.progress.planned_s = 6 * (DURATION_S + 5.0)
     model.version += 1
 
 

@@ -163,6 +163,17 @@ async def test_a_chart_without_samples_says_so() -> None:
         assert_same_as_plotext(chart)
 
 
+async def test_a_long_title_stays_in_a_narrow_chart_before_its_samples() -> None:
+    """Live's fourth chart at 80 columns: its title and "no samples" did not fit, and plotext
+    dropped the title altogether (the chart had none until samples arrived)."""
+    chart = LineChart("context switches (k/s), run queue")
+    app = ChartApp(chart)
+    async with app.run_test(size=(38, 14)) as pilot:
+        chart.set_lines([Line("kcs/s", [], []), Line("r", [], [])])
+        await settle(pilot)
+        assert text_lines(chart_strips(chart))[0].strip() == "context switches (k/s), run queue"
+
+
 def test_finite_points_drop_missing_and_non_finite_values() -> None:
     xs, ys = finite_points([1.0, 2.0, 3.0, 4.0, 5.0], [1.0, None, math.nan, math.inf, 5.0])
     assert (xs, ys) == ([1.0, 5.0], [1.0, 5.0])

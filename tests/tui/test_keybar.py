@@ -43,3 +43,6 @@ async def test_keys_that_do_not_fit_are_left_out_whole(demo: Demo) -> None:
         text = "".join(s.text for s in bar.render_line(0))
         for item in bar.items:
             assert f" {item.display} {item.description} " in text + " "
+        assert [(i.display, i.description) for i in bar.items[-2:]] == [("?", "Keys"), ("^p", "palette")], (
+            "how to get help stays on the line, whatever the width"
+        )

@@ -19,6 +19,7 @@ from textual.widgets import Input, SelectionList, Static
 from benchdeck.engine.hosts.inventory import CONFIG_ENV
 from benchdeck.store.db import Store
 from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.screens.launch import LaunchScreen
 from benchdeck.tui.app.screens.live import HostTab, LiveScreen
 from benchdeck.tui.services.runs import Outcome
@@ -179,6 +180,8 @@ async def test_cancel_keeps_the_samples(tmp_path: Path) -> None:
 
         await wait_for(pilot, lambda: samples_seen() >= 2, "two live samples", RUN_WAIT_S)
         await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question", UI_WAIT_S)
+        await pilot.press("y")
         out = await outcome(pilot, app, within=RUN_WAIT_S)
         assert out.status == "cancelled"
 

@@ -9,13 +9,15 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
-from benchdeck.engine.events import BenchBatch, LogLine, Planned, RunEvent, RunStarted
+from benchdeck.engine.events import BenchBatch, LogLine, Planned, RunCancelled, RunEvent, RunStarted
 from benchdeck.engine.hosts.inventory import CONFIG_ENV
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval
 from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.screens.live import HostPane, HostTab, HostTabs, LiveScreen, headline
 from benchdeck.tui.app.widgets.charts import LineChart
+from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.live_model import RunView
 from tests.tui.helpers import on_screen, settle, static_text
 from tests.tui.make_live_screenshots import show_live, wait_for_launch, write_inventory
@@ -43,7 +45,7 @@ def test_headline_two_lines_what_runs_and_how_it_goes() -> None:
     v.base_qps = 10000.0
     assert headline(v, 300.0, 3, 42).split("\n") == [
         "run 7  pg174_o2nofp  l.i0",
-        "measuring 37/300 s  QPS 12,345.0  rQPS 1.23  suite 3/42 ETA 5m00s",
+        "measuring 37/300 s  QPS 12,345.0  rQPS 1.23  queue 3/42 ETA 5m00s",
     ]
     assert headline(view(t=None), None, 0, 0).split("\n")[1] == "measuring  QPS -"
 
@@ -152,3 +154,32 @@ async def test_charts_redraw_only_when_their_data_changed(tmp_path: Path) -> Non
         assert now["live-qps"] == builds["live-qps"] + 1  # QPS and p95 got a sample
         assert now["live-lat"] == builds["live-lat"] + 1
         assert now["live-cpu"] == builds["live-cpu"]  # vmstat did not
+
+
+async def test_x_asks_first_and_is_off_when_nothing_runs(tmp_path: Path) -> None:
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_launch(pilot)
+        await show_live(pilot)  # the fixed run, measuring
+        live = on_screen(app, LiveScreen)
+        keys = [d for _k, _disp, d, _on in live.query_one(KeyBar).keys()[0]]
+        assert "Cancel run" in keys
+        await pilot.press("x")
+        await settle(pilot)
+        dialog = on_screen(app, ConfirmDialog)
+        assert dialog.question.startswith("Cancel run 3 (sqlite-sync update-index_range=100) on local?")
+        await pilot.press("n")  # no: nothing is cancelled
+        await settle(pilot)
+        on_screen(app, LiveScreen)
+
+        app.hub.model.apply(
+            RunCancelled(3, datetime(2024, 11, 1, 12, 1, 0))
+        )  # the run ends (as a cancel from elsewhere would)
+        live.refresh_live()
+        await settle(pilot)
+        keys = [d for _k, _disp, d, _on in live.query_one(KeyBar).keys()[0]]
+        assert "Cancel run" not in keys, "nothing runs: no x in the footer"
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, LiveScreen), "no question when nothing runs"
+        assert any("Nothing runs on this host" in n.message for n in app._notifications)

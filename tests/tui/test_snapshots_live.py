@@ -70,9 +70,9 @@ async def test_live(tmp_path: Path, size: tuple[int, int]) -> None:
         head = app.screen.query_one(".live-headline", Static)
         assert static_text(head).startswith("run 3  sqlite-sync  update-index_range=100\nmeasuring 12/30 s")
         # what matters is on the screen in full, at 80 columns too: run, workload, progress,
-        # QPS, rQPS and the suite's ETA
+        # QPS, rQPS and the queue's ETA
         assert shown_lines(head) == [
             " run 3  sqlite-sync  update-index_range=100",
-            " measuring 12/30 s  QPS 1,224.9  rQPS 0.51  suite 2/6 ETA 2m08s",  # 12 s of 4 x 35 s left
+            " measuring 12/30 s  QPS 1,224.9  rQPS 0.51  queue 3/6 ETA 2m20s",  # the log's figure (4 x 35 s)
         ]
         assert_snapshot(app, f"live-{_ids(size)}", tmp_path)

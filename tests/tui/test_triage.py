@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from textual.widgets import DataTable, Static
@@ -100,8 +99,12 @@ async def test_an_empty_store_says_what_triage_needs(tmp_path: Path) -> None:
         assert isinstance(app.screen, TriageScreen)
 
 
-def _cmp(rel: dict[str, float | None], rqps: float | None = 0.5) -> Comparison:
-    vals: dict[str, float | None] = dict.fromkeys(rel, 1.0)
+def _cmp(
+    rel: dict[str, float | None], rqps: float | None = 0.5, base: dict[str, float | None] | None = None
+) -> Comparison:
+    """Per-op values of the base (1.0 each unless given) and of the column (base * rel)."""
+    bvals: dict[str, float | None] = base or dict.fromkeys(rel, 1.0)
+    vals = {k: None if v is None or bvals.get(k) is None else v * (bvals[k] or 0.0) for k, v in rel.items()}
     return Comparison(
         host="h",
         base="a",
@@ -110,7 +113,7 @@ def _cmp(rel: dict[str, float | None], rqps: float | None = 0.5) -> Comparison:
         dops=(None,),
         rqps=(RqpsRow("w", "writes", None, (rqps,), (False,), (1,)),),
         groups=(),
-        hw=(HwBlock("w", None, (HwRow("a", vals, dict.fromkeys(rel, 1.0)), HwRow("b", vals, rel))),),
+        hw=(HwBlock("w", None, (HwRow("a", bvals, dict.fromkeys(rel, 1.0)), HwRow("b", vals, rel))),),
         cells={},
     )
 
@@ -123,7 +126,20 @@ def test_rank_scores_by_log_distance_in_both_directions() -> None:
     assert item.metrics_text() == "cs/o x0.50  wKB/o x1.90  cpu/o x1.50"
 
 
-def test_rank_handles_zero_and_infinite_ratios() -> None:
-    (item,) = rank(_cmp({"cpu/o": 1.01, "r/o": math.inf, "rKB/o": 0.0, "o/s": 0.5}))
-    assert [str(m) for m in item.moved] == ["r/o xinf", "rKB/o x0.00", "cpu/o x1.01"]
+def test_near_zero_metrics_are_no_movers_and_never_inf() -> None:
+    """Issue 25 item 2: the built-in runs' r/o 1.9e-6 vs 1.0e-4 and a read-only step's wKB/o
+    0.006 -> 0 ranked first as x0.02 / x0.00; a rise from 0 was xinf. The floors (store/movers.py)
+    make the first two no move and the third a finite ratio against the floor."""
+    base = {"cpu/o": 0.004, "cs/o": 1.0, "r/o": 1.0e-4, "rKB/o": 0.0, "wKB/o": 0.006}
+    rel = {"cpu/o": 1.1, "cs/o": 1.0, "r/o": 0.019, "rKB/o": 1.0, "wKB/o": 0.0}
+    (item,) = rank(_cmp(rel, base=base))
+    assert [str(m) for m in item.moved] == ["cpu/o x1.10"]
+    # rKB/o from 0 to 0.5 KB/op: x50 against the 0.01 floor, not inf; wKB/o 0 -> 0: no move
+    base = {"cpu/o": 0.004, "rKB/o": 0.0, "wKB/o": 0.0}
+    (rise,) = rank(_cmp({"cpu/o": 1.01, "rKB/o": 1.0, "wKB/o": 1.0}, base=base))
+    assert [str(m) for m in rise.moved] == ["cpu/o x1.01"]
+    cmp = _cmp({"cpu/o": 1.01, "rKB/o": 1.0, "wKB/o": 1.0}, base=base)
+    cmp.hw[0].rows[1].values["rKB/o"] = 0.5
+    (up,) = rank(cmp)
+    assert [str(m) for m in up.moved] == ["rKB/o x50.00", "cpu/o x1.01"]
     assert Moved("cs/o", 1.0).score == 0.0

@@ -283,6 +283,32 @@ class BenchdeckApp(App[None]):
         self.store_opened_signal.publish(None)
         if not opened.cancelled() and opened.exception() is None:
             self.run_worker(self._auto_resume(), group="resume", exit_on_error=False)
+            self._watch_others()
+
+    def _watch_others(self) -> None:
+        """What other processes store beside the app (imports, CLI runs) shows as the app's own
+        runs do: the screens reload (tui/services/store_watch.py)."""
+        from benchdeck.tui.services.store_watch import WATCH_S, StoreWatch
+
+        watch = StoreWatch(self.store.get)
+        polling = [False]
+
+        def poll() -> None:
+            try:
+                if watch.changed():
+                    self.call_from_thread(self.runs_changed_signal.publish, None)
+            except Exception as exc:
+                self.log.warning(f"store watch: {exc}")
+            finally:
+                polling[0] = False
+
+        def tick() -> None:
+            if not polling[0]:  # one poll at a time: a store held by another process is waited for
+                polling[0] = True
+                self.run_worker(poll, thread=True, group="store.watch", exit_on_error=False)
+
+        tick()  # the first poll takes the state
+        self.set_interval(WATCH_S, tick)
 
     async def _auto_resume(self) -> None:
         """What ``benchdeck resume`` does, at start: reattach to runs a closed benchdeck left

@@ -74,5 +74,8 @@ def _build_commands(app: Any) -> Iterator[tuple[str, str, Callable[[], Any]]]:
 
 
 def _start_build(app: Any, host: str, recipe: str, variant: str) -> None:
+    if app.store.read_only:  # refused before anything compiles, with the reason
+        app.notify(f"cannot build: {app.store.why_not_writable()}", severity="error", timeout=15)
+        return
     app.hub.start_build(host, recipe, variant)
     app.switch_mode("live")

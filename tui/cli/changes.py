@@ -9,7 +9,7 @@ import click
 from benchdeck.engine.catalogue import default_catalogue, load_group_overrides
 from benchdeck.engine.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_MAGNITUDE, Options
 from benchdeck.store.change_series import load_series
-from benchdeck.store.changes import OVER, ChangesError, analyse
+from benchdeck.store.changes import OVER, ChangesError, LeftOut, analyse
 from benchdeck.store.changes_report import FORMATS, Request, render
 
 if TYPE_CHECKING:
@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 @click.option("--workload", help="Only this workload.")
 @click.option("--dop", type=int, help="Only runs at this concurrency.")
 @click.option("--build", help="Only this build (with --over time: one build's runs in time order).")
+@click.option(
+    "--include",
+    "include",
+    multiple=True,
+    metavar="BUILD",
+    help="Put BUILD in its DBMS's series, its fork set aside (repeat): a build the output says "
+    "was left out, e.g. my8406v2_rel_o2nofp in mysql rel_o2nofp.",
+)
 @click.option(
     "--over",
     type=click.Choice(OVER),
@@ -56,6 +64,7 @@ def changes_cmd(
     workload: str | None,
     dop: int | None,
     build: str | None,
+    include: tuple[str, ...],
     over: str,
     max_pvalue: float,
     min_magnitude: float,
@@ -65,6 +74,7 @@ def changes_cmd(
     each with the per-op metrics that moved at the same point."""
     cat = default_catalogue(load_group_overrides(obj.groups) if obj.groups else None)
     opts = Options(max_pvalue=max_pvalue, min_magnitude=min_magnitude)
+    left_out: list[LeftOut] = []
     with obj.open_store_for_reading() as store:
         try:
             series = load_series(
@@ -78,8 +88,12 @@ def changes_cmd(
                 workload=workload,
                 dop=dop,
                 build=build,
+                include=include,
+                left_out=left_out,
             )
         except ChangesError as exc:
+            if exc.exit_code == 2:  # a name the host has no runs of: a usage error, as for `run`
+                raise click.UsageError(str(exc)) from None
             raise click.ClickException(str(exc)) from exc
     results = analyse(series, opts)
-    click.echo(render(results, Request(host, over, opts), fmt), nl=False)
+    click.echo(render(results, Request(host, over, opts, tuple(left_out)), fmt), nl=False)

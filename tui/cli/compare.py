@@ -20,9 +20,9 @@ OUTPUT_FORMATS = ("rich", *FORMATS)
 
 
 class ColumnParam(click.ParamType):  # type: ignore[type-arg]
-    """``BUILD`` or ``BUILD:CONFIG``."""
+    """``BUILD``, ``BUILD:CONFIG``, with ``@DOP`` after either (a column at its own dop)."""
 
-    name = "BUILD[:CONFIG]"
+    name = "BUILD[:CONFIG][@DOP]"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> Column:
         if isinstance(value, Column):
@@ -39,7 +39,7 @@ class ColumnParam(click.ParamType):  # type: ignore[type-arg]
     "--base",
     required=True,
     type=ColumnParam(),
-    help="Base column BUILD[:CONFIG]: every column is divided by it.",
+    help="Base column BUILD[:CONFIG][@DOP]: every column is divided by it.",
 )
 @click.option(
     "--with",
@@ -47,7 +47,8 @@ class ColumnParam(click.ParamType):  # type: ignore[type-arg]
     multiple=True,
     required=True,
     type=ColumnParam(),
-    help="Column to compare, BUILD[:CONFIG] (repeat; one build may come under several configs).",
+    help="Column to compare, BUILD[:CONFIG][@DOP] (repeat; one build may come under several configs "
+    "or at several dops).",
 )
 @click.option("--config", "config", help="Config of a build given without one (default: its only config).")
 @click.option("--dop", type=int, help="Only runs at this concurrency.")
@@ -61,7 +62,8 @@ class ColumnParam(click.ParamType):  # type: ignore[type-arg]
 @click.option(
     "--table",
     type=click.Choice(CSV_TABLES),
-    help="With --format csv: which table (default rqps: one row per workload, dop and column).",
+    help="With --format csv: which table (default rqps: one row per workload, dop and column); "
+    "counters also with --format json (perf stat counters per operation).",
 )
 @click.pass_obj
 def compare_cmd(
@@ -80,12 +82,13 @@ def compare_cmd(
     \b
     Examples:
       benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
+      benchdeck compare --host hetz --base pg180_o2nofp@1 --with pg180_o2nofp@48
       benchdeck compare --host dell32 --base pg174_o2nofp:x10a_c32r128 \\
           --with pg181_o2nofp:x10b_c32r128 --suite classic --format md > report.md
     """
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
-    if table is not None and fmt != "csv":
-        raise click.UsageError("--table goes with --format csv")
+    if table is not None and fmt != "csv" and not (table == "counters" and fmt == "json"):
+        raise click.UsageError("--table goes with --format csv (--table counters also with --format json)")
     from benchdeck.store.compare import compare  # numpy and scipy: only for this command
 
     overrides = load_group_overrides(obj.groups) if obj.groups else None

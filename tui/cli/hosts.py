@@ -59,9 +59,14 @@ def list_cmd() -> None:
     inv = _inventory()
     if not inv.from_file:
         click.echo(f"benchdeck: no config file at {inv.path}: only the local host", err=True)
+    from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
+
     rows = [("NAME", "ADDRESS", "TRANSPORT", "BUILDS")]
     for h in inv.hosts.values():
-        rows.append((h.name, h.address, h.transport, ", ".join(h.builds) or "-"))
+        builds = list(h.builds)
+        if h.transport == "local":  # what Launch offers there: the built-in SQLite builds too
+            builds += [f"{b} (built-in)" for b in BUILTIN_BUILDS if b not in h.builds]
+        rows.append((h.name, h.address, h.transport, ", ".join(builds) or "-"))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[3])

@@ -37,19 +37,23 @@ def import_group() -> None:
 
 
 @import_group.command("sysbench")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--host", required=True, help="Host the run was made on.")
 @click.option("--build", required=True, help="Build name, e.g. my8028_rel_o2nofp.")
 @click.option("--config", "config", default="", help="DBMS config name, e.g. z11a_c32r128.")
 @click.option("--workload", required=True, help="Workload name, e.g. point-query_range=100.")
-@click.option("--vmstat", type=click.Path(dir_okay=False, path_type=Path), help="vmstat output of the run.")
 @click.option(
-    "--iostat", type=click.Path(dir_okay=False, path_type=Path), help="iostat -x output of the run."
+    "--vmstat", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="vmstat output of the run."
+)
+@click.option(
+    "--iostat",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="iostat -x output of the run.",
 )
 @click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
 @click.option(
     "--met",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The mytools sb.met file of the run: its per-op metrics, used without --vmstat/--iostat.",
 )
 @click.option(
@@ -57,10 +61,20 @@ def import_group() -> None:
     type=click.IntRange(min=1),
     help="Rows per table, for a scan step (its QPS is rows/s) when the file's command line lacks it.",
 )
+@click.option(
+    "--perf-stat",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="perf stat output taken during the run (its human format; several windows): its counters.",
+)
 @click.option("--threads", type=int, help="Concurrency, if the file does not say.")
 @click.option("--dbms", help="DBMS, if the build name does not say (mysql, mariadb, postgres ...).")
 @click.option("--version", "version", help="DBMS version, if the build name does not say.")
 @click.option("--variant", help="Build variant, if the build name does not say.")
+@click.option(
+    "--new-workload",
+    is_flag=True,
+    help="Store --workload as given although benchdeck does not know it (a script of your own).",
+)
 @click.pass_obj
 def import_sysbench(
     obj: Ctx,
@@ -74,15 +88,23 @@ def import_sysbench(
     device: str | None,
     met: Path | None,
     table_size: int | None,
+    perf_stat: Path | None,
     threads: int | None,
     dbms: str | None,
     version: str | None,
     variant: str | None,
+    new_workload: bool,
 ) -> None:
     """Import one sysbench run; prints the new run id."""
     from benchdeck.engine.builds import BuildNameError, parse_build_name
+    from benchdeck.engine.planning.request_check import RequestError, check_import_workload
     from benchdeck.store.importers import RunFiles, import_run_files
 
+    if not new_workload:
+        try:  # a typo would be stored as a workload of its own, compared with nothing
+            check_import_workload(workload)
+        except RequestError as exc:
+            raise click.UsageError(f"{exc} (--new-workload stores it as given)") from None
     if iostat and not device:
         raise click.UsageError("--iostat needs --device (the benchmark's storage device)")
     try:
@@ -103,7 +125,9 @@ def import_sysbench(
         table_size=table_size,
     )
     with obj.open_store() as store:
-        run = import_run_files(store, files)
+        run = import_run_files(store, files, perf_stat=perf_stat)
+    if run.already:
+        click.echo(f"benchdeck: skipped: {file}: already stored as run {run.run_id} (same output)", err=True)
     for w in run.warnings:
         click.echo(f"benchdeck: warning: {w}", err=True)
     click.echo(run.run_id)
@@ -113,7 +137,9 @@ import_group.add_command(import_profile_cmd, "profile")
 
 
 @import_group.command("mytools")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument(  # checked before the store is opened: a typo must not create an empty store
+    "directory", type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
 @click.option("--host", required=True, help="Host the results come from.")
 @click.option("--device", help="Storage device of the benchmark (exact iostat device name).")
 @click.option(
@@ -135,9 +161,15 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         click.echo(f"benchdeck: skipped: {f}", err=True)
     extra = f", {res.imported_per_op} with per-op metrics from sb.met" if res.imported_per_op else ""
     explain = f", {res.explain_lines} EXPLAIN lines kept in raw files" if res.explain_lines else ""
+    perf = (
+        f", {res.perf_windows} perf stat windows of {res.perf_runs} runs from sb.perf.hw.*"
+        " (their .raw/.sorted copies not read)"
+        if res.perf_windows
+        else ""
+    )
     click.echo(
         f"imported {len(res.run_ids)} runs ({res.already} already in the store, "
-        f"{len(res.failed)} files not imported{extra}{explain})"
+        f"{len(res.failed)} files not imported{extra}{explain}{perf})"
     )
     if profiles:
         click.echo(profiles)

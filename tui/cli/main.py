@@ -28,11 +28,12 @@ _LAZY = {
     "hosts": ("benchdeck.tui.cli.hosts", "hosts_group"),
     "import": ("benchdeck.tui.cli.imports", "import_group"),
     "run": ("benchdeck.tui.cli.run", "run_cmd"),
-    "queue": ("benchdeck.tui.cli.run", "queue_cmd"),
-    "resume": ("benchdeck.tui.cli.run", "resume_cmd"),
-    "cancel": ("benchdeck.tui.cli.run", "cancel_cmd"),
+    "queue": ("benchdeck.tui.cli.queue", "queue_cmd"),
+    "resume": ("benchdeck.tui.cli.resume", "resume_cmd"),
+    "cancel": ("benchdeck.tui.cli.resume", "cancel_cmd"),
     "compare": ("benchdeck.tui.cli.compare", "compare_cmd"),
     "changes": ("benchdeck.tui.cli.changes", "changes_cmd"),
+    "scaling": ("benchdeck.tui.cli.scaling", "scaling_cmd"),
     "diff": ("benchdeck.tui.cli.diff", "diff_cmd"),
     "profile": ("benchdeck.tui.cli.profile", "profile_cmd"),
     "export": ("benchdeck.tui.cli.export", "export_cmd"),
@@ -159,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             fail(_one_line(str(exc)), 1)
         if not is_compare_error(exc):
             raise
-        fail(_one_line(str(exc)), 1)
+        fail(_one_line(str(exc)), getattr(exc, "exit_code", 1))  # 2: an unknown host or build
 
 
 def _command_words(argv: Sequence[str] | None) -> list[str]:

@@ -83,7 +83,8 @@ class BuildService:
             return fn(cur, *args)
 
     def _records(self, host: str, name: str, status: str) -> list[br.BuildRecord]:
-        return br.records(self.store.cursor(), host=host, name=name, status=status)
+        with self.store.reading() as cur:
+            return br.records(cur, host=host, name=name, status=status)
 
     async def spec(self, host: str, recipe: str, variant: str, base: str = "o2nofp") -> BuildSpec:
         inv = self.session.inventory
@@ -169,4 +170,6 @@ class BuildService:
         """The session's inventory with the builds registered in the store (after a build)."""
         from benchdeck.engine.hosts.inventory import load_inventory
 
-        self.session.inventory = load_inventory(None).with_builds(br.registered(self.store.cursor()))
+        with self.store.reading() as cur:
+            registered = br.registered(cur)
+        self.session.inventory = load_inventory(None).with_builds(registered)

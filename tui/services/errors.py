@@ -1,6 +1,6 @@
 """Is an error one of ours? Known without importing its module: one raised means it is loaded
-(store.db brings DuckDB, which the app's first frame may not need; store.compare numpy and scipy,
-~0.7 s). Shared by the CLI and the app."""
+(store.errors comes with store.db, which brings DuckDB, which the app's first frame may not
+need; store.compare numpy and scipy, ~0.7 s). Shared by the CLI and the app."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def is_a(error: BaseException, module: str, name: str) -> bool:
 
 
 def is_store_error(error: BaseException) -> bool:
-    return is_a(error, "benchdeck.store.db", "StoreError")
+    return is_a(error, "benchdeck.store.errors", "StoreError")
 
 
 def is_compare_error(error: BaseException) -> bool:

@@ -20,10 +20,18 @@ from benchdeck.store.db import Store
 from benchdeck.tui.services.live_model import LiveModel
 
 if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a queue starts
+    import duckdb
+
     from benchdeck.engine.running.session import Session
     from benchdeck.tui.services.runs import Outcome, RunService
 
 T = TypeVar("T")
+
+
+def _reading(store: Store, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    """``fn(cursor)`` with the store held only meanwhile (the app shares it with others)."""
+    with store.reading() as cur:
+        return fn(cur)
 
 
 class LiveHub:
@@ -57,7 +65,7 @@ class LiveHub:
 
         inv = await asyncio.to_thread(load_inventory, None)
         try:
-            extra = await self.query(lambda store: registered(store.cursor()))
+            extra = await self.query(lambda store: _reading(store, registered))
         except Exception:  # an unreadable store: the file's builds still run
             extra = {}
         self.last_inventory = inv.with_builds(extra)
@@ -65,8 +73,6 @@ class LiveHub:
 
     def start_build(self, host: str, recipe: str, variant: str) -> None:
         """Compile a recipe's variant on a host in the background; it shows on Live like a run."""
-        self.model.progress.total += 1
-        self.model.progress.planned_s += 60
         self._keep(asyncio.create_task(self._build(host, recipe, variant)))
         self._changed()
 
@@ -84,6 +90,7 @@ class LiveHub:
             self._changed()
 
         try:
+            await self.query(lambda store: store.check_writable())  # before anything compiles
             inv = await self.inventory()
             name = inv.recipe(recipe).build_name(variant)
             if self.session is None:
@@ -127,7 +134,7 @@ class LiveHub:
     def _base_qps(self, host: str, build: str, workload: str) -> float | None:
         from benchdeck.store.lookups import median_finished_qps
 
-        return median_finished_qps(self._store().cursor(), host, build, workload)
+        return _reading(self._store(), lambda cur: median_finished_qps(cur, host, build, workload))
 
     async def start_queue(
         self,
@@ -145,14 +152,12 @@ class LiveHub:
         matrix = (await self.inventory()).config_matrix(hosts, builds, configs)
 
         def create() -> int:
-            with self._store().transaction() as cur:
+            store = self._store()
+            store.check_writable()  # a snapshot's copy would take the queue, then lose it
+            with store.transaction() as cur:
                 return q.create_queue(cur, hosts, builds, workloads, options, matrix)
 
         qid = await loop.run_in_executor(self.writer, create)
-        n = sum(map(len, matrix.values())) * len(workloads)
-        per_run = options.duration_s or 300
-        self.model.progress.total += n
-        self.model.progress.planned_s += n * (per_run + options.warmup_s)
         self._keep(asyncio.create_task(self._run(qid)))
         self._changed()
         return qid
@@ -189,7 +194,8 @@ class LiveHub:
         if not procs:  # a reattached run: its processes are in the store
             from benchdeck.store.live import unfinished
 
-            live = {r.run_id: r for r in await self.query(lambda st: unfinished(st.cursor(), view.host))}
+            found = await self.query(lambda st: _reading(st, lambda cur: unfinished(cur, view.host)))
+            live = {r.run_id: r for r in found}
             if run_id not in live:
                 self.on_error(f"run {run_id}: nothing to cancel yet (no remote process recorded)")
                 return
@@ -224,14 +230,13 @@ class LiveHub:
         def count(store: Store) -> tuple[int, int]:
             if store.read_only:
                 return 0, 0
-            cur = store.cursor()
-            return len(unfinished(cur)), q.pending_count(cur)
+            with store.reading() as cur:
+                return len(unfinished(cur)), q.pending_count(cur)
 
         return await self.query(count)
 
     def start_resume(self, running: int = 0, waiting: int = 0) -> None:
         """Reattach to runs left running and go on with waiting queues (``benchdeck resume``)."""
-        self.model.progress.total += running + waiting
         self._keep(asyncio.create_task(self._resume()))
         self._changed()
 

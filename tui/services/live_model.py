@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from benchdeck.engine.building.runner import BuildEvent, BuildFailed, BuildFinished
@@ -25,6 +25,7 @@ from benchdeck.engine.events import (
     VmstatBatch,
 )
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
+from benchdeck.tui.services.eta import Eta, QueuePhase
 
 VM_KEYS = ("us", "sy", "id", "wa", "cs", "r")
 IO_KEYS = ("r_s", "w_s", "rkb_s", "wkb_s")
@@ -132,33 +133,14 @@ class RunView:
                 self._log(f"failed: {error}")
 
 
-@dataclass
-class QueueProgress:
-    """Progress through a queued matrix, with an ETA from the planned durations."""
-
-    total: int = 0
-    done: int = 0
-    planned_s: float = 0.0
-    started: float = field(default_factory=time.monotonic)
-
-    def eta_s(self, running: RunView | None = None) -> float | None:
-        """Planned seconds left: the runs not done, less what ``running`` (the run being
-        watched) has measured already, so the ETA moves while a run runs."""
-        if not self.total or self.done >= self.total:
-            return None
-        per_run = self.planned_s / self.total
-        left = per_run * (self.total - self.done)
-        if running is not None and not running.done and running.t:
-            left -= min(running.t[-1], running.duration_s or per_run)
-        return max(0.0, left)
-
-
 class LiveModel:
     """All live runs; the latest run of each host is what its tab shows."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.runs: dict[int, RunView] = {}
-        self.progress = QueueProgress()
+        self.queues: dict[str, tuple[Eta, float]] = {}
+        """Per host: the ETA its queue's current item started with, and when (``clock``)."""
+        self.clock = clock
         self.version = 0  # bumped on every change: views redraw when it moved
 
     def view(self, run_id: int) -> RunView:
@@ -166,12 +148,20 @@ class LiveModel:
 
     def apply(self, ev: RunEvent | BuildEvent) -> RunView:
         v = self.view(ev.run_id)
-        was_done = v.done
         v.apply(ev)
-        if v.done and not was_done:
-            self.progress.done += 1
+        if isinstance(ev, QueuePhase) and ev.eta is not None:
+            self.queues[ev.eta.host] = (ev.eta, self.clock())
         self.version += 1
         return v
+
+    def queue_eta(self, host: str) -> tuple[Eta, float] | None:
+        """The host's queue position and the seconds it has left now: the figure the log
+        printed as the item started, less the time since (one ETA: :mod:`.eta`)."""
+        got = self.queues.get(host)
+        if got is None:
+            return None
+        eta, since = got
+        return eta, eta.left_s(self.clock() - since)
 
     def hosts(self) -> list[str]:
         return sorted({v.host for v in self.runs.values() if v.host})

@@ -95,12 +95,13 @@ def pgo_comparison(store: Store, host: str, res: PgoResult, measure: Sequence[st
     """rQPS of the pgo_use build against the base on the measured workloads (once the run
     service has written every run's end: call it after the service is closed)."""
     cat = default_catalogue(None, None)
-    return compare(
-        store.cursor(),
-        host=host,
-        base=res.base.name,
-        with_builds=[res.use.name],
-        group_of=cat.group_of,
-        sort_key=cat.sort_key,
-        only=set(measure),
-    )
+    with store.reading() as cur:
+        return compare(
+            cur,
+            host=host,
+            base=res.base.name,
+            with_builds=[res.use.name],
+            group_of=cat.group_of,
+            sort_key=cat.sort_key,
+            only=set(measure),
+        )

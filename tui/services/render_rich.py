@@ -73,7 +73,42 @@ def comparison_renderable(cmp: Comparison) -> Group:
                 *(fmt_rel(k, r.values, base) for k in HW_KEYS),
             )
         parts.append(t)
+    parts += counter_tables(cmp)
     return Group(*parts)
+
+
+def counter_tables(
+    cmp: Comparison, red: str = "red", green: str = "green", grey: str = "grey62"
+) -> list[Table | Text]:
+    """The Counters table, a block per workload and dop: per operation (ratios as they are),
+    each column relative to the base coloured as rQPS is (a counter that rose is not better or
+    worse by itself: the colour says how far it moved)."""
+    from benchdeck.store.counters_report import LEGEND, blocks, table
+
+    if not cmp.counters:
+        return []
+    out: list[Table | Text] = [Text(f"Counters: {LEGEND}", style="italic")]
+    for wl, dop, block in blocks(cmp.counters):
+        header, grid = table(cmp, block)
+        t = Table(title=wl + (f" dop {dop}" if dop is not None else ""), title_justify="left", box=None)
+        for i, name in enumerate(header):
+            t.add_column(name, justify="left" if i == 0 else "right")
+        for row in grid:
+            cells: list[Text | str] = [row[0], row[1]]
+            for i in range(2, len(row), 2):
+                rel = row[i + 1]
+                style = rqps_style(float(rel), red=red, green=green, grey=grey) if _number(rel) else "dim"
+                cells += [row[i], Text(rel, style=style)]
+            t.add_row(*cells)
+        out.append(t)
+    return out
+
+
+def _number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def print_comparison(cmp: Comparison, console: Console | None = None) -> None:

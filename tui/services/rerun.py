@@ -19,11 +19,8 @@ async def queue_again(hub: LiveHub, run_id: int) -> tuple[int | None, str]:
     """Queue run ``run_id`` again: (the queue's id, what to tell the user), or (None, why not)."""
 
     def lookup(store: Store) -> RunAgain | None:
-        cur = store.cursor()
-        try:
+        with store.reading() as cur:
             return run_again(cur, run_id)
-        finally:
-            cur.close()
 
     found = await hub.query(lookup)
     if found is None:

@@ -7,10 +7,8 @@ The engine knows nothing of the store; this is where the two meet. One event que
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import posixpath
 import sqlite3
-import statistics
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -24,7 +22,6 @@ from benchdeck.engine.catalogue import family_of
 from benchdeck.engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.builtin.plan import BUILTIN_BUILD
-from benchdeck.engine.families.sysbench.command import WorkloadError, default_duration, step_for
 from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.engine.planning.build_conn import build_password
 from benchdeck.engine.planning.plan import Marks, RunOptions, RunRequest
@@ -32,7 +29,7 @@ from benchdeck.engine.running.post_write import needs_post_write, post_write
 from benchdeck.engine.running.provenance import with_outputs
 from benchdeck.engine.running.run_dirs import busy_reason
 from benchdeck.engine.running.runner import Runner
-from benchdeck.engine.running.session import Session, execute
+from benchdeck.engine.running.session import Session, execute, runs_workdir
 from benchdeck.engine.servers import ServerError
 from benchdeck.engine.transport import TransportError
 from benchdeck.store import queue as q
@@ -42,9 +39,9 @@ from benchdeck.store.ingest import EventSink, pump
 from benchdeck.store.live import LiveRun, marks, never_started, unfinished
 from benchdeck.store.lookups import run_build
 from benchdeck.store.runs import NewRun, create_run, set_status
+from benchdeck.tui.services.eta import Eta, QueuePhase, queue_eta, queue_line, setup_s
 
 Listener = Callable[[RunEvent], None]
-STEP_OVERHEAD_S = 15.0
 T = TypeVar("T")
 
 
@@ -68,33 +65,6 @@ def builtin_build(name: str = BUILTIN_BUILD) -> Build:
     return Build(name=name, dbms="sqlite", version=sqlite3.sqlite_version, variant=BUILTIN_BUILDS[name])
 
 
-def planned_s(item: q.QueueItem) -> float:
-    """Seconds an item is planned to take: its duration (given, the suite's, or the workload's
-    default), its warm-up, and a little for preflight and prepare."""
-    o = RunOptions(**item.options)
-    duration = o.duration_s
-    if duration is None and family_of(item.workload) == "sysbench":
-        with contextlib.suppress(WorkloadError):
-            writes = step_for(item.workload).writes
-            duration = (o.write_s if writes else o.read_s) or default_duration(item.workload)
-    return (duration or 300) + o.warmup_s + STEP_OVERHEAD_S
-
-
-def queue_line(item: q.QueueItem, where: q.Position) -> str:
-    """``3/42 my8040_rel point-query_range=100 ETA 1h05m`` (ETA: this host's items left, at the
-    pace of its finished ones when there are some, else as planned)."""
-    items = [item, *where.left_on_host]
-    eta = statistics.fmean(where.done_s) * len(items) if where.done_s else sum(planned_s(i) for i in items)
-    config = f" ({item.config})" if item.config else ""
-    return f"{where.k}/{where.n} {item.build}{config} {item.workload} ETA {format_s(eta)}"
-
-
-def format_s(s: float) -> str:
-    m, sec = divmod(int(s), 60)
-    h, m = divmod(m, 60)
-    return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s"
-
-
 class RunService:
     """Starts runs and queues, resumes interrupted ones, records everything in ``store``."""
 
@@ -108,6 +78,11 @@ class RunService:
     ):
         self.store = store
         self.session = session
+        if store.lake is None:  # run directories named after the store, local ones beside it
+            session.store_tag = store.path.stem
+            session.local_workdir = str(store.path.resolve().with_name(f"{store.path.stem}-runs"))
+        else:
+            session.store_tag = "lake"
         self.listener = listener
         self.on_stored = on_stored
         """Called with a run's end once it is written (a listener sees it before)."""
@@ -192,13 +167,17 @@ class RunService:
             return fn(*args)
         return await asyncio.get_running_loop().run_in_executor(self.writer, fn, *args)
 
-    def _next(self, host: str, queue_id: int | None) -> tuple[q.QueueItem, q.Position] | None:
+    def _next(self, host: str, queue_id: int | None) -> tuple[q.QueueItem, Eta] | None:
         with self.store.transaction() as cur:
             for qid, request in q.requested_cancels(self.store.path).items():  # `cancel --queue`
                 q.cancel_queue(cur, qid)
                 request.unlink(missing_ok=True)
             item = q.next_item(cur, host, queue_id)
-            return (item, q.position(cur, item)) if item is not None else None
+            if item is None:
+                return None
+            where = q.position(cur, item)
+            builds = [item.build, *(i.build for i in where.left_on_host)]
+            return item, queue_eta(item, where, setup_s(cur, host, builds))
 
     def _attach(self, item_id: int, run_id: int) -> None:
         with self.store.transaction() as cur:
@@ -213,8 +192,13 @@ class RunService:
         host cannot be asked: the run then fails, and is stored, with that reason)."""
         try:
             transport = await self.session.transport(host)
-            workdir = await self.session.remote_path(host, self.session.inventory.host(host).workdir)
-            return await busy_reason(transport, host, posixpath.join(workdir, "runs"))
+            cfg = self.session.inventory.host(host)
+            roots = dict.fromkeys((runs_workdir(cfg, self.session.local_workdir), cfg.workdir))
+            for root in roots:  # this store's run directories, and the host's own
+                workdir = await self.session.remote_path(host, root)
+                if (why := await busy_reason(transport, host, posixpath.join(workdir, "runs"))) is not None:
+                    return why
+            return None
         except TransportError:
             return None
 
@@ -246,11 +230,11 @@ class RunService:
             taken = await self._db(self._next, host, queue_id)
             if taken is None:
                 return out
-            item, where = taken
+            item, eta = taken
             req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options), item.config)
             run_id = await self._db(self.new_run, req)
             await self._db(self._attach, item.item_id, run_id)
-            await self._events.put(Phase(run_id, "queue", queue_line(item, where)))
+            await self._events.put(QueuePhase(run_id, "queue", queue_line(item, eta), eta))
             outcome = await self._drive(
                 run_id, host, item.build, item.workload, execute(self.session, req, run_id)
             )

@@ -18,6 +18,7 @@ from typing import Any
 import platformdirs
 
 CONFIG_DIR_ENV = "BENCHDECK_CONFIG_DIR"
+EXPORT_DIR_ENV = "BENCHDECK_EXPORT_DIR"
 SETTINGS_NAME = "ui.toml"
 MAX_REMEMBERED = 50  # host/config pairs whose comparison is remembered
 
@@ -61,6 +62,16 @@ def config_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_config_dir("benchdeck", appauthor=False))
+
+
+def export_dir() -> Path:
+    """Where the app's exports go by default (and a relative path is taken from): not the
+    directory the app happened to be started in, but ``benchdeck`` in the user's documents
+    (``~/Documents/benchdeck``), or ``$BENCHDECK_EXPORT_DIR``."""
+    env = os.environ.get(EXPORT_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_documents_dir()) / "benchdeck"
 
 
 def settings_path() -> Path:

@@ -1,6 +1,14 @@
 """The app's store: one handle, opened on a thread of its own as soon as the app is asked
 for (while Textual loads), which also reads what the first screen shows.
 
+The app holds the store only while it reads or writes, as the CLI's writers do (a *shared*
+store, store/file_store.py): the file is attached for a read (a cursor of :meth:`StoreHandle.cursor`,
+until it is closed) or a write (a transaction, or a run's batches: store/shared_hold.py) and
+let go after it, so another process (a DuckDB shell, ``benchdeck import``/``run``/``queue``)
+gets it between two of them. Only a store another process keeps for longer than
+:data:`OPEN_WAIT_S` at the app's start (a DuckDB shell left open, a benchdeck before this one)
+is read from a snapshot copy, which takes no writes.
+
 No Textual here: ``benchdeck`` starts the opening before it imports the app.
 """
 
@@ -9,9 +17,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from contextlib import suppress
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from benchdeck.store.lookups import count_all_runs
 from benchdeck.store.queries import RunFilter
@@ -23,12 +31,40 @@ if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not
     from benchdeck.store.db import Store
     from benchdeck.tui.startup.page_peek import PagePeek, Peeked
 
+OPEN_WAIT_S = 2.0
+"""How long the app's start waits for a store another process holds before it reads a snapshot
+copy instead: a CLI writer lets go within SHARED_HOLD_S (0.5 s) of holding, a user's DuckDB
+shell may never."""
+LOCK_WAIT_S = 30.0
+"""How long a read or write of the open app waits for another process's hold (a CLI writer's
+batch: 0.5 s; an import's transaction: seconds) before it fails in one line."""
+
+
+class Leased:
+    """A cursor that holds the app's shared store until :meth:`close` (then others may open
+    the file); everything else is the DuckDB cursor's."""
+
+    __slots__ = ("_cur", "_lease")
+
+    def __init__(self, lease: AbstractContextManager[duckdb.DuckDBPyConnection]) -> None:
+        self._lease: AbstractContextManager[duckdb.DuckDBPyConnection] | None = lease
+        self._cur = lease.__enter__()
+
+    def close(self) -> None:
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            lease.__exit__(None, None, None)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
 
 class StoreHandle:
     """The app's one open store, opened on first use from whichever worker thread needs it.
 
-    Opens read-write; if another process holds the lock, reads a snapshot instead and
-    refuses writes with a message that says why.
+    Opens shared (held only while it reads or writes); if another process keeps the lock for
+    longer than :data:`OPEN_WAIT_S`, reads a snapshot instead and refuses writes with a message
+    that says why.
     """
 
     def __init__(self, db: Path | None) -> None:
@@ -61,7 +97,8 @@ class StoreHandle:
             self._refresh = False
             if self._store is None:
                 try:
-                    self._store = Store.open(self.db)
+                    self._store = Store.open(self.db, shared=True, lock_wait=OPEN_WAIT_S)
+                    self._store.set_lock_wait(LOCK_WAIT_S)
                 except (StoreLocked, StoreNotWritable):
                     self._store = Store.open_for_reading(self.db)
             return self._store
@@ -85,7 +122,7 @@ class StoreHandle:
             try:
                 if first is not None:
                     first()
-                cur = self.get().cursor()
+                cur = self.cursor()
                 try:
                     runs = count_all_runs(cur)
                     if then is not None:
@@ -102,20 +139,31 @@ class StoreHandle:
         return opened
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        return self.get().cursor()
+        """A cursor that holds the store until it is closed (close it: others wait meanwhile)."""
+        return cast("duckdb.DuckDBPyConnection", Leased(self.get().reading()))
 
     def writable_cursor(self) -> duckdb.DuckDBPyConnection:
-        from benchdeck.store.db import StoreError
+        """:meth:`cursor`, refused in one line when the store takes no writes here."""
+        self.check_writable()
+        return self.cursor()
 
-        store = self.get()
-        if store.read_only and store.snapshot_of is None:
-            raise StoreError(f"store {store.path} is read-only here: changes are not possible")
-        if store.read_only:
-            raise StoreError(
-                f"store {store.snapshot_of or store.path} is in use by another process: "
-                "showing a read-only snapshot, changes are not possible"
-            )
-        return store.cursor()
+    def why_not_writable(self) -> str:
+        """Why the open store takes no writes here (one line), or ``""``."""
+        from benchdeck.store.errors import StoreNotWritable  # (no DuckDB)
+
+        store = self._store
+        if store is None:
+            return ""
+        try:
+            store.check_writable()
+        except StoreNotWritable as exc:
+            return str(exc)
+        return ""
+
+    def check_writable(self) -> None:
+        """Raise StoreNotWritable (one line, with the reason) on a store that takes no writes:
+        a snapshot (another process holds the store) or a read-only file."""
+        self.get().check_writable()
 
     @property
     def read_only(self) -> bool:

@@ -140,13 +140,30 @@ def _out(line: str = "") -> None:
     sys.stdout.flush()  # a follower sees each line as it is written
 
 
+class Stopped(BaseException):
+    """SIGTERM/SIGINT during a prepare: unwinds it so its transaction is rolled back."""
+
+
+_UNWIND = False
+"""Set while a prepare runs: a signal raises :class:`Stopped` instead of exiting at once."""
+
+
 def prepare(a: argparse.Namespace) -> None:
+    """Create the tables. A cancel (SIGTERM) rolls the open transaction back and closes the file,
+    so no hot ``-journal`` (``sqlite-sync``) or ``-wal`` is left beside it."""
+    global _UNWIND
     conn = connect(a.db, a.durability)
     cx = Ctx(KeyGen(a.table_size, "uniform", a.rand_seed or None), a.tables, a.table_size, a.range_size)
-    for n in range(1, a.tables + 1):
-        create_table(conn, n, cx, _out)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
+    _UNWIND = True
+    try:
+        for n in range(1, a.tables + 1):
+            create_table(conn, n, cx, _out)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        _UNWIND = False
+        if conn.in_transaction:
+            conn.rollback()
+        conn.close()
 
 
 def cleanup(a: argparse.Namespace) -> None:
@@ -156,7 +173,7 @@ def cleanup(a: argparse.Namespace) -> None:
     left = drop_tables(conn, a.tables, _out)
     conn.close()
     if left == 0:  # nothing else lives in the file: remove it with its WAL and shared memory
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(a.db + suffix)
 
@@ -321,8 +338,10 @@ def command_line(a: argparse.Namespace) -> str:
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
-    sys.stdout.flush()  # every line is flushed as written; stop at once, as sysbench does
-    os._exit(128 + signum)
+    sys.stdout.flush()  # every line is flushed as written
+    if _UNWIND:  # a prepare: roll back first (its finally), then exit with the signal's status
+        raise Stopped(128 + signum)
+    os._exit(128 + signum)  # stop at once, as sysbench does
 
 
 def loaded_library() -> tuple[str, str]:
@@ -358,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except sqlite3.Error as exc:
         _out(f"FATAL: {a.command}: {exc}")
         return 1
+    except Stopped as stop:
+        return int(stop.args[0])  # rolled back and closed: the signal's status, as before
     return 0
 
 

@@ -8,7 +8,7 @@ row's series with the change marked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -22,13 +22,24 @@ from textual.widgets import DataTable, Header, Select, Static
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.changepoints import Options
 from benchdeck.store.change_series import load_series
-from benchdeck.store.changes import OVER, Change, Over, SeriesChanges, analyse
-from benchdeck.store.changes_report import between, by_group, fmt_change, fmt_moves, fmt_pvalue, series_title
+from benchdeck.store.changes import OVER, Change, LeftOut, Over, SeriesChanges, analyse
+from benchdeck.store.changes_report import (
+    between,
+    by_group,
+    fmt_change,
+    fmt_moves,
+    fmt_pvalue,
+    left_out_note,
+    series_title,
+)
 from benchdeck.store.lookups import hosts_by_runs
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.change_chart import ChangeChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +47,8 @@ class Request:
     host: str | None
     over: Over
     options: Options
+    left_out: tuple[LeftOut, ...] = ()
+    """Builds in no series (store/change_series.py), said in the head."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,14 +57,11 @@ class Row:
     change: Change
 
 
-def changes_grown(cur: object, results: list[SeriesChanges]) -> dict[tuple[int, int], str]:
+def changes_grown(cur: duckdb.DuckDBPyConnection, results: list[SeriesChanges]) -> dict[tuple[int, int], str]:
     """For each drop in QPS with profiles on both sides of it: the functions whose CPU per query
     grew most, by (id of the result, change index). In the screen's worker."""
-    import duckdb
-
     from benchdeck.tui.services.profiles import ProfileRequest, grown_text
 
-    assert isinstance(cur, duckdb.DuckDBPyConnection)
     out: dict[tuple[int, int], str] = {}
     for r in results:
         s = r.series
@@ -154,10 +164,17 @@ class ChangesScreen(BenchdeckScreen):
             results: list[SeriesChanges] = []
             if host is not None:
                 cat = default_catalogue()
+                left_out: list[LeftOut] = []
                 series = load_series(
-                    cur, host=host, group_of=cat.group_of, sort_key=cat.sort_key, over=request.over
+                    cur,
+                    host=host,
+                    group_of=cat.group_of,
+                    sort_key=cat.sort_key,
+                    over=request.over,
+                    left_out=left_out,
                 )
                 results = analyse(series, request.options)
+                request = Request(host, request.over, request.options, tuple(left_out))
             grown = changes_grown(cur, results)
         finally:
             cur.close()
@@ -191,12 +208,12 @@ class ChangesScreen(BenchdeckScreen):
             head.update("No runs in the store yet: run or import some (Launch, 4).")
         elif not self.results:
             need = "versions of a DBMS" if req.over == "version" else "runs of one build"
-            head.update(f"{req.host}: no series with 3 or more {need}.")
+            head.update(f"{req.host}: no series with 3 or more {need}.{left_out_note(req.left_out)}")
         else:
             o = req.options
             head.update(
                 f"{changed} of {len(self.results)} series changed (p <= {o.max_pvalue:g}, "
-                f"magnitude > {o.min_magnitude:.0%})"
+                f"magnitude > {o.min_magnitude:.0%}){left_out_note(req.left_out)}"
             )
         columns = ["group", "workload", "between", "change", "p-value", "per-op moved at the same point"]
         if len(lines) > 1:

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -21,6 +21,7 @@ from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest, PickD
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.widgets.compare_views import (
     GROUP_STATS,
+    counter_view,
     fill_groups,
     fill_noise,
     fill_rqps,
@@ -33,9 +34,17 @@ from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
 from benchdeck.tui.services.choices import Choices, column_value, load_choices, run_comparison
 from benchdeck.tui.services.selection import Selection
 
-TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise")
+TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise", "tab-counters")
 PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
 PICKERS |= {"config": "#compare-config", "dop": "#compare-dop"}
+
+
+def swapped(columns: tuple[str, ...], new_base: str, old_base: str | None) -> tuple[str, ...]:
+    """The columns once ``new_base`` is the base: a column that becomes the base hands its
+    place to the old base (``b`` on a column swaps the two), else it is only left out."""
+    if new_base not in columns or old_base is None:
+        return tuple(c for c in columns if c != new_base)
+    return tuple(old_base if c == new_base else c for c in columns)
 
 
 class CompareScreen(BenchdeckScreen):
@@ -53,7 +62,9 @@ class CompareScreen(BenchdeckScreen):
             tooltip="Tick the builds to compare (several at once)",
         ),
         Binding("x", "remove_column", "Drop column", id="compare.remove", tooltip="Remove the last column"),
-        Binding("e", "export", "Export", id="compare.export", tooltip="Write md, csv or text to a file"),
+        Binding(
+            "e", "export", "Export", id="compare.export", tooltip="Write md, csv, text or json to a file"
+        ),
         Binding("o", "pick('dop')", "Dop", id="compare.dop", tooltip="Pick the concurrency (dop)"),
         Binding("c", "pick('config')", "Config", id="compare.config", tooltip="Pick the server config"),
         Binding("h", "pick('host')", "Host", id="compare.host", tooltip="Pick the host"),
@@ -139,6 +150,8 @@ class CompareScreen(BenchdeckScreen):
                 yield RqpsBars(id="compare-chart")
             with TabPane("Noise", id="tab-noise"):
                 yield DataTable[object](id="compare-noise", zebra_stripes=True, cursor_type="none")
+            with TabPane("Counters", id="tab-counters"), VerticalScroll():
+                yield Static("", id="compare-counters")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -228,8 +241,8 @@ class CompareScreen(BenchdeckScreen):
         if event.select.id == "compare-config" and isinstance(value, str) and value != sel.config:
             self.load(Selection(host=sel.host, config=value))  # its own remembered columns
             return
-        if event.select.id == "compare-base" and isinstance(value, str):
-            sel = replace(sel, base=value, with_builds=tuple(b for b in sel.with_builds if b != value))
+        if event.select.id == "compare-base" and isinstance(value, str) and value != sel.base:
+            sel = replace(sel, base=value, with_builds=swapped(sel.with_builds, value, sel.base))
         elif event.select.id == "compare-add" and isinstance(value, str):
             if value != sel.base and value not in sel.with_builds:
                 sel = replace(sel, with_builds=(*sel.with_builds, value))
@@ -282,13 +295,31 @@ class CompareScreen(BenchdeckScreen):
             for t in tables:
                 t.clear(columns=True)
             self.query_one("#compare-hw", Static).update("")
+            self.query_one("#compare-counters", Static).update("")
         else:
             self.query_one("#compare-legend", Static).update(legend(cmp, colours))
-            fill_rqps(tables[0], cmp, colours)
+            fill_rqps(tables[0], cmp, colours, self._rqps_room(tables[0]))
             fill_groups(tables[1], cmp, colours, self.group_stat)
             fill_noise(tables[2], cmp, colours)
             self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours))
+            self.query_one("#compare-counters", Static).update(counter_view(cmp, colours))
         self.query_one("#compare-chart", RqpsBars).set_comparison(cmp, self.chart_column)
+
+    def _rqps_room(self, table: DataTable[object]) -> int:
+        """The cells the rQPS table shows across, its vertical scrollbar's width kept free (it
+        comes with the rows); before the table is laid out, the screen's width."""
+        width = table.size.width or self.size.width or self.app.size.width
+        return width - table.styles.scrollbar_size_vertical
+
+    def on_resize(self) -> None:
+        """The names fit the new width (after the layout that gives the table its size)."""
+        if self.cmp is not None:
+            self.call_after_refresh(self._refit_rqps)
+
+    def _refit_rqps(self) -> None:
+        if self.cmp is not None:
+            table = self.query_one("#compare-rqps", DataTable)
+            fill_rqps(table, self.cmp, rqps_colours(self.app), self._rqps_room(table))
 
     # --- actions ---
 
@@ -300,8 +331,18 @@ class CompareScreen(BenchdeckScreen):
         if action == "next_chart_column":
             return self.cmp is not None and len(self.cmp.columns) > 1
         if action == "pick" and parameters and parameters[0] in ("config", "dop"):
-            return bool(self.query_one(PICKERS[str(parameters[0])]).display)
+            return bool(self.query_one(PICKERS[str(parameters[0])]).display)  # else on_key says why
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """``o`` or ``c`` with one dop or config: their keys are off (and out of the footer);
+        say why rather than nothing."""
+        which = {"o": "dop", "c": "config"}.get(event.key)
+        if which is not None and not self.query_one(PICKERS[which]).display:
+            only = self._only_one(which)
+            if only:
+                event.stop()
+                self.notify(only, severity="warning")
 
     def action_pick(self, which: str) -> None:
         """Pick a host, base, column, config or dop in a dialog; the result sets the picker."""
@@ -314,6 +355,10 @@ class CompareScreen(BenchdeckScreen):
             choices.insert(0, ("all dops", ""))
         if not choices:
             self.notify(self._nothing_to_pick(which), severity="warning")
+            return
+        only = self._only_one(which)
+        if only:
+            self.notify(only, severity="warning")
             return
         current = {"host": sel.host, "base": sel.base, "config": sel.config}.get(which)
         current = str(sel.dop) if which == "dop" and sel.dop is not None else current
@@ -351,7 +396,8 @@ class CompareScreen(BenchdeckScreen):
         ]
         presets: list[tuple[str, list[str]]] = []
         if config is not None:
-            presets.append((f"every build of {config}", [value[c] for c in offered if c.config == config]))
+            label = f"every build of config {config}" if config else "every build (no config named)"
+            presets.append((label, [value[c] for c in offered if c.config == config]))
         base = next((c for c in self.columns if c.build == sel.base and c.config == config), None)
         if base is not None:
             series = {str(col) for col in series_columns(self.columns, base)}
@@ -369,6 +415,15 @@ class CompareScreen(BenchdeckScreen):
 
         prompt = f"Columns: builds and configs with finished runs{where} (base {sel.base})"
         self.app.push_screen(MultiPickDialog(prompt, choices, list(sel.with_builds), presets), done)
+
+    def _only_one(self, which: str) -> str | None:
+        """Why ``o``, ``c`` or ``h`` changes nothing (one dop, config or host to pick), if so."""
+        offered = self.choices.get(which, [])
+        if which not in ("host", "config", "dop") or len(offered) != 1 or self.loading_choices:
+            return None
+        what = {"host": "host", "config": "config", "dop": "dop"}[which]
+        where = "in the store" if which == "host" else f"on {self.bd.selection.host}"
+        return f"Only one {what} ({offered[0]}) has finished runs {where}: nothing to switch to."
 
     def _nothing_to_pick(self, which: str) -> str:
         if self.loading_choices:
@@ -435,9 +490,18 @@ class CompareScreen(BenchdeckScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare.export")
     def export(self, cmp: Comparison, req: ExportRequest) -> None:
-        path = req.path if req.path.is_absolute() else Path.cwd() / req.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(cmp, req.fmt), encoding="utf-8")
+        path = req.path  # absolute: the dialog takes a relative one from the export directory
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render(cmp, req.fmt), encoding="utf-8")
+        except OSError as exc:  # a read-only directory, a full disk: one line, nothing else lost
+            self.app.call_from_thread(
+                self.notify,
+                f"cannot export to {path}: {exc.strerror or exc}",
+                title="Export",
+                severity="error",
+            )
+            return
         self.post_message(self.Exported(path, req.fmt))
 
     def on_compare_screen_exported(self, msg: Exported) -> None:

@@ -15,8 +15,10 @@ from textual.widgets import Button, Input, Label, OptionList, RadioButton, Radio
 from textual.widgets.option_list import Option
 
 from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.services.settings import export_dir
 
-EXPORT_FORMATS = {"md": ".md", "csv": ".csv", "text": ".txt"}
+EXPORT_FORMATS = {"md": ".md", "csv": ".csv", "text": ".txt", "json": ".json"}
+"""The formats of ``benchdeck compare --format`` (store.report.FORMATS), json included."""
 
 
 class ConfirmDialog(ModalScreen[bool]):
@@ -117,11 +119,12 @@ class ExportRequest:
 
 def default_export_path(host: str, base: str, fmt: str, directory: Path | None = None) -> Path:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{host}-{base}")
-    return (directory or Path.cwd()) / f"benchdeck-compare-{safe}{EXPORT_FORMATS[fmt]}"
+    return (directory or export_dir()) / f"benchdeck-compare-{safe}{EXPORT_FORMATS[fmt]}"
 
 
 class ExportDialog(ModalScreen[ExportRequest | None]):
-    """Where and in which format to export the comparison (md, csv, text)."""
+    """Where and in which format to export the comparison (md, csv, text, json); a relative
+    path is taken from the export directory (:func:`export_dir`)."""
 
     CSS_PATH = tcss("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
@@ -171,7 +174,8 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         if not text:
             self.notify("give a file name to export to", severity="error")
             return
-        self.dismiss(ExportRequest(Path(text).expanduser(), self.fmt))
+        path = Path(text).expanduser()
+        self.dismiss(ExportRequest(path if path.is_absolute() else export_dir() / path, self.fmt))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -11,15 +11,18 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
+from textual.worker import Worker
 
 from benchdeck.engine.catalogue import SUITES
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from benchdeck.engine.hosts.inventory import ConfigError, Inventory
 from benchdeck.engine.planning.plan import RunOptions
+from benchdeck.engine.profiling.capture import CaptureOptions, parse_kinds
 from benchdeck.store.db import Store
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.screens.base import report_worker_error, tcss
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.services.eta import format_s, learned_setup_s, matrix_s, measured_s, or_guess
 from benchdeck.tui.services.selection import Selection
 
 if TYPE_CHECKING:
@@ -31,8 +34,13 @@ BUILTIN_SUITE = "builtin"
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 UNNAMED = "(unnamed)"  # the config of a build that names none
-OVERHEAD_S = 5  # preflight, prepare check, start-up per run on a DBMS host
-BUILTIN_OVERHEAD_S = 1  # the same for a built-in SQLite run on this machine (measured ~0.9 s)
+# What perf captures during the runs (README: Where the CPU goes); "" leaves it to the inventory
+CAPTURE_CHOICES = [
+    ("inventory's", ""),
+    ("counters", "counters"),
+    ("cpu profile", "cpu"),
+    ("counters + cpu", "counters,cpu"),
+]
 
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
@@ -47,27 +55,6 @@ def highlight_first(options: SelectionList[str]) -> None:
     """Lists filled after mount have no highlighted option: space would do nothing until an arrow key."""
     if options.option_count and options.highlighted is None:
         options.highlighted = 0
-
-
-def estimate_s(
-    hosts: int, builds: int, workloads: int, duration_s: int, warmup_s: int, overhead_s: int = OVERHEAD_S
-) -> float:
-    """Hosts run in parallel, each host serially: the longest host's share."""
-    if not hosts:
-        return 0.0
-    return builds * workloads * (duration_s + warmup_s + overhead_s)
-
-
-def fmt_duration(secs: float) -> str:
-    """``35 s``, ``4 min 05 s``, ``2 h 10 min``."""
-    whole = round(secs)
-    if whole < 60:
-        return f"{whole} s"
-    m, s = divmod(whole, 60)
-    if m < 60:
-        return f"{m} min {s:02d} s"
-    h, m = divmod(m, 60)
-    return f"{h} h {m:02d} min"
 
 
 def where_runs_go(host: str, workdir: str) -> str:
@@ -100,6 +87,7 @@ class LaunchScreen(Screen[None]):
     """Build a run matrix and queue it; the default runs the built-in workload on this machine."""
 
     CSS_PATH = tcss("launch.tcss")
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 - typed by Screen
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", "Start", id="launch.start", tooltip="Queue the matrix and watch it live"),
     ]
@@ -107,6 +95,8 @@ class LaunchScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.inv: Inventory | None = None
+        self.setups: dict[str, float | None] = {}
+        """Each host's set-up per run, learned from its stored runs (None: none to learn from)."""
 
     @property
     def hub(self) -> LiveHub:
@@ -122,7 +112,7 @@ class LaunchScreen(Screen[None]):
                 yield SelectionList[str](id="launch-builds")
                 yield Label("Configs", id="launch-configs-label", classes="-hidden")
                 yield SelectionList[str](id="launch-configs", classes="-hidden")
-            with Vertical(classes="launch-col"):
+            with Vertical(classes="launch-col", id="launch-col-workloads"):
                 yield Label("Suite")
                 yield Select[str](
                     [(BUILTIN_SUITE, BUILTIN_SUITE)],
@@ -139,6 +129,8 @@ class LaunchScreen(Screen[None]):
                 yield Input("5", id="launch-time", type="integer")
                 yield Label("Warm-up seconds")
                 yield Input("0", id="launch-warmup", type="integer")
+                yield Label("perf capture")
+                yield Select[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
                 yield Static("", id="launch-facts")
                 yield Static("", id="launch-where")
         with Horizontal(id="launch-bottom"):  # always in view, even at 80x24
@@ -151,12 +143,20 @@ class LaunchScreen(Screen[None]):
 
     @work(exclusive=True, group="launch.inventory", exit_on_error=False)
     async def load_choices(self) -> None:
-        """Hosts, builds and suites from the inventory (read on a thread)."""
+        """Hosts, builds and suites from the inventory (read on a thread), and each host's
+        set-up time learned from the store (for the matrix's ETA)."""
         try:
-            self.inv = await self.hub.inventory()  # with the builds benchdeck compiled
+            inv = await self.hub.inventory()  # with the builds benchdeck compiled
         except ConfigError as exc:
             self.notify(str(exc), severity="error", timeout=15)
             return
+        try:
+            self.setups = await self.hub.query(
+                lambda store: {h: learned_setup_s(store.cursor(), h) for h in inv.hosts}
+            )
+        except Exception:  # an unreadable store: the guesses stand
+            self.setups = {}
+        self.inv = inv
         hosts = self.query_one("#launch-hosts", SelectionList)
         for name in self.inv.hosts:
             hosts.add_option((name, name, name == "local" or len(self.inv.hosts) == 1))
@@ -260,20 +260,16 @@ class LaunchScreen(Screen[None]):
         h, b, w = len(hosts), len(builds), len(workloads)
         configs = self.chosen_configs()
         cells = self.inv.config_matrix(hosts, builds, configs) if self.inv is not None else {}
-        per_host = max((sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts), default=0)
-        only_builtin = bool(builds) and all(b_ in BUILTIN_BUILDS for b_ in builds)
-        secs = estimate_s(
-            h,
-            per_host,
-            w,
-            self._int("#launch-time", 10) or 1,
-            self._int("#launch-warmup", 0),
-            BUILTIN_OVERHEAD_S if only_builtin else OVERHEAD_S,
+        options = RunOptions(
+            duration_s=self._int("#launch-time", 10) or 1, warmup_s=self._int("#launch-warmup", 0)
         )
+        measured = [measured_s(w_, options) for w_ in workloads]
+        setups = {h_: or_guess(self.setups.get(h_), builds) for h_ in hosts}
+        secs = matrix_s({h_: measured * sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts}, setups)
         runs = sum(map(len, cells.values())) * w
         size = f"{h} host(s) x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
         why_not = impossible(builds, workloads)
-        line = f"{runs} runs = {size} x {w} workload(s); about {fmt_duration(secs)}"
+        line = f"{runs} runs = {size} x {w} workload(s); about {format_s(secs)}"
         self.query_one("#launch-matrix", Static).update(
             line + (f"\ncannot run: {why_not}" if why_not else "")
         )
@@ -301,7 +297,8 @@ class LaunchScreen(Screen[None]):
         from benchdeck.store.lookups import host_facts_json
 
         def read(store: Store) -> str | None:
-            return host_facts_json(store.cursor(), host)
+            with store.reading() as cur:
+                return host_facts_json(cur, host)
 
         raw = await self.hub.query(read)
         return HostFacts.from_dict(json.loads(raw)) if raw else None
@@ -310,7 +307,16 @@ class LaunchScreen(Screen[None]):
     def _pressed(self) -> None:
         self.action_start()
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed worker of this screen (Start's) is one error line: not a BenchdeckScreen,
+        and a worker's StateChanged does not bubble to the app."""
+        report_worker_error(self, event)
+
     def action_start(self) -> None:
+        store = services(self).store
+        if store.read_only:  # a snapshot's copy would take the queue, then lose it: say why first
+            self.notify(f"cannot run: {store.why_not_writable()}", severity="error", timeout=15)
+            return
         hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
         workloads = self._selected("#launch-workloads")
         if not (hosts and builds and workloads):
@@ -320,10 +326,13 @@ class LaunchScreen(Screen[None]):
         if why_not:
             self.notify(f"cannot run: {why_not}", severity="error")
             return
+        profile = self.query_one("#launch-profile", Select).value
         opts = RunOptions(
             threads=self._int("#launch-threads", 1) or None,
             duration_s=self._int("#launch-time", 10) or None,
             warmup_s=self._int("#launch-warmup", 0),
+            # "": the hosts' own (inventory), else off; as --profile on the command line
+            capture=CaptureOptions(parse_kinds(profile)) if isinstance(profile, str) and profile else None,
         )
         configs = self.chosen_configs()
         if not configs and not self.query_one("#launch-configs").has_class("-hidden"):

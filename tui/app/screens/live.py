@@ -4,31 +4,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Log, Static, Tab, Tabs
+from textual.worker import Worker
 
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.screens.base import report_worker_error, tcss
+from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.widgets.charts import Line, LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.services.eta import format_s
 from benchdeck.tui.services.live_model import RunView
 
 if TYPE_CHECKING:
     from benchdeck.tui.services.live_hub import LiveHub
 
 REDRAW_S = 1.0
-
-
-def _fmt_s(s: float | None) -> str:
-    if s is None:
-        return "-"
-    m, sec = divmod(int(s), 60)
-    h, m = divmod(m, 60)
-    return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s"
 
 
 def progress(v: RunView) -> str:
@@ -41,19 +36,20 @@ def progress(v: RunView) -> str:
     return f"{phase} {v.t[-1]:.0f}/{v.duration_s} s"
 
 
-def headline(v: RunView, eta_s: float | None, done: int, total: int) -> str:
-    """Two lines that fit 80 columns: what runs, how it goes.
+def headline(v: RunView, eta_s: float | None, k: int, n: int) -> str:
+    """Two lines that fit 80 columns: what runs, how it goes (``queue k/n``: the item of its
+    queue, as the log's ``queue:`` line counts it, with the seconds left on this host).
 
     ``run 12  my8040_rel  point-query_range=100``
-    ``measuring 37/300 s  QPS 12,345.0  rQPS 0.97  suite 3/42 ETA 5m00s``
+    ``measuring 37/300 s  QPS 12,345.0  rQPS 0.97  queue 3/42 ETA 5m00s``
     """
     qps = v.final_qps if v.final_qps is not None else v.last_qps
     what = [f"run {v.run_id}", v.build or "?", v.workload or "?"]
     how = [progress(v), f"QPS {qps:,.1f}" if qps is not None else "QPS -"]
     if v.rqps is not None:
         how.append(f"rQPS {v.rqps:.2f}")
-    if total:
-        how.append(f"suite {done}/{total} ETA {_fmt_s(eta_s)}")
+    if n:
+        how.append(f"queue {k}/{n} ETA {format_s(eta_s) if eta_s is not None else '-'}")
     return "  ".join(what) + "\n" + "  ".join(how)
 
 
@@ -159,6 +155,7 @@ class LiveScreen(Screen[None]):
         super().__init__()
         self._seen = -1
         self._tabs: dict[str, str] = {}  # host -> tab id
+        self._can_cancel = False
 
     @property
     def hub(self) -> LiveHub:
@@ -192,9 +189,14 @@ class LiveScreen(Screen[None]):
         self.query_one("#live-empty", Static).display = not hosts
         host = self.active_host()
         v = model.current(host) if host is not None else None
+        can_cancel = v is not None and not v.done
+        if can_cancel != self._can_cancel:  # the footer shows x only while a run runs
+            self._can_cancel = can_cancel
+            self.refresh_bindings()
         if v is not None:
-            p = model.progress
-            self.query_one(HostPane).show(v, headline(v, p.eta_s(v), p.done, p.total))
+            queue = model.queue_eta(v.host)
+            eta, left = queue if queue is not None else (None, None)
+            self.query_one(HostPane).show(v, headline(v, left, eta.k if eta else 0, eta.n if eta else 0))
 
     def _add_tabs(self, hosts: list[str]) -> None:
         tabs = self.query_one("#live-tabs", Tabs)
@@ -210,14 +212,40 @@ class LiveScreen(Screen[None]):
         self.refresh_live()
         self._redraw_timer.reset()
 
-    def action_cancel_run(self) -> None:
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed cancel is one error line (see LaunchScreen.on_worker_state_changed)."""
+        report_worker_error(self, event)
+
+    def running(self) -> RunView | None:
+        """The active host's run while it runs (what ``x`` would cancel)."""
         host = self.active_host()
         v = self.hub.model.current(host) if host is not None else None
-        if v is None or v.done:
-            self.notify("nothing to cancel on this host")
+        return v if v is not None and not v.done else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_run":  # off, and out of the footer, when nothing runs (on_key says so)
+            return self.running() is not None
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "x" and self.running() is None:
+            event.stop()
+            self.notify("Nothing runs on this host: nothing to cancel.")
+
+    def action_cancel_run(self) -> None:
+        v = self.running()
+        if v is None:
+            self.notify("Nothing runs on this host: nothing to cancel.")
             return
-        self.run_worker(self.hub.cancel(v.run_id), exclusive=True, group="cancel", exit_on_error=False)
-        self.notify(f"cancelling run {v.run_id}")
+        run_id = v.run_id
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self.hub.cancel(run_id), exclusive=True, group="cancel", exit_on_error=False)
+                self.notify(f"cancelling run {run_id}")
+
+        question = f"Cancel run {run_id} ({v.build} {v.workload}) on {v.host}? The samples so far are kept."
+        self.app.push_screen(ConfirmDialog(question, yes="Cancel run"), answered)
 
     def action_cancel_queue(self) -> None:
         host = self.active_host()
@@ -225,12 +253,18 @@ class LiveScreen(Screen[None]):
         if v is None:
             self.notify("no queue on this host")
             return
+        run_id = v.run_id
 
-        async def cancel(run_id: int) -> None:
+        async def cancel() -> None:
             qid = await self.hub.cancel_queue(run_id)
             self.notify(f"queue {qid} cancelled" if qid is not None else f"run {run_id} is in no queue")
 
-        self.run_worker(cancel(v.run_id), exclusive=True, group="cancel", exit_on_error=False)
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(cancel(), exclusive=True, group="cancel", exit_on_error=False)
+
+        question = f"Cancel the queue of run {run_id} on {v.host}: its running and waiting runs?"
+        self.app.push_screen(ConfirmDialog(question, yes="Cancel queue"), answered)
 
 
 def _safe(host: str) -> str:

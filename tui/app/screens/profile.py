@@ -11,7 +11,7 @@ worker: the UI thread only lays out what fits on the screen.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -37,6 +37,9 @@ from benchdeck.tui.services.profiles import (
 
 TOP_ROWS = 50
 
+if TYPE_CHECKING:
+    import duckdb
+
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
@@ -52,11 +55,8 @@ class Loaded:
     request: ProfileRequest
 
 
-def load(cur: object, req: ProfileRequest) -> Loaded:
+def load(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Loaded:
     """Read the side(s) and build their trees (in the screen's worker)."""
-    import duckdb
-
-    assert isinstance(cur, duckdb.DuckDBPyConnection)
     workloads: list[str] = []
     if req.host and req.base:
         builds = [req.base] + ([req.column] if req.column else [])

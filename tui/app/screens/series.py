@@ -52,6 +52,23 @@ def last_second(series: Sequence[RunSeries]) -> float | None:
     return max(ends, default=None)
 
 
+def has_samples(chart: str, series: Sequence[RunSeries]) -> bool:
+    return any(line.xs for line in chart_lines(chart, series))
+
+
+def missing(series: Sequence[RunSeries]) -> str | None:
+    """What has no per-second samples (its chart is not shown), and why that happens."""
+    empty = [title for chart_id, title, *_ in CHARTS if not has_samples(chart_id, series)]
+    if not empty:
+        return None
+    if len(empty) == len(CHARTS):
+        return (
+            "No per-second samples stored for this run: an import of its result only (no "
+            "intervals, vmstat or iostat in its files), or a run that ended before its first second."
+        )
+    return f"No samples for {', '.join(empty)}: the run's files held none (e.g. an import without them)."
+
+
 def describe(series: Sequence[RunSeries]) -> str:
     parts = []
     for s in series:
@@ -108,10 +125,13 @@ class SeriesScreen(BenchdeckScreen):
 
     def on_series_screen_loaded(self, msg: Loaded) -> None:
         self.series = msg.series
-        self.query_one("#series-title", Static).update(describe(msg.series))
+        note = missing(msg.series)
+        self.query_one("#series-title", Static).update(describe(msg.series) + (f"\n{note}" if note else ""))
         end = last_second(msg.series)
         for chart_id, *_ in CHARTS:
-            self.query_one(f"#series-{chart_id}", LineChart).set_lines(chart_lines(chart_id, msg.series), end)
+            chart = self.query_one(f"#series-{chart_id}", LineChart)
+            chart.display = has_samples(chart_id, msg.series)  # never an empty frame
+            chart.set_lines(chart_lines(chart_id, msg.series), end)
 
     def action_close(self) -> None:
         self.dismiss()

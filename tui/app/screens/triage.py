@@ -1,10 +1,11 @@
-"""Triage: workloads ranked by regression, each with the per-op metrics that moved most."""
+"""Triage: workloads ranked by regression, each with the per-op metrics and the perf stat
+counters (per operation, and their ratios) that moved most."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,6 +15,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static
 
 from benchdeck.store.compare import HW_KEYS, Comparison
+from benchdeck.store.counters_per_op import SOFTWARE
+from benchdeck.store.movers import mover_ratio
 from benchdeck.store.queries import latest_run
 from benchdeck.store.report import NOISE_MARK, fmt_ratio
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
@@ -24,7 +27,11 @@ from benchdeck.tui.services.choices import load_choices, run_comparison
 from benchdeck.tui.services.selection import Selection
 
 TOP_METRICS = 3
+TOP_COUNTERS = 3
 METRICS = tuple(k for k in HW_KEYS if k != "o/s")  # o/s is the rQPS itself
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +44,8 @@ class Moved:
 
     @property
     def score(self) -> float:
-        """|log(rel)|: how far from 1 in either direction (0 and inf move the most)."""
-        return math.inf if self.rel <= 0 or math.isinf(self.rel) else abs(math.log(self.rel))
+        """|log(rel)|: how far from 1 in either direction."""
+        return abs(math.log(self.rel)) if self.rel > 0 else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,8 @@ class TriageItem:
     moved: tuple[Moved, ...]
     noise: bool = False
     """The confidence interval of the ratio contains 1 (store/noise.py)."""
+    counters: tuple[Moved, ...] = ()
+    """perf stat counters per operation (or ratios such as ipc) that moved most vs the base."""
     grown: str = ""
     """The functions whose CPU per query grew most, when both sides have profiles."""
 
@@ -59,11 +68,15 @@ class TriageItem:
     def metrics_text(self) -> str:
         return "  ".join([*map(str, self.moved), *([self.grown] if self.grown else [])])
 
+    def counters_text(self) -> str:
+        return "  ".join(str(m) for m in self.counters)
+
     def line(self, multi_dop: bool = False) -> str:
         """``update-index_range=100 0.56  cpu/o x1.50  wKB/o x2.32  cs/o x1.41``."""
         mark = NOISE_MARK if self.noise else ""
         head = f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}"
-        return "  ".join([head, *map(str, self.moved), *([self.grown] if self.grown else [])])
+        grown = [self.grown] if self.grown else []
+        return "  ".join([head, *map(str, self.moved), *map(str, self.counters), *grown])
 
 
 def rank(
@@ -73,14 +86,24 @@ def rank(
     (and ``grown``: the functions that grew most, by (column, workload, dop))."""
     build = cmp.columns[column]
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
+    counters: dict[tuple[str, int | None], list[Moved]] = {}
+    for c in cmp.counters:
+        if c.column == build and c.rel is not None and not math.isnan(c.rel) and c.counter not in SOFTWARE:
+            counters.setdefault((c.workload, c.dop), []).append(Moved(c.counter, c.rel))
     items = []
     for row in cmp.rqps:
-        rel: dict[str, float | None] = {}
+        vals: dict[str, float | None] = {}
+        base: dict[str, float | None] = {}
         block = blocks.get((row.workload, row.dop))
         if block is not None:
-            rel = next((r.rel for r in block.rows if (r.label or r.build) == build), {})
-        moved = [Moved(k, v) for k in METRICS if (v := rel.get(k)) is not None and not math.isnan(v)]
+            base = block.rows[0].values
+            vals = next((r.values for r in block.rows if (r.label or r.build) == build), {})
+        # the floors of store/movers.py: two near-zero values are no move, and never inf
+        ratios = {k: mover_ratio(k, vals.get(k), base.get(k)) for k in METRICS}
+        moved = [Moved(k, v) for k, v in ratios.items() if v is not None]
         moved = sorted((m for m in moved if m.score > 0), key=lambda m: -m.score)[:TOP_METRICS]
+        of_row = counters.get((row.workload, row.dop), [])
+        top = sorted((m for m in of_row if m.score > 0), key=lambda m: -m.score)[:TOP_COUNTERS]
         items.append(
             TriageItem(
                 row.workload,
@@ -88,7 +111,8 @@ def rank(
                 row.group,
                 row.values[column],
                 tuple(moved),
-                row.within_noise[column],
+                bool(row.within_noise[column]),
+                tuple(top),
                 (grown or {}).get((column, row.workload, row.dop), ""),
             )
         )
@@ -103,15 +127,14 @@ def rank(
     )
 
 
-def regressions_grown(cur: object, cmp: Comparison) -> dict[tuple[int, str, int | None], str]:
+def regressions_grown(
+    cur: duckdb.DuckDBPyConnection, cmp: Comparison
+) -> dict[tuple[int, str, int | None], str]:
     """For each regression (rQPS < 1) with profiles of the base and the column: the functions
     whose CPU per query grew most, by (column, workload, dop). In the screen's worker."""
-    import duckdb
-
     from benchdeck.store.profiles import profiled_workloads
     from benchdeck.tui.services.profiles import column_request, grown_text
 
-    assert isinstance(cur, duckdb.DuckDBPyConnection)
     out: dict[tuple[int, str, int | None], str] = {}
     base = cmp.base_column
     for i, label in enumerate(cmp.columns):
@@ -234,18 +257,18 @@ class TriageScreen(BenchdeckScreen):
         self.items = rank(cmp, self.column, self.grown)
         head.update(
             f"{cmp.columns[self.column]} vs base {cmp.base} on {cmp.host}: lowest rQPS first, "
-            "with the per-op metrics that moved most"
+            "with the per-op metrics that moved most" + (" and the perf counters" if cmp.counters else "")
         )
-        for name in ("rQPS", "workload", "group", "moved most (per op, vs base)"):
+        names = ["rQPS", "workload", "group", "moved most (per op, vs base)"]
+        if cmp.counters:
+            names.append("counters moved most (per op, vs base)")
+        for name in names:
             table.add_column(name, key=name)
         for it in self.items:
-            table.add_row(
-                colours.cell(it.rqps, it.noise),
-                it.label(multi),
-                it.group,
-                it.metrics_text(),
-                key=it.label(multi),
-            )
+            cells = [colours.cell(it.rqps, it.noise), it.label(multi), it.group, it.metrics_text()]
+            if cmp.counters:
+                cells.append(it.counters_text())
+            table.add_row(*cells, key=it.label(multi))
 
     @on(Select.Changed, "#triage-build")
     def build_changed(self, event: Select.Changed) -> None:

@@ -5,14 +5,23 @@ from __future__ import annotations
 import itertools
 
 from benchdeck.store.changes import SeriesChanges
-from benchdeck.tui.app.widgets.charts import ThemedPlot, theme_foreground, theme_palette
+from benchdeck.tui.app.widgets.charts import (
+    ThemedPlot,
+    fmt_tick,
+    round_ticks,
+    theme_foreground,
+    theme_palette,
+)
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 
 MAX_TICKS = 12
+Y_TICKS = 4
+KEY = "dots: runs, line: their mean, flat: segment means, |: change points"
+"""What the chart draws, said under it (a legend box covered the first segment's mean)."""
 
 
 class ChangeChart(ThemedPlot):
-    """QPS of each point (each run as a dot when there are repeats), the mean of each segment
+    """QPS of each point (each run as a dot), the mean of each segment
     between change points, and a vertical line where each change happened (between the two
     points) in the rQPS colour of its ratio; the highlighted change's line in colour, others plain."""
 
@@ -40,22 +49,15 @@ class ChangeChart(ThemedPlot):
         xs = [float(i) for i in range(len(s.labels))]
         palette = theme_palette(self)
         bounds = [0, *(c.index for c in result.changes), len(s.labels)]
-        for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        for lo, hi in itertools.pairwise(bounds):  # no legend box: it covered the first mean
             seg = s.qps[lo:hi]
             mean = sum(seg) / len(seg)
-            label = "segment mean" if k == 0 else None
-            plt.plot(
-                [lo - 0.4, hi - 0.6],
-                [mean, mean],
-                label=label,
-                color=palette[1 % len(palette)],
-                marker="braille",
-            )
-        if len(s.values) > len(s.labels):  # repeats: each run as a dot
-            plt.scatter(
-                [float(g) for g in s.groups], list(s.values), color=palette[2 % len(palette)], marker="dot"
-            )
-        plt.plot(xs, list(s.qps), label="QPS", color=palette[0], marker="braille")
+            plt.plot([lo - 0.4, hi - 0.6], [mean, mean], color=palette[1 % len(palette)], marker="braille")
+        plt.plot(xs, list(s.qps), color=palette[0], marker="braille")
+        # every run as a dot (over the mean line: one dot per point without repeats)
+        plt.scatter(
+            [float(g) for g in s.groups], list(s.values), color=palette[2 % len(palette)], marker="dot"
+        )
         colours = rqps_colours(self.app)
         for c in result.changes:
             rgb = colours.rgb(c.test.ratio)
@@ -67,7 +69,10 @@ class ChangeChart(ThemedPlot):
         # as in the posts' charts, the y axis does not start at 0: a 5% step must be visible
         low, high = min(s.values), max(s.values)
         pad = (high - low) * 0.1 or abs(high) * 0.05 or 1.0
-        plt.ylim(low - pad, high + pad)
+        yticks = round_ticks(low - pad, high + pad, Y_TICKS)
+        plt.ylim(yticks[0], yticks[-1])
+        plt.yticks(yticks, [fmt_tick(v) for v in yticks])  # 6.75M, not 6761272.1
         plt.xlim(-0.5, len(xs) - 0.5)
         what = "version" if s.over == "version" else "run"
-        plt.title(f"{s.workload}: QPS per {what} ({s.line}), change points marked")
+        plt.title(f"{s.workload}: QPS per {what} ({s.line})")
+        plt.xlabel(KEY)

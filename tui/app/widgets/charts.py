@@ -70,6 +70,17 @@ def round_ticks(lo: float, hi: float, most: int) -> list[float]:
     return [round(i * step, 10) for i in range(first, math.ceil(hi / step - 1e-9) + 1)]
 
 
+def fit_title(title: str, note: str | None, width: int) -> str:
+    """The title (and ``note``) in ``width`` cells: plotext drops a title that does not fit, so
+    the note goes first, then the title's end (an ellipsis says so)."""
+    full = f"{title}: {note}" if note else title
+    if len(full) <= width:
+        return full
+    if len(title) <= width:
+        return title
+    return title[: max(0, width - 1)] + "…"
+
+
 def theme_foreground(plot: PlotextPlot) -> RGB:
     theme = plot.app.current_theme
     return Color.parse(theme.foreground or ("#E0E0E0" if theme.dark else "#1F2328")).rgb
@@ -272,7 +283,7 @@ class LineChart(ThemedPlot):
         yticks = round_ticks(0.0, top if top > 0 else 1.0, min(5, rows))
         end = self.xmax if self.xmax is not None else last
         xticks = round_ticks(0.0, end if end > 0 else 1.0, max(2, self.size.width // 12))
-        title = self.chart_title if legend else f"{self.chart_title}: no samples"
+        title = fit_title(self.chart_title, None if legend else "no samples", self.size.width - 2)
         return Layout(drawn, tuple(yticks), tuple(xticks), title)
 
     def _axes(self, plt: Any, layout: Layout) -> None:

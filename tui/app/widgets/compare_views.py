@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from benchdeck.store.compare import HW_KEYS, Comparison, GroupStat, HwBlock
 from benchdeck.store.noise import LEVEL
-from benchdeck.store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel
+from benchdeck.store.report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel, interval_source
 from benchdeck.tui.app.widgets.rqps import RqpsColours
 
 
@@ -42,22 +42,46 @@ def _width(header: str, cells: list[str]) -> int:
     return max([len(header), *(len(c) for c in cells)])
 
 
-def fill_rqps(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
+MIN_NAME = 12
+"""The narrowest the workload column gets when the table has to fit (cells: its room, at least)."""
+
+
+def fill_rqps(
+    table: DataTable[object], cmp: Comparison, colours: RqpsColours, room: int | None = None
+) -> None:
     """One row per workload, one column per build; widths from the data, given explicitly (a
-    table left to measure itself could show cells cut to the header width after a redraw)."""
+    table left to measure itself could show cells cut to the header width after a redraw).
+
+    ``room``: the cells the table can show without scrolling sideways. The view's edge would
+    cut a name into another valid one (``..._range=10`` for ``=100``), so names that do not fit
+    end in an ellipsis instead, the group column going first; numbers are never cut."""
     multi = len(cmp.dops) > 1
     table.clear(columns=True)
     rows = [
         ([colours.cell(v, row.within_noise[i]) for i, v in enumerate(row.values)], row) for row in cmp.rqps
     ]
-    for i in range(len(cmp.columns)):
-        name = f"col-{i + 1}"
-        table.add_column(name, key=name, width=_width(name, [cells[i].plain for cells, _ in rows]))
+    pad = 2 * table.cell_padding
+    widths = [_width(f"col-{i + 1}", [cells[i].plain for cells, _ in rows]) for i in range(len(cmp.columns))]
     labels = [row_label(row.workload, row.dop, multi) for row in cmp.rqps]
-    table.add_column("workload", key="workload", width=_width("workload", labels))
-    table.add_column("group", key="group", width=_width("group", [r.group for r in cmp.rqps]))
+    name_w = _width("workload", labels)
+    group_w: int | None = _width("group", [r.group for r in cmp.rqps])
+    if room is not None:
+        left = room - sum(w + pad for w in widths)
+        if group_w is not None and left < name_w + pad + group_w + pad:
+            group_w = None
+        if left < name_w + pad:
+            name_w = max(MIN_NAME, left - pad)
+    for i, w in enumerate(widths):
+        table.add_column(f"col-{i + 1}", key=f"col-{i + 1}", width=w)
+    table.add_column("workload", key="workload", width=name_w)
+    if group_w is not None:
+        table.add_column("group", key="group", width=group_w)
     for (cells, row), label in zip(rows, labels, strict=True):
-        table.add_row(*cells, label, Text(row.group, style=colours.neutral), key=label)
+        name = Text(label, no_wrap=True, overflow="ellipsis")
+        if len(label) > name_w:
+            name = Text(label[: name_w - 1] + "…")
+        group = [Text(row.group, style=colours.neutral)] if group_w is not None else []
+        table.add_row(*cells, name, *group, key=label)
 
 
 GROUP_STATS = ("median", "avg", "min", "max", "gmean")
@@ -112,6 +136,21 @@ def _hw_table(block: HwBlock, colours: RqpsColours) -> Table:
     return t
 
 
+def counter_view(cmp: Comparison, colours: RqpsColours) -> Group:
+    """The Counters tab: perf stat counters per operation, a block per workload and dop."""
+    from benchdeck.tui.services.render_rich import counter_tables
+
+    if not cmp.counters:
+        return Group(
+            Text(
+                "No perf stat counters for these runs (import them with the runs: sb.perf.hw.* "
+                "files of a mytools tree, or import sysbench --perf-stat FILE).",
+                style="italic",
+            )
+        )
+    return Group(*counter_tables(cmp, red=colours.bad, green=colours.good, grey=colours.neutral))
+
+
 def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
     """Per workload and column: repeats, spread ((max - min) / median), rQPS and the confidence
     interval of the ratio with what it was drawn from (repeated runs or per-second samples)."""
@@ -122,6 +161,7 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
         table.add_column(name, key=name)
     builds = [cmp.base, *cmp.columns]
     for row in cmp.rqps:
+        base_n = cmp.cells[(row.workload, row.dop, cmp.base)].n
         for j, build in enumerate(builds):
             cell = cmp.cells.get((row.workload, row.dop, build))
             if cell is None:
@@ -142,5 +182,5 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
                 Text(f"{cell.spread * 100:.1f}%" if cell.n > 1 else "-", justify="right"),
                 rq,
                 Text(fmt_ci(ci) if j else "", justify="right"),
-                Text(ci.method if ci else "", style=colours.neutral),
+                Text(interval_source(ci, cell.n, base_n) if j else "", style=colours.neutral),
             )

@@ -31,6 +31,10 @@ class KeyItem:
     end: int
 
 
+HELP_ACTION = "toggle_keys"
+"""The app's action of ``?``/F1 (the keys panel): always on the line, at the right."""
+
+
 class KeyBar(Widget):
     """The focused screen's keys on one line (docked at the bottom); the palette key at the right."""
 
@@ -70,19 +74,28 @@ class KeyBar(Widget):
     def _bindings_changed(self, _screen: Screen[object]) -> None:
         self.refresh()
 
-    def keys(self) -> tuple[list[tuple[str, str, str, bool]], tuple[str, str, str, bool] | None]:
+    def keys(self) -> tuple[list[tuple[str, str, str, bool]], list[tuple[str, str, str, bool]]]:
         """(key, display, description, enabled) of each shown binding, one per action, and of
-        the command palette's key."""
+        the keys kept at the right end whatever the width: the keys panel's and the palette's
+        (at 80 columns the line drops keys: these say where the rest are)."""
         app = self.app
         shown: dict[str, tuple[str, str, str, bool]] = {}
         palette: tuple[str, str, str, bool] | None = None
-        for key, (_node, binding, enabled, _tooltip) in self.screen.active_bindings.items():
+        help_key: tuple[str, str, str, bool] | None = None
+        for key, (node, binding, enabled, _tooltip) in self.screen.active_bindings.items():
             if app.ENABLE_COMMAND_PALETTE and key == app.COMMAND_PALETTE_BINDING:
                 palette = (binding.key, app.get_key_display(binding), binding.description, enabled)
+            elif node is app and binding.action == HELP_ACTION:
+                help_key = help_key or (
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    enabled,
+                )
             elif binding.show and binding.action not in shown:
                 display = app.get_key_display(binding)
                 shown[binding.action] = (binding.key, display, binding.description, enabled)
-        return list(shown.values()), palette
+        return list(shown.values()), [k for k in (help_key, palette) if k is not None]
 
     def render(self) -> RenderResult:
         styles = (
@@ -90,11 +103,11 @@ class KeyBar(Widget):
             self.get_component_rich_style("keybar--description"),
             self.get_component_rich_style("keybar--disabled"),
         )
-        keys, palette = self.keys()
-        right, right_items = self._line([palette] if palette else [], styles)
+        keys, kept = self.keys()
+        right, right_items = self._line(kept, styles)
         width = self.size.width
-        line, items = self._line(keys, styles, max(0, width - right.cell_len - (1 if palette else 0)))
-        if palette:  # at the right end
+        line, items = self._line(keys, styles, max(0, width - right.cell_len - (1 if kept else 0)))
+        if kept:  # at the right end
             line.append(" " * (width - line.cell_len - right.cell_len))
             offset = line.cell_len
             line.append_text(right)

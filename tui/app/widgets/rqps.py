@@ -26,7 +26,7 @@ class RqpsColours:
         """red-ish <= 0.95, green-ish >= 1.05, neutral between; dim for a missing value."""
         return rqps_style(v, red=self.bad, green=self.good, grey=self.neutral)
 
-    def cell(self, v: float | None, noise: bool = False) -> Text:
+    def cell(self, v: float | None, noise: bool | None = False) -> Text:
         return Text(fmt_ratio(v) + (NOISE_MARK if noise else ""), style=self.style(v), justify="right")
 
     def rgb(self, v: float | None) -> tuple[int, int, int]:

@@ -1,0 +1,146 @@
+"""What a run captures with perf (``--profile counters,cpu``), against which process, and the
+command lines of the capture loop shipped to the host (:mod:`.host_perf`).
+
+Off by default. The target is found on the host at every window, from the first spec that
+names a live process: a managed server's pid file; an existing server's datadir pid file
+(``postmaster.pid``, ``*.pid``) or its TCP port; for db_bench and the built-in workload the
+benchmark's own process group (``bench``: the runner puts its pgid in). PostgreSQL adds the
+postmaster's children (``children``): the backends of the window's connections.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import sys
+from dataclasses import dataclass, replace
+
+from benchdeck.engine.running.client_files import import_root, package_files
+
+KINDS = ("counters", "cpu")
+# The seed author's doperf1 list (mdcallag/mytools bench/sysbench.lua/run.sh), software first:
+# a VM counts those only, every hardware event reads <not supported> there (stored as missing).
+DEFAULT_EVENTS = (
+    "task-clock", "context-switches", "cpu-migrations", "page-faults",
+    "cycles", "instructions", "branches", "branch-misses", "cache-references", "cache-misses",
+    "L1-dcache-load-misses", "L1-icache-load-misses", "dTLB-load-misses", "iTLB-load-misses",
+)  # fmt: skip
+PACKAGE = "benchdeck.engine.profiling"
+SHIP_DIR = "bp"  # in the run directory: engine/profiling/{host_perf,fold,elf_check}.py
+_SOURCES = ("__init__", "elf_check", "fold", "host_perf")
+
+
+class CaptureError(ValueError):
+    """A ``--profile`` value benchdeck cannot use, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureOptions:
+    """What the user asked to capture (CLI, Launch or the inventory's ``profile`` keys).
+
+    ``window_s`` of every ``period_s`` seconds (the author's: 10 of 10); ``frequency_hz`` is
+    perf record's sampling rate (99 Hz costs < 3% of QPS: bench/bench_capture.py); ``optional``:
+    the run goes on without what the host cannot capture (else the preflight stops it)."""
+
+    kinds: tuple[str, ...] = ()
+    window_s: float = 10.0
+    period_s: float = 10.0
+    frequency_hz: int = 99
+    event: str = "cpu-clock"
+    events: tuple[str, ...] = DEFAULT_EVENTS
+    optional: bool = False
+
+    def __post_init__(self) -> None:
+        bad = [k for k in self.kinds if k not in KINDS]
+        if bad:
+            raise CaptureError(f"unknown capture {bad[0]!r} (use {', '.join(KINDS)})")
+        if not 0 < self.window_s <= self.period_s:
+            raise CaptureError(
+                f"window {self.window_s:g} s must be > 0 and at most the period {self.period_s:g} s"
+            )
+        if not 1 <= self.frequency_hz <= 10000:
+            raise CaptureError(f"sampling frequency {self.frequency_hz} Hz out of 1-10000")
+        if self.event not in ("cpu-clock", "cycles", "task-clock"):
+            raise CaptureError(f"sampling event {self.event!r}: use cpu-clock or cycles")
+
+
+def parse_kinds(text: str) -> tuple[str, ...]:
+    """``counters,cpu`` (or ``off``/empty) as kinds; CaptureError names an unknown one."""
+    kinds = tuple(dict.fromkeys(k.strip() for k in text.split(",") if k.strip() and k.strip() != "off"))
+    CaptureOptions(kinds)  # validates
+    return kinds
+
+
+@dataclass(frozen=True, slots=True)
+class CapturePlan:
+    """A run's capture: the options, the target specs (``pidfile:PATH``, ``datadir:DIR``,
+    ``port:N``, ``bench``) and how the host runs the loop (``python`` and ``PYTHONPATH``)."""
+
+    kinds: tuple[str, ...]
+    targets: tuple[str, ...]
+    children: bool = False
+    window_s: float = 10.0
+    period_s: float = 10.0
+    frequency_hz: int = 99
+    event: str = "cpu-clock"
+    events: tuple[str, ...] = DEFAULT_EVENTS
+    optional: bool = False
+    python: str = "python3"
+    pythonpath: str = ""
+
+    def argv(
+        self, kind: str, bench_pgid: int | None = None, run_dir: str | None = None, windows: int | None = None
+    ) -> list[str]:
+        """The host's command line of one capture kind (``check``: the preflight's)."""
+        argv = [self.python, "-m", f"{PACKAGE}.host_perf", kind]
+        if run_dir is not None:
+            argv += ["--dir", run_dir]
+        for t in self.targets:
+            if t != "bench":
+                argv += ["--target", t]
+            elif bench_pgid is not None:  # the preflight, before the bench starts: its own pid
+                argv += ["--target", f"pgid:{bench_pgid}"]
+        if self.children:
+            argv.append("--children")
+        argv += ["--window", f"{self.window_s:g}", "--period", f"{self.period_s:g}"]
+        argv += ["--events", ",".join(self.events), "--event", self.event, "--freq", str(self.frequency_hz)]
+        argv += ["--kinds", ",".join(self.kinds)]
+        if windows is not None:
+            argv += ["--windows", str(windows)]
+        return argv
+
+    def env(self) -> dict[str, str]:
+        return {"PYTHONPATH": self.pythonpath} if self.pythonpath else {}
+
+
+def capture_plan(
+    opts: CaptureOptions | None, targets: tuple[str, ...], children: bool, remote_dir: str, local: bool
+) -> tuple[CapturePlan | None, tuple[tuple[str, str], ...]]:
+    """The plan's capture and the files to ship for it (none when nothing is captured).
+
+    On a local host the loop runs with this interpreter and benchdeck's own sources; on a
+    remote one its two files go into the run directory and run with the host's ``python3``."""
+    if opts is None or not opts.kinds:
+        return None, ()
+    base = CapturePlan(
+        kinds=opts.kinds,
+        targets=targets,
+        children=children,
+        window_s=opts.window_s,
+        period_s=opts.period_s,
+        frequency_hz=opts.frequency_hz,
+        event=opts.event,
+        events=opts.events,
+        optional=opts.optional,
+    )
+    if local:
+        root = os.pathsep.join(p for p in (import_root(PACKAGE), os.environ.get("PYTHONPATH")) if p)
+        return replace(base, python=sys.executable, pythonpath=root), ()
+    files = package_files(PACKAGE, _SOURCES, SHIP_DIR)
+    return replace(base, pythonpath=posixpath.join(remote_dir, SHIP_DIR)), files
+
+
+def plan_from_dict(d: dict[str, object]) -> CapturePlan:
+    """A stored (JSON) capture plan back as the frozen record."""
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+    return CapturePlan(**kw)  # type: ignore[arg-type]

@@ -1,0 +1,322 @@
+"""The capture loop benchdeck runs ON the benchmarked host (standard library only, shipped to
+the run directory like the built-in workload's client; engine/profiling/capture.py).
+
+``counters``: every ``--period`` seconds a ``perf stat -x,`` window of ``--window`` seconds on
+the target's pids; ``cpu``: a ``perf record -g`` window, then ``perf script`` folded into stacks
+here, where the binaries and symbols are. The target is found again at every window (a
+restarted server, PostgreSQL's backends that come and go with connections): the first of the
+``--target`` specs that names a live process, plus its children with ``--children``. Each
+window is one block on stdout, written at once and followed by the runner by byte offset::
+
+    # window 3 start=30.002 seconds=10.004 target=pids 812,901
+    <perf stat -x, lines, or folded stacks "comm;root;...;leaf 12">
+    # end 3
+
+A window perf could not take (perf killed, the target gone) is a line
+``# gap 3 start=30.002 reason=...``. ``check`` prints the preflight's findings, one per line:
+``problem <what> <text>`` (the capture cannot run) or ``warn <what> <text>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+try:  # shipped beside this file under the same package path
+    from .elf_check import binary_findings
+    from .fold import fold
+except ImportError:  # pragma: no cover - run as a plain script
+    from elf_check import binary_findings  # type: ignore[no-redef]
+    from fold import fold  # type: ignore[no-redef]
+
+INSTALL = "install perf: Debian linux-perf, Ubuntu linux-tools-$(uname -r), RHEL/Fedora perf"
+
+
+def resolve(targets: list[str], children: bool) -> list[int]:
+    """The pids of the first target spec that names a live process (and its children)."""
+    for spec in targets:
+        kind, _, arg = spec.partition(":")
+        pids = _lookup(kind, arg)
+        pids = [p for p in pids if _alive(p)]
+        if pids:
+            if children:
+                pids += [c for c in _children(set(pids)) if c not in pids]
+            return sorted(set(pids))
+    return []
+
+
+def _lookup(kind: str, arg: str) -> list[int]:
+    if kind == "pid":
+        return [int(arg)] if arg.isdigit() else []
+    if kind == "pidfile":
+        return _pidfile(arg)
+    if kind == "datadir":
+        for path in [os.path.join(arg, "postmaster.pid"), *sorted(glob.glob(os.path.join(arg, "*.pid")))]:
+            if pids := _pidfile(path):
+                return pids
+        return []
+    if kind == "port":
+        return _port_owner(int(arg)) if arg.isdigit() else []
+    if kind == "pgid":
+        return [p for p in _all_pids() if _stat(p)[1] == int(arg)] if arg.isdigit() and int(arg) > 0 else []
+    return []
+
+
+def _pidfile(path: str) -> list[int]:
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            first = f.readline().strip()
+    except OSError:
+        return []
+    return [int(first)] if first.isdigit() else []
+
+
+def _all_pids() -> list[int]:
+    return [int(d) for d in os.listdir("/proc") if d.isdigit()]
+
+
+def _stat(pid: int) -> tuple[int, int]:
+    """(ppid, pgrp) of a live process, (-1, -1) when it is gone or a zombie (perf cannot
+    attach to an exited process that its parent has not reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+        return (-1, -1) if rest[0] in ("Z", "X") else (int(rest[1]), int(rest[2]))
+    except (OSError, IndexError, ValueError):
+        return -1, -1
+
+
+def _alive(pid: int) -> bool:
+    return _stat(pid) != (-1, -1)
+
+
+def _children(parents: set[int]) -> list[int]:
+    return [p for p in _all_pids() if _stat(p)[0] in parents]
+
+
+def _port_owner(port: int) -> list[int]:
+    """The process listening on TCP ``port`` (its socket's inode among the pids' fds: root,
+    or the server's own user, can see them)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as f:
+                for line in list(f)[1:]:
+                    cols = line.split()
+                    if cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(f"socket:[{cols[9]}]")
+        except OSError:
+            continue
+    for pid in _all_pids():
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") in inodes for fd in fds):
+                return [pid]
+        except OSError:
+            continue
+    return []
+
+
+# --- the windows ---------------------------------------------------------------------------
+
+
+def _perf_stat(pids: list[int], events: str, seconds: float, tmp: str) -> tuple[str | None, str]:
+    out = os.path.join(tmp, "stat.csv")
+    argv = ["perf", "stat", "-x,", "-o", out, "-e", events, "-p", ",".join(map(str, pids))]
+    res = subprocess.run([*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True)
+    if res.returncode != 0:
+        return None, _why(res)
+    with open(out, encoding="utf-8", errors="replace") as f:
+        return f.read(), ""
+
+
+def _perf_cpu(
+    pids: list[int], event: str, hz: int, seconds: float, tmp: str, ended: list[float]
+) -> tuple[str | None, str]:
+    """A ``perf record -g`` window folded; ``ended`` gets when the recording ended (the folding
+    after it is not part of the window)."""
+    data = os.path.join(tmp, "perf.data")
+    argv = ["perf", "record", "-q", "-g", "-F", str(hz), "-e", event, "-o", data]
+    argv += ["-p", ",".join(map(str, pids)), "--", "sleep", f"{seconds:g}"]
+    res = subprocess.run(argv, capture_output=True, text=True)
+    ended.append(time.monotonic())
+    if res.returncode != 0:
+        return None, _why(res)
+    script = subprocess.Popen(
+        ["perf", "script", "-i", data], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert script.stdout is not None
+    stacks = fold(script.stdout)
+    if script.wait() != 0:
+        return None, f"perf script exited {script.returncode}"
+    return "".join(f"{stack} {n}\n" for stack, n in stacks.most_common()), ""
+
+
+def _why(res: subprocess.CompletedProcess[str]) -> str:
+    if res.returncode < 0:
+        return f"perf killed by signal {-res.returncode}"
+    lines = [ln.strip() for ln in (res.stderr or "").splitlines() if ln.strip()]
+    return f"perf exited {res.returncode}: {lines[-1] if lines else 'no message'}"
+
+
+def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | None, str, float]:
+    """One window on ``pids``: (its text or None, why not, when perf ended)."""
+    ended: list[float] = []
+    if args.kind == "counters":
+        body, why = _perf_stat(pids, args.events, args.window, tmp)
+    else:
+        body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp, ended)
+    return body, why, ended[0] if ended else time.monotonic()
+
+
+def loop(args: argparse.Namespace) -> None:
+    """Windows every ``period`` seconds until killed (the runner stops it with the benchmark)."""
+    t0 = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=args.dir)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the runner's stop: clean up
+    try:
+        _windows(args, t0, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _windows(args: argparse.Namespace, t0: float, tmp: str) -> None:
+    n = 0
+    while args.windows is None or n < args.windows:
+        wait = t0 + n * args.period - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        start = time.monotonic() - t0
+        pids = resolve(args.target, args.children)
+        if not pids and _bench_ended(args.target):
+            break
+        if not pids:
+            _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
+            n += 1
+            continue
+        body, why, ended = _take(args, pids, tmp)
+        if body is None and (now := resolve(args.target, args.children)) and now != pids:
+            pids = now  # a process of the list ended as perf started (a backend): once more
+            start = time.monotonic() - t0
+            body, why, ended = _take(args, pids, tmp)
+        seconds = ended - t0 - start
+        if body is None and _bench_ended(args.target):
+            break  # perf failed because the benchmark it watched ended: not a gap
+        if body is None:
+            _write(f"# gap {n} start={start:.3f} reason={why}\n")
+        else:
+            target = f"pids {','.join(map(str, pids))}"
+            head = f"# window {n} start={start:.3f} seconds={seconds:.3f} target={target}\n"
+            _write(head + body + ("" if body.endswith("\n") or not body else "\n") + f"# end {n}\n")
+        n += 1
+
+
+def _bench_ended(targets: list[str]) -> bool:
+    """The target is the benchmark's process group and none of it is left."""
+    return bool(targets) and all(t.startswith("pgid:") for t in targets) and not resolve(targets, False)
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+# --- preflight -----------------------------------------------------------------------------
+
+
+def check(args: argparse.Namespace) -> None:
+    """The findings of the preflight, one line each (nothing printed: all is well)."""
+    if shutil.which("perf") is None or subprocess.run(["perf", "--version"], capture_output=True).returncode:
+        print(f"problem perf perf missing on this host ({INSTALL})")
+        return
+    pids = resolve(args.target, False) or [os.getpid()]
+    own = pids == [os.getpid()]
+    kinds = args.kinds.split(",")
+    with tempfile.TemporaryDirectory(prefix="bdperf.") as tmp:
+        for kind in kinds:
+            if kind == "counters":
+                body, why = _perf_stat(pids, "task-clock", 0.05, tmp)
+            else:
+                body, why = _perf_cpu(pids, args.event, args.freq, 0.05, tmp, [])
+            if body is None:
+                print(f"problem {kind} {_permission_hint(pids, why)}")
+                return
+    if os.geteuid() != 0 and _paranoid() >= 2 and not _has_caps():
+        print(
+            f"problem paranoid kernel.perf_event_paranoid={_paranoid()} lets {_user()} count user space only "
+            "(the kernel's share of the CPU, syscalls and IO, would be missing): " + FIX
+        )
+        return
+    if not own and "cpu" in kinds:
+        for line in binary_findings(f"/proc/{pids[0]}/exe"):
+            print(line)
+
+
+FIX = (
+    "as root run `sysctl -w kernel.perf_event_paranoid=-1` (a server of another user also needs "
+    "ptrace access: run as that user or root), or give perf the capabilities: "
+    "`setcap cap_perfmon,cap_sys_ptrace,cap_syslog+ep $(readlink -f $(command -v perf))`"
+)
+
+
+def _paranoid() -> int:
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid", encoding="ascii") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return 2  # the kernel's default
+
+
+def _has_caps() -> bool:
+    """perf carries file capabilities (cap_perfmon ...): the sysctl does not apply to it."""
+    perf = shutil.which("perf")
+    try:
+        return perf is not None and bool(os.getxattr(os.path.realpath(perf), "security.capability"))
+    except OSError:
+        return False
+
+
+def _user() -> str:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return f"uid {os.getuid()}"
+
+
+def _permission_hint(pids: list[int], why: str) -> str:
+    return (
+        f"perf cannot watch pid {pids[0]} as {_user()} (kernel.perf_event_paranoid={_paranoid()}; "
+        f"{why}): {FIX}"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="host_perf")
+    ap.add_argument("kind", choices=("counters", "cpu", "check"))
+    ap.add_argument("--target", action="append", default=[])
+    ap.add_argument("--children", action="store_true")
+    ap.add_argument("--window", type=float, default=10.0)
+    ap.add_argument("--period", type=float, default=10.0)
+    ap.add_argument("--windows", type=int, default=None)
+    ap.add_argument("--events", default="task-clock")
+    ap.add_argument("--event", default="cpu-clock")
+    ap.add_argument("--freq", type=int, default=99)
+    ap.add_argument("--kinds", default="counters")
+    ap.add_argument("--dir", default=None, help="where perf's own files go (the run directory)")
+    args = ap.parse_args(argv)
+    if args.kind == "check":
+        check(args)
+    else:
+        loop(args)
+
+
+if __name__ == "__main__":
+    main()
