@@ -22,7 +22,7 @@ def save_profile_windows(
 ) -> int:
     """Store ``windows`` of run ``run_id`` as the capture does (store/profiling.py), saying where
     they came from (``source``: ``svg``, ``file`` ...); a window number already stored for the
-    run is replaced (an import of the same file again)."""
+    run is replaced (an import of the same file again). Returns the stacks stored."""
     if not windows:
         return 0
     numbers = [w.window for w in windows]
@@ -31,12 +31,12 @@ def save_profile_windows(
             f"DELETE FROM {table} WHERE run_id = ? AND list_contains(?::INTEGER[], window_no)",  # noqa: S608
             [run_id, numbers],
         )
-    n = append_profiles(cur, [(run_id, windows)])
+    append_profiles(cur, [(run_id, windows)])
     cur.execute(
         "UPDATE profile_windows SET source = ? WHERE run_id = ? AND list_contains(?::INTEGER[], window_no)",
         [source, run_id, numbers],
     )
-    return n
+    return sum(len(w.stacks) for w in windows)
 
 
 def load_profile_windows(cur: duckdb.DuckDBPyConnection, run_id: int) -> list[ProfileWindow]:

@@ -33,9 +33,9 @@ def _hot(name: str) -> str:
 def diff_colour(delta: float, scale: float) -> str:
     """Red for a frame whose CPU per query grew, blue for one that shrank (by ``delta``/``scale``)."""
     if scale <= 0 or delta == 0:
-        return "rgb(250,250,250)"
+        return "rgb(220,220,220)"  # unchanged: grey on the near-white background
     strength = min(1.0, abs(delta) / scale)
-    fade = int(250 * (1 - strength))
+    fade = int(220 * (1 - strength))
     return f"rgb(250,{fade},{fade})" if delta > 0 else f"rgb({fade},{fade},250)"
 
 
@@ -74,7 +74,7 @@ def flame_svg(root: Frame, title: str, differential: bool = False) -> str:
         f'<svg version="1.1" width="{WIDTH:.0f}" height="{height}" viewBox="0 0 {WIDTH:.0f} {height}" '
         'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">',
         f'<rect x="0" y="0" width="{WIDTH:.0f}" height="{height}" fill="rgb(248,248,248)"/>',
-        f'<text x="{WIDTH / 2:.0f}" y="24" font-size="17" font-family="Verdana" text-anchor="middle">'
+        f'<text x="{WIDTH / 2:.0f}" y="24" font-size="14" font-family="Verdana" text-anchor="middle">'
         f"{escape(title)}</text>",
         f'<g id="frames" data-samples="{total}">',
     ]

@@ -109,8 +109,8 @@ def test_differential_svg_colours(env: dict[str, str]) -> None:
             assert rect is not None
             fills[str(title.text).split(" ")[0]] = rect.get("fill")
     assert fills["row_upd_sec_index_entry"] == "rgb(250,0,0)"  # grew most: full red
-    assert fills["log_write_up_to"] == "rgb(200,200,250)"  # shrank by a fifth of that: light blue
-    assert fills["mysql_update"] == "rgb(250,250,250)"  # its own time unchanged
+    assert fills["log_write_up_to"] == "rgb(176,176,250)"  # shrank by a fifth of that: light blue
+    assert fills["mysql_update"] == "rgb(220,220,220)"  # its own time unchanged: grey
 
 
 def test_folded_and_import_round_trip(env: dict[str, str], tmp_path: Path) -> None:
