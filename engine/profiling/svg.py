@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 from xml.sax.saxutils import escape
 
-from benchdeck.engine.profiling.tree import Frame, depth_of, self_us
+from benchdeck.engine.profiling.tree import Frame, depth_of, self_us, walk
 
 WIDTH = 1200.0
 FRAME_H = 16
@@ -39,16 +39,6 @@ def diff_colour(delta: float, scale: float) -> str:
     return f"rgb(250,{fade},{fade})" if delta > 0 else f"rgb({fade},{fade},250)"
 
 
-def _frames(root: Frame) -> list[Frame]:
-    out: list[Frame] = []
-    todo = [root]
-    while todo:
-        f = todo.pop()
-        out.append(f)
-        todo.extend(reversed(f.children))
-    return out
-
-
 def _title(f: Frame, total: int, differential: bool) -> str:
     pct = 100.0 * f.samples / total if total else 0.0
     text = f"{f.name} ({f.samples:,} samples, {pct:.2f}%)"
@@ -67,7 +57,7 @@ def flame_svg(root: Frame, title: str, differential: bool = False) -> str:
     depth = depth_of(root) + 1  # the root row too
     height = PAD_TOP + depth * FRAME_H + PAD_BOTTOM
     per_sample = (WIDTH - 2 * SIDE) / total if total else 0.0
-    frames = _frames(root)
+    frames = walk(root)
     scale = max((abs(self_us(f) - f.other_self_us) for f in frames), default=0.0) if differential else 0.0
     out = [
         '<?xml version="1.0" standalone="no"?>',

@@ -81,9 +81,7 @@ class Frame:
     def _expand(self) -> list[Frame]:
         frames = self._data.frames
         d = self.depth + 1
-        i = self.lo
-        while i < self.hi and len(frames[i]) <= d:  # stacks that end here: self time, sorted first
-            i += 1
+        i = self._own_end()
         out: list[Frame] = []
         x = self.start
         while i < self.hi:
@@ -100,21 +98,21 @@ class Frame:
                 c.other = by_name.get(c.name)
         return out
 
-    @property
-    def self_samples(self) -> int:
+    def _own_end(self) -> int:
+        """The end of the stacks that end at this frame (they sort first in its run)."""
         frames = self._data.frames
         i = self.lo
         while i < self.hi and len(frames[i]) <= self.depth + 1:
             i += 1
-        return self._data.samples_at[i] - self._data.samples_at[self.lo]
+        return i
+
+    @property
+    def self_samples(self) -> int:
+        return self._data.samples_at[self._own_end()] - self._data.samples_at[self.lo]
 
     @property
     def self_us(self) -> float:
-        frames = self._data.frames
-        i = self.lo
-        while i < self.hi and len(frames[i]) <= self.depth + 1:
-            i += 1
-        return self._data.us_at[i] - self._data.us_at[self.lo]
+        return self._data.us_at[self._own_end()] - self._data.us_at[self.lo]
 
     @property
     def other_us(self) -> float:

@@ -35,14 +35,22 @@ def store_path(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     return d / template.name
 
 
-async def _open(app: BenchdeckApp, pilot: object) -> ProfileScreen:
+async def _on(app: BenchdeckApp, pilot: object, screen_key: str) -> None:
+    """The app on screen ``screen_key`` (2 Compare, 3 Triage) comparing the two builds."""
     from textual.pilot import Pilot
 
     assert isinstance(pilot, Pilot)
     await settle(pilot)
     app.selection = Selection(HOST, BASE, (NEW,))
-    await pilot.press("3")
+    await pilot.press(screen_key)
     await settle(pilot)
+
+
+async def _open(app: BenchdeckApp, pilot: object) -> ProfileScreen:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    await _on(app, pilot, "3")
     await pilot.press("p")
     await settle(pilot)
     return on_screen(app, ProfileScreen)
@@ -51,10 +59,7 @@ async def _open(app: BenchdeckApp, pilot: object) -> ProfileScreen:
 async def test_triage_names_the_grown_function(store_path: Path) -> None:
     app = BenchdeckApp(store_path)
     async with app.run_test(size=(160, 36)) as pilot:
-        await settle(pilot)
-        app.selection = Selection(HOST, BASE, (NEW,))
-        await pilot.press("3")
-        await settle(pilot)
+        await _on(app, pilot, "3")
         screen = on_screen(app, TriageScreen)
         (item,) = screen.items
         assert item.rqps == pytest.approx(0.9)
@@ -114,10 +119,7 @@ async def test_snapshots(store_path: Path, tmp_path: Path, theme: str, size: tup
 async def test_compare_opens_the_first_profiled_workload(store_path: Path) -> None:
     app = BenchdeckApp(store_path)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        app.selection = Selection(HOST, BASE, (NEW,))
-        await pilot.press("2")
-        await settle(pilot)
+        await _on(app, pilot, "2")
         await pilot.press("p")
         await settle(pilot)
         screen = on_screen(app, ProfileScreen)
