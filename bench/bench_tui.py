@@ -144,7 +144,14 @@ def child_env(tmp: Path) -> dict[str, str]:
         COLORTERM="truecolor",
         PYTHONDONTWRITEBYTECODE="",
     )
-    for k in ("BENCHDECK_DB", "BENCHDECK_CONFIG", "BENCHDECK_CONFIG_DIR", "TEXTUAL"):
+    for k in (
+        "BENCHDECK_DB",
+        "BENCHDECK_INVENTORY",
+        "BENCHDECK_CONFIG",
+        "BENCHDECK_UI_DIR",
+        "BENCHDECK_CONFIG_DIR",
+        "TEXTUAL",
+    ):
         env.pop(k, None)
     return env
 

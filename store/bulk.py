@@ -35,12 +35,16 @@ _EPOCH = datetime(1970, 1, 1)
 _US = timedelta(microseconds=1)
 
 
-def insert_columns(cur: duckdb.DuckDBPyConnection, table: str, columns: Columns) -> int:
+def insert_columns(
+    cur: duckdb.DuckDBPyConnection, table: str, columns: Columns, convert: Mapping[str, str] | None = None
+) -> int:
     """``INSERT INTO table`` the rows whose columns are ``{column: (DuckDB type, values)}``
     (types BIGINT, INTEGER, DOUBLE, VARCHAR, JSON, TIMESTAMP, BLOB; all of one length).
+    ``convert`` maps a column to SQL applied to its value in the INSERT (``{}`` stands for it),
+    e.g. text parsed into the table's TIMESTAMP in the same statement.
 
-    Returns the number of rows. ``table`` and the column names are the caller's constants, never
-    user values.
+    Returns the number of rows. ``table``, the column names and ``convert`` are the caller's
+    constants, never user values.
     """
     n = len(next(iter(columns.values()))[1]) if columns else 0
     if n == 0:
@@ -48,12 +52,13 @@ def insert_columns(cur: duckdb.DuckDBPyConnection, table: str, columns: Columns)
     arrays = _numpy(columns)
     data: object = arrays if arrays is not None else _arrow_batch(columns, n)
     select = []
-    for i, (t, _) in enumerate(columns.values()):
+    for i, (col, (t, _)) in enumerate(columns.items()):
         # DuckDB reads a NumPy str array as an ENUM: to VARCHAR first (ENUM -> JSON quotes it)
         expr = f"CAST(c{i} AS VARCHAR)" if t in _TEXT else f"c{i}"
         if arrays is not None and f"m{i}" in arrays:
             expr = f"if(m{i}, NULL, {expr})"
-        select.append(f"CAST({expr} AS {t})")
+        cast = f"CAST({expr} AS {t})"
+        select.append(convert[col].format(cast) if convert and col in convert else cast)
     cur.register("_bd_rows", data)  # a name on this cursor only
     try:
         cur.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(select)} FROM _bd_rows")  # noqa: S608

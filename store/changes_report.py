@@ -12,7 +12,7 @@ from typing import Any
 
 from benchdeck.engine.changepoints import Options
 from benchdeck.store.changes import METRICS, Change, LeftOut, MetricMove, Point, Series, SeriesChanges
-from benchdeck.store.report import fmt_ratio
+from benchdeck.store.ratios import fmt_ratio
 
 FORMATS = ("text", "md", "csv", "json")
 

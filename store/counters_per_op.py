@@ -1,10 +1,11 @@
 """Counters per operation: each perf stat counter divided by the queries of its own window, and
 the ratios perf users read, per compared cell (workload, dop, column).
 
-A window's queries are the run's per-second QPS samples (``bench_samples``: each sample is the
-rate over (previous t, t]) integrated over the window's [start_s, start_s + seconds]; a window
+A window's queries are the run's per-second QPS samples (``bench_samples``: the sample at t is
+the rate over (t - 1, t]) integrated over the window's [start_s, start_s + seconds]; a window
 without a start, or one the samples cover for less than 90% of its length (an imported run
-whose perf files cannot be placed on the run's clock, a run without per-second samples), uses
+whose perf files cannot be placed on the run's clock, a run without per-second samples or with
+samples further apart, such as sysbench --report-interval=10), uses
 the run's QPS x the window's length. A cell's value of a counter is the sum of the counter over
 every window of the cell's runs that counted it divided by the queries of those windows (a
 mean weighted by queries), ``windows`` how many windows that is. A counter no window counted
@@ -94,24 +95,21 @@ _RunSums = dict[str, tuple[str, float | None, float | None, int]]
 """One run's counters: event -> (unit, sum of counted values, their windows' queries, windows)."""
 
 
-_PER_RUN_SQL = """
+_PER_RUN_SQL = f"""
 WITH ids AS (SELECT CAST(unnest(string_split($ids, ',')) AS BIGINT) AS id),
 w AS (SELECT run_id, window_no, start_s, seconds FROM counter_windows SEMI JOIN ids ON run_id = id),
-s AS (
-    SELECT run_id, t, qps, coalesce(lag(t) OVER (PARTITION BY run_id ORDER BY t), t - 1) AS t0
-    FROM bench_samples SEMI JOIN (SELECT DISTINCT run_id AS id FROM w) ON run_id = id
-    WHERE qps IS NOT NULL AND isfinite(qps)
-),
 o AS (
     SELECT w.run_id, w.window_no,
-           sum(s.qps * (least(s.t, w.start_s + w.seconds) - greatest(s.t0, w.start_s))) AS queries,
-           sum(least(s.t, w.start_s + w.seconds) - greatest(s.t0, w.start_s)) AS covered
-    FROM w JOIN s ON s.run_id = w.run_id AND s.t > w.start_s AND s.t0 < w.start_s + w.seconds
+           sum(s.qps * (least(s.t, w.start_s + w.seconds) - greatest(s.t - 1, w.start_s))) AS queries,
+           sum(least(s.t, w.start_s + w.seconds) - greatest(s.t - 1, w.start_s)) AS covered
+    FROM w JOIN bench_samples s
+      ON s.run_id = w.run_id AND s.t > w.start_s AND s.t - 1 < w.start_s + w.seconds
+    WHERE s.qps IS NOT NULL AND isfinite(s.qps)
     GROUP BY ALL
 ),
 q AS (
     SELECT w.run_id, w.window_no,
-           CASE WHEN o.covered >= $covered * w.seconds THEN o.queries ELSE rs.qps * w.seconds END AS queries
+           CASE WHEN o.covered >= {COVERED} * w.seconds THEN o.queries ELSE rs.qps * w.seconds END AS queries
     FROM w LEFT JOIN o USING (run_id, window_no) LEFT JOIN run_summary rs ON rs.run_id = w.run_id
 )
 SELECT v.run_id, v.event, any_value(v.unit),
@@ -120,7 +118,7 @@ SELECT v.run_id, v.event, any_value(v.unit),
        count(*) FILTER (WHERE v.value IS NOT NULL AND q.queries > 0)
 FROM counter_values v JOIN q USING (run_id, window_no)
 GROUP BY v.run_id, v.event
-"""
+"""  # noqa: S608 - COVERED is this module's constant; the run ids are a parameter
 
 
 def per_op(
@@ -135,7 +133,7 @@ def per_op(
     except duckdb.CatalogException:
         return {}  # a team store made before migration 12 (lakes do not follow migrations)
     sums: dict[int, _RunSums] = {}
-    params = {"ids": ",".join(map(str, ids)), "covered": COVERED}  # one string: see compare._joined
+    params = {"ids": ",".join(map(str, ids))}  # one parameter, a string: see compare._joined
     for run_id, event, unit, total, queries, n in cur.execute(_PER_RUN_SQL, params).fetchall():
         sums.setdefault(int(run_id), {})[event] = (unit or "", total, queries, int(n))
     out: dict[tuple[str, int | None, str], dict[str, CounterValue]] = {}

@@ -79,3 +79,17 @@ def run_status(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
     """The status of run ``run_id`` (``finished``, ``cancelled`` ...); None: no such run."""
     row = cur.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
     return str(row[0]) if row else None
+
+
+def median_setup_s(cur: duckdb.DuckDBPyConnection, host: str, last: int) -> float | None:
+    """Median set-up of the ``last`` finished runs benchdeck started on ``host``: wall time
+    (queued to finished) less the seconds measured; None when it has none."""
+    row = cur.execute(
+        "SELECT median(greatest(epoch(r.finished_at - r.created_at) - s.t, 0)) FROM ("
+        "  SELECT r.run_id, r.created_at, r.finished_at FROM runs r JOIN hosts h USING (host_id)"
+        "  WHERE h.name = ? AND r.source = 'run' AND r.status = 'finished' AND r.finished_at IS NOT NULL"
+        "  ORDER BY r.run_id DESC LIMIT ?) r "
+        "JOIN (SELECT run_id, max(t) AS t FROM bench_samples GROUP BY run_id) s USING (run_id)",
+        [host, last],
+    ).fetchone()
+    return float(row[0]) if row and row[0] is not None else None

@@ -13,30 +13,13 @@ from typing import TYPE_CHECKING
 
 from benchdeck.store.compare import HW_KEYS, Comparison, HwBlock, RqpsRow
 from benchdeck.store.export import CSV_TABLES, JSON_VERSION, render_csv, to_json
+from benchdeck.store.ratios import fmt_ratio
 
 if TYPE_CHECKING:
     from benchdeck.store.noise import RatioCI
 
 FORMATS = ("text", "md", "csv", "json")
 NOISE_MARK = "~"
-RATIO_DECIMALS = 2
-
-
-def shown_ratio(v: float | None) -> float | None:
-    """The value a ratio is printed as (``0.9506`` -> ``0.95``): what colours are decided on."""
-    if v is None or not math.isfinite(v):
-        return v
-    return float(f"{v:.{RATIO_DECIMALS}f}")
-
-
-def fmt_ratio(v: float | None) -> str:
-    if v is None:
-        return "-"
-    if math.isinf(v):
-        return "inf"
-    if math.isnan(v):
-        return "nan"
-    return f"{v:.{RATIO_DECIMALS}f}"
 
 
 def fmt_ci(ci: RatioCI | None) -> str:

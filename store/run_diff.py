@@ -124,4 +124,16 @@ def diff_runs(
         if record is None:
             raise NoRecord(f"run {rid}: no run-time record (imported, or run before benchdeck kept them)")
         records.append(record)
-    return diff_records(records[0], records[1], volatile=volatile)
+    builds = _pairs("dbms", _run_facts(cur, run_a), _run_facts(cur, run_b))
+    return builds + diff_records(records[0], records[1], volatile=volatile)
+
+
+def _run_facts(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[str, str]:
+    """The build and server config a run is stored under (two builds of one DBMS version,
+    e.g. ``sqlite`` and ``sqlite-sync``, differ in nothing else the record holds)."""
+    row = cur.execute(
+        "SELECT b.name, r.config FROM runs r JOIN builds b USING (build_id) WHERE r.run_id = ?", [run_id]
+    ).fetchone()
+    if row is None:
+        return {}
+    return {k: str(v) for k, v in (("build", row[0]), ("server config", row[1])) if v}

@@ -36,6 +36,15 @@ _IO = {
     },
     "timestamp": ("ts", "VARCHAR"),
 }
+SAMPLE_TIME_FORMATS = (
+    "['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S%z', '%m/%d/%y %H:%M:%S', '%m/%d/%Y %I:%M:%S %p', "
+    "'%m/%d/%Y %H:%M:%S', '%d/%m/%y %H:%M:%S']"
+)
+"""How vmstat -t and iostat -t print a sample's time (ISO, or the locale's: S_TIME_FORMAT, LC_TIME);
+the same list migration 11 converted the stored strings with."""
+_TS = {"ts": f"try_strptime({{}}, {SAMPLE_TIME_FORMATS})::TIMESTAMP"}
+"""The tools' time text -> the tables' TIMESTAMP, in the INSERT (NULL when it printed none)."""
+
 _TABLES = {
     "bench": ("bench_samples", _BENCH),
     "vmstat": ("vmstat_samples", _VM),
@@ -73,7 +82,7 @@ def append_many(cur: duckdb.DuckDBPyConnection, kind: str, runs: Sequence[tuple[
     values = zip(*(get(r) for _, rows in runs for r in rows), strict=True)
     for (column, sql_type), col in zip(attrs.values(), values, strict=True):
         columns[column] = (sql_type, col)
-    return bulk.insert_columns(cur, table, columns)
+    return bulk.insert_columns(cur, table, columns, _TS if kind != "bench" else None)
 
 
 def append_skipped_many(

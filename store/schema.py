@@ -326,6 +326,31 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         """,
     ),
     (
+        10,
+        """
+        -- Imported runs known by what they are, not where they were read (issue 24): a hash of
+        -- the benchmark's output file (store/importers/identity.py), NULL for runs benchdeck
+        -- ran; and which evidence dated the run (store/importers/dating.py). Runs imported
+        -- before have NULL in both: the next import fills content_key from their raw files.
+        ALTER TABLE runs ADD COLUMN content_key VARCHAR;
+        ALTER TABLE runs ADD COLUMN dated_from VARCHAR;
+        """,
+    ),
+    (
+        11,
+        """
+        -- vmstat and iostat sample times as TIMESTAMP in their tables (were the tools' text,
+        -- TIMESTAMP only in the views): the stored strings parsed with the formats vmstat -t and
+        -- iostat -t print (ISO, or the locale's); NULL where a tool printed none.
+        ALTER TABLE vmstat_samples ALTER COLUMN ts TYPE TIMESTAMP USING try_strptime(ts, [
+            '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S%z', '%m/%d/%y %H:%M:%S', '%m/%d/%Y %I:%M:%S %p',
+            '%m/%d/%Y %H:%M:%S', '%d/%m/%y %H:%M:%S'])::TIMESTAMP;
+        ALTER TABLE iostat_samples ALTER COLUMN ts TYPE TIMESTAMP USING try_strptime(ts, [
+            '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S%z', '%m/%d/%y %H:%M:%S', '%m/%d/%Y %I:%M:%S %p',
+            '%m/%d/%Y %H:%M:%S', '%d/%m/%y %H:%M:%S'])::TIMESTAMP;
+        """,
+    ),
+    (
         12,
         """
         -- Counters and CPU profiles (engine/profiling/records.py). A window is one perf stat
@@ -383,17 +408,6 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         -- NULL: a queue made before repeats, one run per cell).
         ALTER TABLE queue_items ADD COLUMN threads INTEGER;
         ALTER TABLE queue_items ADD COLUMN repeat_no INTEGER;
-        """,
-    ),
-    (
-        10,
-        """
-        -- Imported runs known by what they are, not where they were read (issue 24): a hash of
-        -- the benchmark's output file (store/importers/identity.py), NULL for runs benchdeck
-        -- ran; and which evidence dated the run (store/importers/dating.py). Runs imported
-        -- before have NULL in both: the next import fills content_key from their raw files.
-        ALTER TABLE runs ADD COLUMN content_key VARCHAR;
-        ALTER TABLE runs ADD COLUMN dated_from VARCHAR;
         """,
     ),
 )

@@ -14,17 +14,7 @@ from typing import Final
 
 import duckdb
 
-# Sample timestamps are kept as the tool printed them (vmstat -t, iostat -t in the locale's or
-# ISO format); the views read them as TIMESTAMP, NULL when a tool printed none.
-_TS_FORMATS: Final = (
-    "['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S%z', '%m/%d/%y %H:%M:%S', '%m/%d/%Y %I:%M:%S %p', "
-    "'%m/%d/%Y %H:%M:%S', '%d/%m/%y %H:%M:%S']"
-)
-
-
-def _ts(col: str) -> str:
-    return f"try_strptime({col}, {_TS_FORMATS})::TIMESTAMP"
-
+from benchdeck.store.column_docs import describe
 
 _RUN_IDENTITY: Final = """
     r.run_id, h.name AS host, b.name AS build, b.dbms, b.version, b.fork, b.variant,
@@ -59,13 +49,13 @@ VIEWS: Final[dict[str, str]] = {
     """,
     "vmstat_series": f"""
         SELECT {_RUN_IDENTITY},
-            x.seq, {_ts("x.ts")} AS ts, x.r, x.b, x.swpd, x.free, x.buff, x.cache, x.si, x.so,
+            x.seq, x.ts, x.r, x.b, x.swpd, x.free, x.buff, x.cache, x.si, x.so,
             x.bi, x.bo, x."in", x.cs, x.us, x.sy, x.id, x.wa, x.st, x.gu
         FROM vmstat_samples x {_RUN_JOINS}
     """,
     "iostat_series": f"""
         SELECT {_RUN_IDENTITY},
-            x.seq, {_ts("x.ts")} AS ts, x.device, x.r_s, x.w_s, x.rkb_s, x.wkb_s,
+            x.seq, x.ts, x.device, x.r_s, x.w_s, x.rkb_s, x.wkb_s,
             x.rrqm_s, x.wrqm_s, x.r_await, x.w_await, x.aqu_sz, x.util
         FROM iostat_samples x {_RUN_JOINS}
     """,
@@ -103,6 +93,7 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
     "bench_samples": "Per-second samples of the benchmark tool, by run_id.",
     "vmstat_samples": "vmstat samples by run_id (seq = sample number).",
     "iostat_samples": "iostat device rows by run_id (seq = report number).",
+    "schema_version": "The schema migrations applied to this store (store/schema.py).",
     "skipped_lines": "Output lines no parser could use, with the reason: kept, never dropped.",
     "raw_files": "The raw output files of a run as read, compressed (codec zstd or none; size = "
     "uncompressed bytes).",
@@ -155,21 +146,26 @@ COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {
 
 
 def apply(cur: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the views and comments; called in the migration transaction."""
-    columns = cur.execute("SELECT table_name, column_name FROM information_schema.columns").fetchall()
-    existing = {(t, c) for t, c in columns}
-    tables = {t for t, _ in existing}
+    """(Re)create the views and comments; called in the migration transaction. Every column of
+    a table or view gets a comment (store/column_docs.py)."""
+    tables = {
+        t for (t,) in cur.execute("SELECT DISTINCT table_name FROM information_schema.columns").fetchall()
+    }
     for name, sql in VIEWS.items():
         if not tables.issuperset(_VIEW_NEEDS.get(name, ())):
             continue  # a store at a version before its tables (the migration tests make them)
         cur.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")  # our constants, not user values
         cur.execute(f"COMMENT ON VIEW {name} IS {_literal(_VIEW_COMMENTS[name])}")
-    for table, text in TABLE_COMMENTS.items():
-        if any(t == table for t, _ in existing):
-            cur.execute(f"COMMENT ON TABLE {table} IS {_literal(text)}")
-    for (table, column), text in COLUMN_COMMENTS.items():
-        if (table, column) in existing:
-            cur.execute(f"COMMENT ON COLUMN {table}.{column} IS {_literal(text)}")
+    columns = cur.execute("SELECT table_name, column_name FROM information_schema.columns").fetchall()
+    tables = {t for t, _ in columns}
+    stmts = [f"COMMENT ON TABLE {t} IS {_literal(text)}" for t, text in TABLE_COMMENTS.items() if t in tables]
+    kind = cur.execute("SELECT type FROM duckdb_databases() WHERE database_name = current_database()")
+    if (row := kind.fetchone()) is not None and row[0] != "duckdb":  # DuckLake: no view column comments
+        columns = [(t, c) for t, c in columns if t not in VIEWS]
+    for table, column in columns:
+        if (doc := describe(table, column, COLUMN_COMMENTS)) is not None:
+            stmts.append(f'COMMENT ON COLUMN {table}."{column}" IS {_literal(doc)}')
+    cur.execute(";\n".join(stmts))  # one call: ~320 statements one by one took ~0.4 s
 
 
 def _literal(text: str) -> str:

@@ -175,7 +175,7 @@ def test_launch_live_compare_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> N
     # Launch: an empty store opens on it; the host facts come from this machine
     screen = tmux.wait(lambda s: "Seconds per workload" in s and "cores" in s, "the Launch screen", UI_WAIT_S)
     assert "6 runs = 1 host(s) x 2 build(s) x 3" in screen
-    assert "about 36 s" in screen  # 6 x (5 s + ~1 s start-up)
+    assert "about 0m36s" in screen  # 6 x (5 s + ~1 s start-up, guessed: no run stored yet)
 
     # 2 s per workload: click into the field (the footer shows when it has the focus), retype it
     x, y = find(screen, "Seconds per workload")
@@ -184,9 +184,9 @@ def test_launch_live_compare_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> N
     # one step at a time: Textual inserts a character at once but runs bindings (backspace, tab)
     # as actions, so in a burst "BSpace 2" the 2 lands first and is then deleted
     tmux.keys("End", "BSpace", "BSpace")
-    tmux.wait(lambda s: "about 1 min 06 s" in s, "the field to be empty (the default, 10 s)", UI_WAIT_S)
+    tmux.wait(lambda s: "about 1m06s" in s, "the field to be empty (the default, 10 s)", UI_WAIT_S)
     tmux.keys("2")
-    tmux.wait(lambda s: "about 18 s" in s, "the estimate for 2 s per run", UI_WAIT_S)
+    tmux.wait(lambda s: "about 0m18s" in s, "the estimate for 2 s per run", UI_WAIT_S)
     # leave the fields (warm-up, then the Start button: the footer shows the screen's keys again)
     tmux.keys("Tab", "Tab")
     tmux.wait(lambda s: "s Start" in footer(s), "the focus on the Start button", UI_WAIT_S)
@@ -194,7 +194,7 @@ def test_launch_live_compare_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> N
 
     # Live: the local host's tab, then the queue's last run finished
     tmux.wait(lambda s: "Cancel run" in footer(s), "the Live screen", UI_WAIT_S)
-    last = re.compile(r"run \d+\s+\S+\s+\S+\s+finished .*suite 6/6")
+    last = re.compile(r"run \d+\s+\S+\s+\S+\s+finished .*queue 6/6")
     screen = tmux.wait(lambda s: last.search(s), "the 6th run to finish", RUNS_WAIT_S)
     assert "local" in screen.splitlines()[1]
 

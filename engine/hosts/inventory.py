@@ -1,6 +1,6 @@
 """The host inventory: which hosts benchdeck may use, their DBMS builds, and named suites.
 
-Read from TOML (``benchdeck.toml`` in the user config dir, or ``$BENCHDECK_CONFIG``). Every
+Read from TOML (``benchdeck.toml`` in the user config dir, or ``$BENCHDECK_INVENTORY``). Every
 error names the file, the line and the dotted key, e.g.
 ``/home/u/.config/benchdeck/benchdeck.toml:14: hosts.dell32.threads: expected an integer, got "24x"``.
 """
@@ -23,7 +23,10 @@ from benchdeck.engine.builds import Build, BuildNameError, parse_build_name
 from benchdeck.engine.hosts.inventory_keys import KeyPath, dotted, key_lines
 from benchdeck.engine.transport.base import HostSpec
 
-CONFIG_ENV = "BENCHDECK_CONFIG"
+INVENTORY_ENV = "BENCHDECK_INVENTORY"
+LEGACY_INVENTORY_ENV = "BENCHDECK_CONFIG"
+"""The inventory's first name, still read when ``$BENCHDECK_INVENTORY`` is unset: beside
+``--config`` (always a DBMS server config) it read as one too."""
 DEFAULTS: dict[str, Any] = {"workdir": "~/benchdeck-runs", "threads": 1, "tables": 1, "table_size": 100000}
 HOST_KEYS = {"transport", "ssh", "hostname", "port", "user", "key", "known_hosts", "device", "builds"}
 HOST_KEYS |= {"profile"}  # perf capture of every run on the host: "counters", "cpu", "counters,cpu"
@@ -211,11 +214,12 @@ def local_host() -> HostConfig:
 
 
 def load_inventory(path: Path | None = None) -> Inventory:
-    """Load ``path``, else ``$BENCHDECK_CONFIG``, else the default file.
+    """Load ``path``, else ``$BENCHDECK_INVENTORY`` (or its old name ``$BENCHDECK_CONFIG``), else
+    the default file.
 
     Only a missing default file is fine (an inventory with just the ``local`` host).
     """
-    env = os.environ.get(CONFIG_ENV)
+    env = os.environ.get(INVENTORY_ENV) or os.environ.get(LEGACY_INVENTORY_ENV)
     explicit = path is not None or bool(env)
     p = Path(path if path is not None else env or default_config_path()).expanduser()
     try:

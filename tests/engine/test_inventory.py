@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from benchdeck.engine.builds import Build
 from benchdeck.engine.hosts.inventory import (
-    CONFIG_ENV,
+    INVENTORY_ENV,
+    LEGACY_INVENTORY_ENV,
     ConfigError,
     Inventory,
     default_config_path,
@@ -28,8 +29,9 @@ DEFAULT_WORKDIR = "~/benchdeck-runs"
 
 @pytest.fixture(autouse=True)
 def _no_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep the user's real config and $BENCHDECK_CONFIG out of every test."""
-    monkeypatch.delenv(CONFIG_ENV, raising=False)
+    """Keep the user's real config and $BENCHDECK_INVENTORY (old name too) out of every test."""
+    monkeypatch.delenv(INVENTORY_ENV, raising=False)
+    monkeypatch.delenv(LEGACY_INVENTORY_ENV, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
 
 
@@ -254,12 +256,26 @@ def test_default_file_is_read(tmp_path: Path) -> None:
 
 def test_env_points_at_another_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = write(tmp_path, '[hosts.envhost]\ntransport = "local"\n')
-    monkeypatch.setenv(CONFIG_ENV, str(p))
+    monkeypatch.setenv(INVENTORY_ENV, str(p))
     inv = load_inventory()
     assert (inv.path, list(inv.hosts)) == (p, ["envhost"])
-    monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "nope.toml"))
+    monkeypatch.setenv(INVENTORY_ENV, str(tmp_path / "nope.toml"))
     with pytest.raises(ConfigError, match=r"nope\.toml: config file not found"):
         load_inventory()
+
+
+def test_the_inventory_env_has_a_name_of_its_own_and_the_old_one_still_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 item 18: $BENCHDECK_CONFIG named the inventory beside --config (a DBMS config)."""
+    old = write(tmp_path, '[hosts.oldname]\ntransport = "local"\n')
+    new = tmp_path / "new.toml"
+    new.write_text('[hosts.newname]\ntransport = "local"\n')
+    monkeypatch.setenv(LEGACY_INVENTORY_ENV, str(old))
+    assert list(load_inventory().hosts) == ["oldname"]
+    monkeypatch.setenv(INVENTORY_ENV, str(new))
+    assert list(load_inventory().hosts) == ["newname"], "the new name wins"
+    assert (INVENTORY_ENV, LEGACY_INVENTORY_ENV) == ("BENCHDECK_INVENTORY", "BENCHDECK_CONFIG")
 
 
 def test_explicit_missing_file_and_unknown_host(tmp_path: Path) -> None:

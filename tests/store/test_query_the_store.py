@@ -14,6 +14,7 @@ import pytest
 from tests.cli_helpers import ROOT, bd
 
 RECORDED = ROOT / "tests" / "data" / "recorded"
+PERF = ROOT / "tests" / "data" / "perf_stat" / "sb.perf.hw.point-query.range100.pk1.1"  # hand-written
 
 
 def _readme_sql() -> list[str]:
@@ -27,12 +28,18 @@ def _readme_sql() -> list[str]:
 def store(tmp_path: Path) -> tuple[dict[str, str], Path]:
     db = tmp_path / "bd.duckdb"
     env = {"BENCHDECK_DB": str(db), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    # two runs, two outputs: an output already stored is the same run (its content, not its path)
+    recorded = (RECORDED / "sysbench_oltp_point_select.txt").read_text()
+    outs = {"my8028_rel_o2nofp": tmp_path / "sb.o.0", "my8040_rel_o2nofp": tmp_path / "sb.o.1"}
+    for i, out in enumerate(outs.values()):
+        out.write_text(recorded + "\n" * i)
     for build in ("my8028_rel_o2nofp", "my8040_rel_o2nofp"):
         r = bd(
             env,
-            "import", "sysbench", str(RECORDED / "sysbench_oltp_point_select.txt"),
+            "import", "sysbench", str(outs[build]),
             "--host", "dell32", "--build", build, "--workload", "update-index_range=100",
             "--vmstat", str(RECORDED / "vmstat_t_1_5.txt"),
+            *(("--perf-stat", str(PERF)) if build == "my8028_rel_o2nofp" else ()),
         )  # fmt: skip
         assert r.returncode == 0, r.stderr
     return env, db
@@ -54,7 +61,7 @@ def test_the_pinned_cli_opens_the_store_and_runs_the_readme_queries(
     _, db = store
     version = subprocess.run(["duckdb", "--version"], capture_output=True, text=True, check=True).stdout
     assert version.startswith(f"v{duckdb.__version__}"), (version, duckdb.__version__)
-    per_build, rqps, cpu = (_duckdb_cli(db, sql) for sql in _readme_sql())
+    per_build, rqps, cpu, counters = (_duckdb_cli(db, sql) for sql in _readme_sql())
     assert [(r["build"], r["runs"]) for r in per_build] == [
         ("my8028_rel_o2nofp", 1),
         ("my8040_rel_o2nofp", 1),
@@ -63,6 +70,10 @@ def test_the_pinned_cli_opens_the_store_and_runs_the_readme_queries(
     assert len(cpu) == 4  # vmstat -t 1 5: five rows, the since-boot first one dropped
     assert cpu[0]["ts"] == "2026-11-21 19:59:11"
     assert all(r["cpu_pct"] is not None for r in cpu)
+    assert [(r["build"], r["event"], r["total"], r["counted"], r["windows"]) for r in counters] == [
+        ("my8028_rel_o2nofp", "L1-icache-loads-misses", 48e6, 1, 1),
+        ("my8028_rel_o2nofp", "instructions", 9.6e9, 1, 1),
+    ]
 
 
 def test_tables_views_and_columns_are_described(store: tuple[dict[str, str], Path]) -> None:

@@ -1,5 +1,6 @@
 """Samples go in as batches (store.bulk) and come back unchanged."""
 
+from datetime import datetime
 from pathlib import Path
 
 from benchdeck.engine.builds import parse_build_name
@@ -48,7 +49,7 @@ def test_samples_roundtrip_through_batches(tmp_path: Path) -> None:
         )
         assert cur.execute('SELECT seq, "in", cs, gu, ts FROM vmstat_samples ORDER BY seq').fetchall() == [
             (0, 900, 1200, None, None),
-            (1, 900, 1201, 2, "2026-11-21 19:52:23"),
+            (1, 900, 1201, 2, datetime(2026, 11, 21, 19, 52, 23)),  # TIMESTAMP since migration 11
         ]
         assert cur.execute("SELECT device, wkb_s, util FROM iostat_samples ORDER BY device").fetchall() == [
             ("nvme0n1", 4.0, 50.0),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.services.settings import CONFIG_DIR_ENV
+from benchdeck.tui.services.settings import UI_DIR_ENV
 from benchdeck.tui.startup import first_page
 from benchdeck.tui.startup.first_page import CACHE_DIR_ENV
 from tests.big_store import build_store
@@ -20,7 +20,7 @@ from tests.tui.storedata import Demo, build_demo
 def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every TUI test gets its own settings dir: the user's ui.toml is never read or written."""
     d = tmp_path / "config"
-    monkeypatch.setenv(CONFIG_DIR_ENV, str(d))
+    monkeypatch.setenv(UI_DIR_ENV, str(d))
     return d
 
 

@@ -9,7 +9,7 @@ import pytest
 from textual.css.query import NoMatches
 from textual.widgets import SelectionList
 
-from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.commands import _build_commands
 from benchdeck.tui.app.screens.live import LiveScreen
@@ -41,7 +41,7 @@ build = [["gcc", "{{cflags}}", "-fPIC", "-shared", "-o", "{{builddir}}/libtiny.s
 install = [["install", "-D", "{{builddir}}/libtiny.so", "{{prefix}}/lib/libtiny.so"]]
 """
     )
-    monkeypatch.setenv(CONFIG_ENV, str(cfg))
+    monkeypatch.setenv(INVENTORY_ENV, str(cfg))
     return cfg
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchdeck.store.report import fmt_ratio, shown_ratio
+from benchdeck.store.ratios import fmt_ratio, shown_ratio
 from benchdeck.tui.app.widgets.rqps import RqpsColours
 from benchdeck.tui.services.render_rich import rqps_style
 

@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from bench.bench_compare import build_store
 from benchdeck.engine.catalogue import CLASSIC_42
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.app.screens.base import Selection
 from benchdeck.tui.app.screens.compare import CompareScreen
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
+from benchdeck.tui.services.selection import Selection
+from tests.big_store import build_store
 from tests.tui.helpers import column_texts, on_screen, settle
 from tests.tui.storedata import BASE, HOST, NEW, Demo
+from tests.tui.test_compare import open_compare
 
 BUILDS = [f"my80{i:02d}_rel_o2nofp" for i in range(8)]  # build_store's names
 NAMES = {w for w, _ in CLASSIC_42}
@@ -37,9 +38,7 @@ async def test_seven_columns_never_cut_a_name_into_another(tmp_path: Path, size:
     app = BenchdeckApp(db)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        app.selection = Selection("host0", BUILDS[0], tuple(BUILDS[1:]))
-        await pilot.press("2")
-        await settle(pilot)
+        await open_compare(app, pilot, Selection("host0", BUILDS[0], tuple(BUILDS[1:])))
         table = on_screen(app, CompareScreen).query_one("#compare-rqps", DataTable)
         assert len(column_texts(table, 0)) == len(CLASSIC_42)
         shown = visible_names(table)
@@ -54,9 +53,7 @@ async def test_b_on_a_column_swaps_it_with_the_base(demo: Demo) -> None:
     app = BenchdeckApp(demo.path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        app.selection = Selection(HOST, BASE, (NEW,))
-        await pilot.press("2")
-        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
         before = column_texts(on_screen(app, CompareScreen).query_one("#compare-rqps", DataTable), 0)
         await pilot.press("b")
         dialog = app.screen
@@ -75,9 +72,7 @@ async def test_keys_with_one_choice_say_so(demo: Demo) -> None:
     app = BenchdeckApp(demo.path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        app.selection = Selection(HOST, BASE, (NEW,))
-        await pilot.press("2")
-        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
         await pilot.press("c", "o")
         await settle(pilot)
         said = [n.message for n in app._notifications]
@@ -106,9 +101,7 @@ async def test_columns_dialog_names_an_empty_config(tmp_path: Path) -> None:
     app = BenchdeckApp(db)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        app.selection = Selection("local", "sqlite", ("sqlite-sync",))
-        await pilot.press("2")
-        await settle(pilot)
+        await open_compare(app, pilot, Selection("local", "sqlite", ("sqlite-sync",)))
         await pilot.press("a")
         dialog = on_screen(app, MultiPickDialog)
         assert dialog.presets[0][0] == "every build (no config named)"
@@ -131,9 +124,7 @@ async def test_export_offers_json_into_the_export_directory(
     app = BenchdeckApp(demo.path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        app.selection = Selection(HOST, BASE, (NEW,))
-        await pilot.press("2")
-        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
         cmp = on_screen(app, CompareScreen).cmp
         assert cmp is not None
         await pilot.press("e")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import SelectionList
 
-from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.tui.app.app import BenchdeckApp
 from tests.tui.test_launch_live import SIZE, matrix, open_launch, wait_for
 
@@ -32,7 +32,7 @@ config_file = "/etc/small.cnf"
 configs = {{ big = "/etc/big.cnf" }}
 """
     )
-    monkeypatch.setenv(CONFIG_ENV, str(cfg))
+    monkeypatch.setenv(INVENTORY_ENV, str(cfg))
     return cfg
 
 

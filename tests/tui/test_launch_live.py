@@ -16,7 +16,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, SelectionList, Static
 
-from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.store.db import Store
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
@@ -42,7 +42,7 @@ def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Only the ``local`` host, running in the test's tmp dir (never ~/benchdeck-runs)."""
     cfg = tmp_path / "benchdeck.toml"
     cfg.write_text(f'[hosts.local]\ntransport = "local"\nworkdir = "{tmp_path / "work"}"\n')
-    monkeypatch.setenv(CONFIG_ENV, str(cfg))
+    monkeypatch.setenv(INVENTORY_ENV, str(cfg))
     return cfg
 
 
@@ -240,7 +240,7 @@ async def test_launch_refuses_the_classic_suite_on_sqlite_builds_and_start_shows
         start = launch.query_one("#launch-start", Button)
         assert start.region.bottom <= 23, "Start is above the key bar, not below the fold"
         assert launch.query_one("#launch-matrix").region.bottom <= 23
-        assert matrix(app).endswith("about 36 s"), "6 runs x (5 s + ~1 s start-up)"
+        assert matrix(app).endswith("about 0m36s"), "6 runs x (5 s + ~1 s start-up, guessed: no run stored)"
         launch.query_one("#launch-suite", Select).value = "classic"
         await wait_for(pilot, lambda: "cannot run" in matrix(app), "the matrix to refuse")
         assert "sqlite, sqlite-sync run(s) only the builtin suite's workloads" in matrix(app)

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
 from benchdeck.engine.events import BenchBatch, LogLine, Planned, RunCancelled, RunEvent, RunStarted
-from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.records import BenchInterval
 from benchdeck.tui.app.app import BenchdeckApp
@@ -28,7 +28,7 @@ OPEN_ENDED_S = 14400  # what engine.session plans for a load step: a cap, not it
 
 @pytest.fixture(autouse=True)
 def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(CONFIG_ENV, str(write_inventory(tmp_path)))
+    monkeypatch.setenv(INVENTORY_ENV, str(write_inventory(tmp_path)))
     return tmp_path
 
 

@@ -20,7 +20,7 @@ from benchdeck.tui.app.screens.runs import RunsScreen
 from tests.servers.mariadb import MariaDBServer
 from tests.tui.helpers import settle, static_text
 from tests.tui.snapshot import assert_snapshot
-from tests.tui.storedata import Demo
+from tests.tui.storedata import BASE, NEW, Demo
 from tests.tui.test_runs import SIZE, move_to_run
 
 pytestmark = pytest.mark.integration  # a real MariaDB
@@ -76,7 +76,8 @@ async def test_mark_two_runs_and_see_what_differs(demo: Demo, mariadb_server: Ma
             for i in range(len(screen.diffs))
         ]
         assert ["variables", "delayed_insert_limit", "111", "222"] in rows
-        assert all(r[0] != "dbms" for r in rows), "the same server"
+        dbms = [r for r in rows if r[0] == "dbms"]
+        assert dbms == [["dbms", "build", BASE, NEW]], "the same server; the builds are named"
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, RunsScreen)
@@ -125,6 +126,7 @@ async def test_run_diff_snapshot(demo: Demo, tmp_path: Path) -> None:
             await pilot.pause(0.05)
         await settle(pilot)
         assert [d.key for d in screen.diffs] == [
+            "build",  # my8028_rel_o2nofp vs my8040_rel_o2nofp
             "version",
             "innodb_buffer_pool_size",
             "innodb_dedicated_server",

@@ -14,7 +14,7 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
-from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.themes.loader import DEFAULT_THEME
 from benchdeck.tui.app.app import BenchdeckApp
 from tests.tui.helpers import settle, static_text
@@ -39,7 +39,7 @@ def _ids(size: tuple[int, int]) -> str:
 def inventory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Only the ``local`` host: the user's inventory never shows up in a snapshot. The store is
     in the working directory (the header shows its path relative to it)."""
-    monkeypatch.setenv(CONFIG_ENV, str(write_inventory(tmp_path)))
+    monkeypatch.setenv(INVENTORY_ENV, str(write_inventory(tmp_path)))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.hosts.inventory import CONFIG_ENV
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.db import Store, StoreNotWritable
 from benchdeck.tui.app import commands
@@ -63,7 +63,7 @@ async def test_every_write_on_a_snapshot_is_refused_with_the_reason(locked: Demo
 async def test_a_failed_start_on_launch_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = tmp_path / "benchdeck.toml"
     cfg.write_text(f'[hosts.local]\ntransport = "local"\nworkdir = "{tmp_path / "work"}"\n')
-    monkeypatch.setenv(CONFIG_ENV, str(cfg))
+    monkeypatch.setenv(INVENTORY_ENV, str(cfg))
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:
         await open_launch(pilot)  # an empty store opens on Launch, its inventory read

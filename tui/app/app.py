@@ -362,11 +362,14 @@ class BenchdeckApp(App[None]):
         return True
 
     def action_toggle_keys(self) -> None:
-        """The keys panel (every binding of the focused screen and widget), shown or hidden."""
+        """The keys panel (every binding of the screen, the focused widget and the app, the
+        screen's first), shown or hidden."""
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
         else:
-            self.action_show_help_panel()
+            from benchdeck.tui.app.widgets.keys_help import KeysHelp  # (not at start-up)
+
+            self.screen.mount(KeysHelp())
 
     def action_hide_keys(self) -> None:
         self.action_hide_help_panel()

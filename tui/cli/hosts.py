@@ -28,7 +28,7 @@ def _fail(message: str, code: int = 1) -> NoReturn:
 
 
 def _inventory() -> Inventory:
-    """The inventory from ``$BENCHDECK_CONFIG`` (set by ``--config``) or the default file."""
+    """The inventory from ``$BENCHDECK_INVENTORY`` (set by ``--inventory``) or the default file."""
     from benchdeck.engine.hosts.inventory import ConfigError, load_inventory
 
     try:

@@ -57,29 +57,49 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: st
     return (f"{title}\n\n" if title else "") + "\n".join(lines) + "\n"
 
 
-def print_rich(headers: Sequence[str], rows: Sequence[Sequence[Cell]], title: str, right: set[str]) -> None:
+def print_rich(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Cell]],
+    title: str | None,
+    right: set[str],
+    spare: Sequence[str] = (),
+) -> None:
+    """A table fitted to the terminal: no cell wrapped or cut; the ``spare`` columns dropped
+    (first to last, with a note) while it is too wide."""
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(title=title, title_justify="left", box=None, header_style="bold")
-    for h in headers:
-        table.add_column(h, justify="right" if h in right else "left", overflow="fold")
-    for r in rows:
-        table.add_row(*("" if c is None else (f"{c:,.1f}" if isinstance(c, float) else str(c)) for c in r))
-    Console().print(table)
+    from benchdeck.tui.services.rich_fit import dropped_note, fitted_table, print_unshrunk
+
+    console = Console()
+    cells = [
+        ["" if c is None else (f"{c:,.1f}" if isinstance(c, float) else str(c)) for c in r] for r in rows
+    ]
+    table, dropped = fitted_table(console, headers, cells, right, spare, title)
+    print_unshrunk(console, table)
+    if dropped:
+        console.print(dropped_note(dropped))
 
 
 def _emit(
-    headers: Sequence[str], rows: Sequence[Sequence[Cell]], fmt: str | None, title: str, right: set[str]
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Cell]],
+    fmt: str | None,
+    title: str | None,
+    right: set[str],
+    spare: Sequence[str] = (),
+    rich_title: bool = True,
 ) -> None:
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
     if fmt == "rich":
-        print_rich(headers, rows, title, right)
+        print_rich(headers, rows, title if rich_title else None, right, spare)
     else:
-        click.echo(render_table(headers, rows, fmt, title if fmt == "md" else ""), nl=False)
+        click.echo(render_table(headers, rows, fmt, title if fmt == "md" and title else ""), nl=False)
 
 
 RUN_HEADERS = ("run", "host", "build", "config", "workload", "dop", "status", "qps", "date", "tags", "reason")
+RUN_SPARE = ("reason", "tags", "config", "host", "date")
+"""Dropped in this order while ``runs`` is too wide for the terminal (run, build, workload, dop,
+status and qps always stay)."""
 
 
 def run_cells(r: HistoryRow) -> tuple[Cell, ...]:
@@ -136,7 +156,8 @@ def runs_cmd(
         rows = run_history(cur, f)
         total = count_runs(cur, f)
     shown = f"{len(rows):,} of {total:,} runs" if len(rows) < total else f"{total:,} runs"
-    _emit(RUN_HEADERS, [run_cells(r) for r in rows], fmt, shown, {"run", "dop", "qps"})
+    # the count once: on stderr (a Rich title too showed it twice on a terminal)
+    _emit(RUN_HEADERS, [run_cells(r) for r in rows], fmt, shown, {"run", "dop", "qps"}, RUN_SPARE, False)
     click.echo(shown, err=True)
 
 
@@ -162,4 +183,7 @@ def builds_cmd(obj: Ctx, host: str | None, fmt: str | None) -> None:
     """
     with Store.open_for_reading(obj.db) as store:
         rows = build_rows(store.cursor(), host)
-    _emit(BUILD_HEADERS, [build_cells(b) for b in rows], fmt, f"{len(rows)} builds", {"runs", "finished"})
+    spare = ("last run", "hosts", "fork", "variant", "dbms")
+    _emit(
+        BUILD_HEADERS, [build_cells(b) for b in rows], fmt, f"{len(rows)} builds", {"runs", "finished"}, spare
+    )

@@ -90,7 +90,7 @@ class _LazyGroup(click.Group):
 @click.option(
     "--inventory",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Inventory TOML file (hosts, builds, suites); env BENCHDECK_CONFIG.",
+    help="Inventory TOML file (hosts, builds, suites); env BENCHDECK_INVENTORY.",
 )
 @click.version_option(package_name="benchdeck")
 @click.pass_context
@@ -109,7 +109,7 @@ def cli(
     Options of benchdeck itself (--db, --lake-data, --groups, --inventory) go before the command.
     """
     if inventory is not None:
-        os.environ["BENCHDECK_CONFIG"] = str(inventory)
+        os.environ["BENCHDECK_INVENTORY"] = str(inventory)  # (engine.hosts.inventory.INVENTORY_ENV)
     if lake_data is not None:  # read where the store is opened (store.lake.DATA_ENV)
         os.environ["BENCHDECK_LAKE_DATA"] = str(lake_data)
     ctx.obj = Ctx(db, groups)

@@ -66,17 +66,10 @@ def measured_s(workload: str, options: RunOptions) -> float:
 
 
 def learned_setup_s(cur: duckdb.DuckDBPyConnection, host: str) -> float | None:
-    """Median set-up of the host's latest runs started by benchdeck: wall time (queued to
-    finished) less the seconds measured; None when it has none."""
-    row = cur.execute(
-        "SELECT median(greatest(epoch(r.finished_at - r.created_at) - s.t, 0)) FROM ("
-        "  SELECT r.run_id, r.created_at, r.finished_at FROM runs r JOIN hosts h USING (host_id)"
-        "  WHERE h.name = ? AND r.source = 'run' AND r.status = 'finished' AND r.finished_at IS NOT NULL"
-        "  ORDER BY r.run_id DESC LIMIT ?) r "
-        "JOIN (SELECT run_id, max(t) AS t FROM bench_samples GROUP BY run_id) s USING (run_id)",
-        [host, LEARN_FROM],
-    ).fetchone()
-    return float(row[0]) if row and row[0] is not None else None
+    """Median set-up of the host's latest runs started by benchdeck (None when it has none)."""
+    from benchdeck.store.lookups import median_setup_s
+
+    return median_setup_s(cur, host, LEARN_FROM)
 
 
 def setup_s(cur: duckdb.DuckDBPyConnection, host: str, builds: Iterable[str] = ()) -> float:

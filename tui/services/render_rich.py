@@ -8,8 +8,10 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from benchdeck.store.compare import HW_KEYS, Comparison
-from benchdeck.store.report import NOISE_MARK, fmt_hw, fmt_ratio, fmt_rel, shown_ratio
+from benchdeck.store.compare import HW_KEYS, Comparison, HwBlock
+from benchdeck.store.ratios import fmt_ratio, shown_ratio
+from benchdeck.store.report import NOISE_MARK, fmt_hw, fmt_rel
+from benchdeck.tui.services.rich_fit import fits, plain_table, print_unshrunk
 
 RED_AT = 0.95
 GREEN_AT = 1.05
@@ -28,16 +30,19 @@ def rqps_style(v: float | None, *, red: str = "red", green: str = "green", grey:
     return grey
 
 
-def comparison_renderable(cmp: Comparison) -> Group:
+def comparison_renderable(cmp: Comparison, console: Console | None = None) -> Group:
+    """Legend, rQPS, group summary and per-op tables; on a terminal too narrow for a per-op
+    table's 13 columns, its absolute and relative halves one under the other, rows named as
+    in the legend (``base``, ``col-1`` ...), so no build or value is cut."""
     multi = len(cmp.dops) > 1
     legend = Text(
         f"Relative to: {cmp.base}\n" + "\n".join(f"col-{i} : {c}" for i, c in enumerate(cmp.columns, 1))
     )
     rq = Table(title=f"rQPS on {cmp.host}", title_justify="left", box=None, pad_edge=False)
     for i in range(len(cmp.columns)):
-        rq.add_column(f"col-{i + 1}", justify="right")
-    rq.add_column("workload")
-    rq.add_column("group", style="dim")
+        rq.add_column(f"col-{i + 1}", justify="right", no_wrap=True)
+    rq.add_column("workload", no_wrap=True)
+    rq.add_column("group", style="dim", no_wrap=True)
     for row in cmp.rqps:
         cells = [
             Text(fmt_ratio(v) + (NOISE_MARK if row.within_noise[i] else ""), style=rqps_style(v))
@@ -47,7 +52,7 @@ def comparison_renderable(cmp: Comparison) -> Group:
         rq.add_row(*cells, label, row.group)
     gs = Table(title="Summary per group", title_justify="left", box=None)
     for name in ("column", "group", "min", "max", "avg", "median", "gmean"):
-        gs.add_column(name, justify="left" if name in ("column", "group") else "right")
+        gs.add_column(name, justify="left" if name in ("column", "group") else "right", no_wrap=True)
     for g in cmp.groups:
         col = f"col-{cmp.columns.index(g.column) + 1}"
         label = f"{g.group}@dop{g.dop}" if multi else g.group
@@ -55,26 +60,41 @@ def comparison_renderable(cmp: Comparison) -> Group:
         gs.add_row(col, label, *vals)
     parts: list[Table | Text] = [legend, rq, gs]
     for block in cmp.hw:
-        t = Table(
-            title=f"{block.workload}" + (f" dop {block.dop}" if block.dop else ""),
-            title_justify="left",
-            box=None,
-        )
-        t.add_column("dbms")
-        for k in HW_KEYS:
-            t.add_column(k, justify="right")
-        for k in HW_KEYS:
-            t.add_column(f"r {k}", justify="right", style="cyan")
-        base = block.rows[0].values
-        for r in block.rows:
-            t.add_row(
-                r.build,
-                *(fmt_hw(k, r.values[k]) for k in HW_KEYS),
-                *(fmt_rel(k, r.values, base) for k in HW_KEYS),
-            )
-        parts.append(t)
+        parts += _hw_tables(cmp, block, console)
     parts += counter_tables(cmp)
     return Group(*parts)
+
+
+def _hw_tables(cmp: Comparison, block: HwBlock, console: Console | None) -> list[Table]:
+    title = f"{block.workload}" + (f" dop {block.dop}" if block.dop else "")
+    base = block.rows[0].values
+    absolute = [[fmt_hw(k, r.values[k]) for k in HW_KEYS] for r in block.rows]
+    relative = [[fmt_rel(k, r.values, base) for k in HW_KEYS] for r in block.rows]
+    right = {*HW_KEYS, *(f"r {k}" for k in HW_KEYS)}
+    wide = plain_table(
+        ["dbms", *HW_KEYS, *(f"r {k}" for k in HW_KEYS)],
+        [[r.build, *a, *rel] for r, a, rel in zip(block.rows, absolute, relative, strict=True)],
+        right,
+        title,
+    )
+    if console is None or fits(console, wide):
+        return [wide]
+    names = [_col_name(cmp, r.label or r.build) for r in block.rows]
+    return [
+        plain_table(
+            ["column", *HW_KEYS], [[n, *a] for n, a in zip(names, absolute, strict=True)], right, title
+        ),
+        plain_table(
+            ["column", *(f"r {k}" for k in HW_KEYS)],
+            [[n, *rel] for n, rel in zip(names, relative, strict=True)],
+            right,
+            f"{title}, relative to the base",
+        ),
+    ]
+
+
+def _col_name(cmp: Comparison, label: str) -> str:
+    return "base" if label == cmp.base else f"col-{cmp.columns.index(label) + 1}"
 
 
 def counter_tables(
@@ -112,4 +132,5 @@ def _number(text: str) -> bool:
 
 
 def print_comparison(cmp: Comparison, console: Console | None = None) -> None:
-    (console or Console()).print(comparison_renderable(cmp))
+    console = console or Console()
+    print_unshrunk(console, comparison_renderable(cmp, console))

@@ -2,8 +2,8 @@
 the comparison last looked at per host and config (base, columns, dop), so a restart opens
 where the user left off.
 
-``$BENCHDECK_CONFIG_DIR`` points at another directory (tests use it). User theme files live in
-its ``themes/`` subdirectory.
+``$BENCHDECK_UI_DIR`` points at another directory (tests use it; its first name,
+``$BENCHDECK_CONFIG_DIR``, still works). User theme files live in its ``themes/`` subdirectory.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from typing import Any
 
 import platformdirs
 
-CONFIG_DIR_ENV = "BENCHDECK_CONFIG_DIR"
+UI_DIR_ENV = "BENCHDECK_UI_DIR"
+LEGACY_UI_DIR_ENV = "BENCHDECK_CONFIG_DIR"
+"""The first name of ``$BENCHDECK_UI_DIR``, still read: it sounded like the inventory's place."""
 EXPORT_DIR_ENV = "BENCHDECK_EXPORT_DIR"
 SETTINGS_NAME = "ui.toml"
 MAX_REMEMBERED = 50  # host/config pairs whose comparison is remembered
@@ -58,7 +60,7 @@ class UiSettings:
 
 
 def config_dir() -> Path:
-    env = os.environ.get(CONFIG_DIR_ENV)
+    env = os.environ.get(UI_DIR_ENV) or os.environ.get(LEGACY_UI_DIR_ENV)
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_config_dir("benchdeck", appauthor=False))

@@ -20,11 +20,34 @@ COLUMNS = ("section", "what", "run A", "run B")
 MAX_CELL = 60  # a long value (a config block) is cut in the table; the CLI shows it whole
 
 
-def cell(value: str | None) -> Text:
+CONTEXT = 20  # characters kept before where two long values first differ
+
+
+def cell(value: str | None, start: int = 0) -> Text:
+    """``value`` on one line, at most MAX_CELL wide, from ``start`` (an ellipsis at a cut end)."""
     if value is None:
         return Text("(none)", style="dim")
     one = " | ".join(value.splitlines())
-    return Text(one if len(one) <= MAX_CELL else one[: MAX_CELL - 1] + "…")
+    head = "…" if start > 0 else ""
+    body = one[start:]
+    if len(head) + len(body) > MAX_CELL:
+        body = body[: MAX_CELL - len(head) - 1] + "…"
+    return Text(head + body)
+
+
+def cells(a: str | None, b: str | None) -> tuple[Text, Text]:
+    """Both values cut alike around where they first differ: two long command lines that
+    differ at the end (``--durability=full`` / ``normal``) showed the same first 60 characters."""
+    if a is None or b is None:
+        return cell(a), cell(b)
+    one_a, one_b = " | ".join(a.splitlines()), " | ".join(b.splitlines())
+    if max(len(one_a), len(one_b)) <= MAX_CELL:
+        return cell(a), cell(b)
+    first = next(
+        (i for i, (x, y) in enumerate(zip(one_a, one_b, strict=False)) if x != y), min(len(one_a), len(one_b))
+    )
+    start = max(0, first - CONTEXT) if first > MAX_CELL - CONTEXT else 0
+    return cell(a, start), cell(b, start)
 
 
 class RunDiffScreen(BenchdeckScreen):
@@ -90,7 +113,7 @@ class RunDiffScreen(BenchdeckScreen):
         for name in COLUMNS:
             table.add_column(name, key=name)
         for i, d in enumerate(msg.diffs):
-            table.add_row(Text(d.section), Text(d.key), cell(d.a), cell(d.b), key=str(i))
+            table.add_row(Text(d.section), Text(d.key), *cells(d.a, d.b), key=str(i))
 
     def action_volatile(self) -> None:
         self.volatile = not self.volatile

@@ -21,6 +21,7 @@ from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
 from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, run_cells, widths
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.startup.runs_page import RunsPage
 
 
@@ -145,6 +146,7 @@ class RunsScreen(RunActions):
                 compact=True,
                 validators=[Function(_valid_day, "date as YYYY-MM-DD")],
             )
+        yield Static("", id="runs-since-error")
         yield Static("", id="runs-status")
         yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
@@ -200,6 +202,7 @@ class RunsScreen(RunActions):
         self.app.sub_title = self.store.label
         self._set_options("#runs-host", msg.hosts)
         self._set_options("#runs-build", msg.builds)
+        self._forget_foreign_base(msg.hosts, msg.builds)
         table = self.query_one(RunsTable)
         selected = self.selected
         was_at, same_filter = table.cursor_row, msg.filter == self.pages.filter
@@ -322,6 +325,13 @@ class RunsScreen(RunActions):
         self._show_status()
         self._near_end()
 
+    def _forget_foreign_base(self, hosts: list[str], builds: list[str]) -> None:
+        """The comparison restored from the settings may be another store's (they are not kept
+        per store): a host or base this store does not have is not shown as the base."""
+        sel = self.bd.selection
+        if sel.base is not None and (sel.host not in hosts or sel.base not in builds):
+            self.bd.selection = Selection()
+
     def _set_options(self, selector: str, names: list[str]) -> None:
         select: Select[str] = self.query_one(selector, Select)
         current = select.value
@@ -350,15 +360,20 @@ class RunsScreen(RunActions):
     @on(Input.Changed)
     def filters_changed(self) -> None:
         since = self.query_one("#runs-since", Input)
-        if not _valid_day(since.value):
-            return
+        valid = _valid_day(since.value)
+        error = self.query_one("#runs-since-error", Static)
+        error.display = not valid  # one line says the format; the other filters go on working
+        if not valid:
+            error.update(
+                f"since: {since.value.strip()!r} is not a date: give it as YYYY-MM-DD (ignored meanwhile)"
+            )
         host = self.query_one("#runs-host", Select).value
         build = self.query_one("#runs-build", Select).value
         wanted = RunFilter(
             host=host if isinstance(host, str) else None,
             build=build if isinstance(build, str) else None,
             workload=self.query_one("#runs-workload", Input).value.strip() or None,
-            since=parse_day(since.value),
+            since=parse_day(since.value) if valid else None,
         )
         if wanted != self.filter:
             self.filter = wanted

@@ -18,7 +18,8 @@ from benchdeck.store.compare import HW_KEYS, Comparison
 from benchdeck.store.counters_per_op import SOFTWARE
 from benchdeck.store.movers import mover_ratio
 from benchdeck.store.queries import latest_run
-from benchdeck.store.report import NOISE_MARK, fmt_ratio
+from benchdeck.store.ratios import fmt_ratio
+from benchdeck.store.report import NOISE_MARK
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.compare_views import row_label
 from benchdeck.tui.app.widgets.keybar import KeyBar
@@ -88,7 +89,7 @@ def rank(
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     counters: dict[tuple[str, int | None], list[Moved]] = {}
     for c in cmp.counters:
-        if c.column == build and c.rel is not None and not math.isnan(c.rel) and c.counter not in SOFTWARE:
+        if c.column == build and c.rel and math.isfinite(c.rel) and c.counter not in SOFTWARE:
             counters.setdefault((c.workload, c.dop), []).append(Moved(c.counter, c.rel))
     items = []
     for row in cmp.rqps:

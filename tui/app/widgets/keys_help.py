@@ -13,6 +13,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import HelpPanel, Markdown
@@ -30,6 +31,8 @@ class KeyRow:
 
 
 SECTIONS = ("This screen", "Here ({})", "Everywhere")
+SCREEN_GENERIC = frozenset(b.action for b in Screen.BINDINGS if isinstance(b, Binding))
+"""Every Textual screen's keys (focus next/previous, copy): with the app's, not the screen's own."""
 
 
 def key_rows(screen: Screen[object]) -> list[tuple[str, list[KeyRow]]]:
@@ -40,7 +43,8 @@ def key_rows(screen: Screen[object]) -> list[tuple[str, list[KeyRow]]]:
     for _key, (node, binding, enabled, tooltip) in screen.active_bindings.items():
         if binding.system:
             continue
-        rank = 0 if node is screen else 2 if node is app else 1
+        generic = node is app or (node is screen and binding.action in SCREEN_GENERIC)
+        rank = 2 if generic else 0 if node is screen else 1
         display = app.get_key_display(binding)
         got = by_action.get((rank, binding.action))
         if got is None:

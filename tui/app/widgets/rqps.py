@@ -9,7 +9,8 @@ from rich.text import Text
 from textual.app import App
 from textual.color import Color, ColorParseError
 
-from benchdeck.store.report import NOISE_MARK, fmt_ratio
+from benchdeck.store.ratios import fmt_ratio
+from benchdeck.store.report import NOISE_MARK
 from benchdeck.themes.loader import rqps_defaults
 from benchdeck.tui.services.render_rich import rqps_style
 

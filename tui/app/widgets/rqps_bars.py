@@ -13,7 +13,8 @@ from textual.app import App, RenderResult
 from textual.widget import Widget
 
 from benchdeck.store.compare import Comparison
-from benchdeck.store.report import NOISE_MARK, fmt_ratio
+from benchdeck.store.ratios import fmt_ratio
+from benchdeck.store.report import NOISE_MARK
 from benchdeck.tui.app.widgets.compare_views import row_label
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 
