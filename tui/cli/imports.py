@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from benchdeck.tui.cli.profile import import_profile_cmd, import_tree_flame_graphs
+
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
@@ -131,6 +133,9 @@ def import_sysbench(
     click.echo(run.run_id)
 
 
+import_group.add_command(import_profile_cmd, "profile")
+
+
 @import_group.command("mytools")
 @click.argument(  # checked before the store is opened: a typo must not create an empty store
     "directory", type=click.Path(exists=True, file_okay=False, path_type=Path)
@@ -149,6 +154,7 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
 
     with obj.open_store() as store, ImportBar(plain=not sys.stderr.isatty()) as bar:
         res = import_mytools_tree(store, directory, host, device, progress=bar, table_size=table_size)
+        profiles = import_tree_flame_graphs(store, directory, host)
     for w in res.warnings:
         click.echo(f"benchdeck: warning: {w}", err=True)
     for f in res.failed:
@@ -165,6 +171,8 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         f"imported {len(res.run_ids)} runs ({res.already} already in the store, "
         f"{len(res.failed)} files not imported{extra}{explain}{perf})"
     )
+    if profiles:
+        click.echo(profiles)
     if res.failed and not res.run_ids:
         from benchdeck.tui.cli.context import fail
 

@@ -35,6 +35,7 @@ _LAZY = {
     "changes": ("benchdeck.tui.cli.changes", "changes_cmd"),
     "scaling": ("benchdeck.tui.cli.scaling", "scaling_cmd"),
     "diff": ("benchdeck.tui.cli.diff", "diff_cmd"),
+    "profile": ("benchdeck.tui.cli.profile", "profile_cmd"),
     "export": ("benchdeck.tui.cli.export", "export_cmd"),
     "server": ("benchdeck.tui.cli.server", "server_group"),
     "build": ("benchdeck.tui.cli.build", "build_cmd"),

@@ -8,7 +8,7 @@ row's series with the change marked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -38,6 +38,9 @@ from benchdeck.tui.app.widgets.change_chart import ChangeChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 
+if TYPE_CHECKING:
+    import duckdb
+
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -54,6 +57,26 @@ class Row:
     change: Change
 
 
+def changes_grown(cur: duckdb.DuckDBPyConnection, results: list[SeriesChanges]) -> dict[tuple[int, int], str]:
+    """For each drop in QPS with profiles on both sides of it: the functions whose CPU per query
+    grew most, by (id of the result, change index). In the screen's worker."""
+    from benchdeck.tui.services.profiles import ProfileRequest, grown_text
+
+    out: dict[tuple[int, int], str] = {}
+    for r in results:
+        s = r.series
+        for c in r.changes:
+            if c.test.ratio >= 1.0 or c.before.build == c.after.build:
+                continue
+            req = ProfileRequest(
+                host=s.host, base=c.before.build, column=c.after.build, workload=s.workload,
+                config=s.config, dop=s.dop,
+            )  # fmt: skip
+            if text := grown_text(cur, req):
+                out[(id(r), c.index)] = text
+    return out
+
+
 class ChangesScreen(BenchdeckScreen):
     """Change points per workload group; ``o`` switches versions/time, ``h`` the host."""
 
@@ -67,15 +90,30 @@ class ChangesScreen(BenchdeckScreen):
             tooltip="Series over versions or over time",
         ),
         Binding("h", "next_host", "Next host", id="changes.host", tooltip="Change points of the next host"),
+        Binding(
+            "p",
+            "profile",
+            "Profile",
+            id="changes.profile",
+            tooltip="Where the CPU went per query",
+            show=False,
+        ),
         Binding("r", "reload", "Reload", id="changes.reload", show=False),
     ]
 
     class Loaded(Message, bubble=False):
-        def __init__(self, request: Request, hosts: list[str], results: list[SeriesChanges]) -> None:
+        def __init__(
+            self,
+            request: Request,
+            hosts: list[str],
+            results: list[SeriesChanges],
+            grown: dict[tuple[int, int], str] | None = None,
+        ) -> None:
             super().__init__()
             self.request = request
             self.hosts = hosts
             self.results = results
+            self.grown = grown or {}
 
     def __init__(self) -> None:
         super().__init__()
@@ -83,6 +121,7 @@ class ChangesScreen(BenchdeckScreen):
         self.hosts: list[str] = []
         self.results: list[SeriesChanges] = []
         self.rows: list[Row] = []
+        self.grown: dict[tuple[int, int], str] = {}  # (result, change) -> functions that grew most
         self._loaded = False
 
     def compose(self) -> ComposeResult:
@@ -136,15 +175,17 @@ class ChangesScreen(BenchdeckScreen):
                 )
                 results = analyse(series, request.options)
                 request = Request(host, request.over, request.options, tuple(left_out))
+            grown = changes_grown(cur, results)
         finally:
             cur.close()
-        self.post_if_current(self.Loaded(request, hosts, results))
+        self.post_if_current(self.Loaded(request, hosts, results, grown))
 
     def on_changes_screen_loaded(self, msg: Loaded) -> None:
         self._loaded = True
         self.request = msg.request
         self.hosts = msg.hosts
         self.results = msg.results
+        self.grown = msg.grown
         host: Select[str] = self.query_one("#changes-host", Select)
         over: Select[str] = self.query_one("#changes-over", Select)
         with self.prevent(Select.Changed):
@@ -187,7 +228,7 @@ class ChangesScreen(BenchdeckScreen):
                 between(c),
                 Text(fmt_change(c), style=colours.style(c.test.ratio), justify="right"),
                 Text(fmt_pvalue(c.test.pvalue), justify="right"),
-                fmt_moves(c.moved),
+                "  ".join(filter(None, [fmt_moves(c.moved), self.grown.get((id(row.result), c.index), "")])),
             ]
             if len(lines) > 1:
                 cells.insert(2, series_title(row.result.series))
@@ -230,6 +271,21 @@ class ChangesScreen(BenchdeckScreen):
         if action == "next_host":
             return len(self.hosts) > 1
         return True
+
+    def action_profile(self) -> None:
+        """The profiles on either side of the highlighted change point."""
+        table = self.query_one("#changes-table", DataTable)
+        if not self.rows or not table.row_count:
+            return
+        from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profiles import ProfileRequest
+
+        row = self.rows[min(table.cursor_row, len(self.rows) - 1)]
+        s, c = row.result.series, row.change
+        req = ProfileRequest(
+            host=s.host, base=c.before.build, column=c.after.build, workload=s.workload, config=s.config
+        )
+        self.app.push_screen(ProfileScreen(req))
 
     def action_toggle_over(self) -> None:
         over: Over = "time" if self.request.over == "version" else "version"

@@ -84,6 +84,14 @@ class CompareScreen(BenchdeckScreen):
             "m", "next_stat", "Group stat", id="compare.group_stat", tooltip="Median, avg, min, max, gmean"
         ),
         Binding("n", "next_chart_column", "Chart column", id="compare.chart_column", show=False),
+        Binding(
+            "p",
+            "profile",
+            "Profile",
+            id="compare.profile",
+            tooltip="Where the CPU went per query",
+            show=False,
+        ),
         Binding("r", "reload", "Reload", id="compare.reload", show=False),
     ]
 
@@ -489,6 +497,16 @@ class CompareScreen(BenchdeckScreen):
     def action_tab(self, step: int) -> None:
         tabs = self.query_one("#compare-tabs", TabbedContent)
         tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
+
+    def action_profile(self) -> None:
+        """Profiles of the base and the chart's column, first workload that has them (w: next)."""
+        if self.cmp is None or not self.cmp.columns:
+            return
+        from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profiles import column_request
+
+        column = min(self.chart_column, len(self.cmp.columns) - 1)
+        self.app.push_screen(ProfileScreen(column_request(self.cmp, column, None)))
 
     def action_reload(self) -> None:
         self.store.refresh()

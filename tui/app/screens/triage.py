@@ -4,8 +4,8 @@ counters (per operation, and their ratios) that moved most."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -30,6 +30,9 @@ from benchdeck.tui.services.selection import Selection
 TOP_METRICS = 3
 TOP_COUNTERS = 3
 METRICS = tuple(k for k in HW_KEYS if k != "o/s")  # o/s is the rQPS itself
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +62,14 @@ class TriageItem:
     """perf stat counters per operation (or ratios such as ipc) that moved most vs the base."""
     scaling: str = ""
     """Its scale-up fell against the base's at the top dop (``scale-up @4 1.05 vs base 2.10``)."""
+    grown: str = ""
+    """The functions whose CPU per query grew most, when both sides have profiles."""
 
     def label(self, multi_dop: bool = False) -> str:
         return row_label(self.workload, self.dop, multi_dop)
 
     def metrics_text(self) -> str:
-        return "  ".join(str(m) for m in self.moved)
+        return "  ".join([*map(str, self.moved), *([self.grown] if self.grown else [])])
 
     def counters_text(self) -> str:
         return "  ".join(str(m) for m in self.counters)
@@ -73,15 +78,20 @@ class TriageItem:
         """``update-index_range=100 0.56  cpu/o x1.50  wKB/o x2.32  cs/o x1.41``."""
         mark = NOISE_MARK if self.noise else ""
         head = f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}"
-        parts = [head, *map(str, self.moved), *map(str, self.counters)]
-        return "  ".join([*parts, self.scaling] if self.scaling else parts)
+        grown = [self.grown] if self.grown else []
+        scaling = [self.scaling] if self.scaling else []
+        return "  ".join([head, *map(str, self.moved), *map(str, self.counters), *grown, *scaling])
 
 
 def rank(
-    cmp: Comparison, column: int = 0, scaling: dict[tuple[str, str], str] | None = None
+    cmp: Comparison,
+    column: int = 0,
+    scaling: dict[tuple[str, str], str] | None = None,
+    grown: dict[tuple[int, str, int | None], str] | None = None,
 ) -> list[TriageItem]:
-    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers
-    and, from ``scaling`` (by column label and workload), a scale-up that fell against the base."""
+    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers;
+    from ``scaling`` (by column label and workload) a scale-up that fell against the base, and from
+    ``grown`` the functions that grew most (by column, workload, dop)."""
     build = cmp.columns[column]
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     counters: dict[tuple[str, int | None], list[Moved]] = {}
@@ -112,6 +122,7 @@ def rank(
                 bool(row.within_noise[column]),
                 tuple(top),
                 (scaling or {}).get((build, row.workload), ""),
+                (grown or {}).get((column, row.workload, row.dop), ""),
             )
         )
     order = {(r.workload, r.dop): i for i, r in enumerate(cmp.rqps)}
@@ -123,6 +134,30 @@ def rank(
             order[(it.workload, it.dop)],
         ),
     )
+
+
+def regressions_grown(
+    cur: duckdb.DuckDBPyConnection, cmp: Comparison
+) -> dict[tuple[int, str, int | None], str]:
+    """For each regression (rQPS < 1) with profiles of the base and the column: the functions
+    whose CPU per query grew most, by (column, workload, dop). In the screen's worker."""
+    from benchdeck.store.profiles import profiled_workloads
+    from benchdeck.tui.services.profiles import column_request, grown_text
+
+    out: dict[tuple[int, str, int | None], str] = {}
+    base = cmp.base_column
+    for i, label in enumerate(cmp.columns):
+        spec = cmp.spec(label)
+        profiled = set(
+            profiled_workloads(cur, cmp.host, [base.build, spec.build], [base.config, spec.config])
+        )
+        for row in cmp.rqps:
+            v = row.values[i]
+            if row.workload in profiled and v is not None and v < 1.0:
+                req = replace(column_request(cmp, i, row.workload), dop=row.dop)
+                if text := grown_text(cur, req):
+                    out[(i, row.workload, row.dop)] = text
+    return out
 
 
 class TriageScreen(BenchdeckScreen):
@@ -141,17 +176,25 @@ class TriageScreen(BenchdeckScreen):
             id="triage.changes",
             tooltip="Where did it change: change points across versions",
         ),
+        Binding(
+            "p", "profile", "Profile", id="triage.profile", tooltip="CPU per query by function", show=False
+        ),
         Binding("r", "reload", "Reload", id="triage.reload", show=False),
     ]
 
     class Ranked(Message, bubble=False):
         def __init__(
-            self, cmp: Comparison | None, sel: Selection, scaling: dict[tuple[str, str], str] | None = None
+            self,
+            cmp: Comparison | None,
+            sel: Selection,
+            scaling: dict[tuple[str, str], str] | None = None,
+            grown: dict[tuple[int, str, int | None], str] | None = None,
         ) -> None:
             super().__init__()
             self.cmp = cmp
             self.sel = sel
             self.scaling = scaling or {}
+            self.grown = grown or {}
 
     class RunsFound(Message, bubble=False):
         def __init__(self, run_ids: list[int]) -> None:
@@ -161,6 +204,7 @@ class TriageScreen(BenchdeckScreen):
     def __init__(self) -> None:
         super().__init__()
         self.cmp: Comparison | None = None
+        self.grown: dict[tuple[int, str, int | None], str] = {}
         self.column = 0
         self.items: list[TriageItem] = []
         self.scaling: dict[tuple[str, str], str] = {}
@@ -191,9 +235,10 @@ class TriageScreen(BenchdeckScreen):
             sel = load_choices(cur, sel, self.bd.saved).sel
             cmp = run_comparison(cur, sel) if sel.complete else None
             flags = scaling_flags(cur, cmp) if cmp is not None and cmp.columns else {}
+            grown = regressions_grown(cur, cmp) if cmp is not None else {}
         finally:
             cur.close()
-        self.post_if_current(self.Ranked(cmp, sel, flags))
+        self.post_if_current(self.Ranked(cmp, sel, flags, grown))
 
     def on_triage_screen_ranked(self, msg: Ranked) -> None:
         if msg.sel != self.bd.selection and msg.sel.complete:
@@ -201,6 +246,7 @@ class TriageScreen(BenchdeckScreen):
         self._loaded_for = msg.sel
         self.cmp = msg.cmp
         self.scaling = msg.scaling
+        self.grown = msg.grown
         self.column = min(self.column, max(0, len(msg.sel.with_builds) - 1))
         select: Select[int] = self.query_one("#triage-build", Select)
         with self.prevent(Select.Changed):
@@ -225,7 +271,7 @@ class TriageScreen(BenchdeckScreen):
             return
         colours = rqps_colours(self.app)
         multi = len(cmp.dops) > 1
-        self.items = rank(cmp, self.column, self.scaling)
+        self.items = rank(cmp, self.column, self.scaling, self.grown)
         flagged = any(it.scaling for it in self.items)
         head.update(
             f"{cmp.columns[self.column]} vs base {cmp.base} on {cmp.host}: lowest rQPS first, "
@@ -253,7 +299,7 @@ class TriageScreen(BenchdeckScreen):
             self.show_items()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "series":
+        if action in ("series", "profile"):
             return True if self.items else None
         if action == "next_build":
             return self.cmp is not None and len(self.cmp.columns) > 1
@@ -279,6 +325,16 @@ class TriageScreen(BenchdeckScreen):
         if self.cmp is None or not self.items or not table.row_count:
             return
         self.find_runs(self.cmp, self.items[table.cursor_row], self.column)
+
+    def action_profile(self) -> None:
+        table = self.query_one("#triage-table", DataTable)
+        if self.cmp is None or not self.items or not table.row_count:
+            return
+        from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profiles import column_request
+
+        item = self.items[min(table.cursor_row, len(self.items) - 1)]
+        self.app.push_screen(ProfileScreen(column_request(self.cmp, self.column, item.workload)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="triage.series")
     def find_runs(self, cmp: Comparison, item: TriageItem, column: int) -> None:

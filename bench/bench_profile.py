@@ -1,0 +1,136 @@
+"""Benchmark: the Profile screen's flame graph with a 100,000-stack profile.
+
+A synthetic profile shaped like a server's (a call tree of 5,000 function names, stacks 8-40
+deep, samples Zipf-like) of ``--stacks`` distinct stacks, and a same-run baseline of 1,000.
+
+1. Off the UI thread (the screen's worker): building the frame tree (engine/profiling/tree.py:
+   splitting, sorting and summing the stacks; frames are made as they are drawn) and, for the
+   differential view, attaching the base's.
+2. On the UI thread: from ``FlameGraph.show(tree)`` to the frame drawn, in a headless app at
+   160x48 (``App.run_test``): the icicle's layout and text (tui/services/icicle.py) and
+   Textual's compositing, measured until the screen's next refresh has run. Target: < 100 ms
+   for 100,000 stacks; the baseline says what a small profile costs on the same machine and run.
+
+    python bench/bench_profile.py [--stacks 100000] [--reps 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from textual.app import App, ComposeResult
+
+from benchdeck.engine.profiling.tree import Frame, attach_other, build_tree
+from benchdeck.tui.app.widgets.flame import FlameGraph
+from benchdeck.tui.app.widgets.rqps import RqpsColours
+
+TARGET_MS = 100.0
+
+
+def synthetic(n: int, seed: int = 1) -> list[tuple[str, int, float]]:
+    """``n`` distinct folded stacks from a random call tree (children picked by a skewed choice)."""
+    rng = random.Random(seed)
+    names = [
+        f"fn_{i:04d}_{rng.choice(['row', 'btr', 'buf', 'trx', 'log', 'sql', 'net'])}" for i in range(5000)
+    ]
+    callees = {name: rng.sample(names, 6) for name in names}
+    seen: dict[str, int] = {}
+    while len(seen) < n:
+        frames = ["mysqld", "start_thread", "handle_connection"]
+        depth = rng.randint(8, 40)
+        f = rng.choice(names[:50])
+        for _ in range(depth):
+            frames.append(f)
+            f = callees[f][min(int(rng.expovariate(1.2)), 5)]
+        stack = ";".join(frames)
+        seen[stack] = seen.get(stack, 0) + max(1, int(rng.paretovariate(1.5)))
+    return [(s, k, k * 0.01) for s, k in seen.items()]
+
+
+class Bare(App[None]):
+    def compose(self) -> ComposeResult:
+        yield FlameGraph(id="flame")
+
+
+async def first_frame_ms(tree: Frame, scale: float | None, reps: int) -> tuple[list[float], list[float]]:
+    """Milliseconds from ``show`` to the refresh that drew it, and of the widget's render alone
+    (the icicle's layout and text, on a tree whose visible frames are already made), ``reps``
+    times each."""
+    app = Bare()
+    out: list[float] = []
+    alone: list[float] = []
+    colours = RqpsColours("#E5534B", "#57AB5A", "#8B949E")
+    async with app.run_test(size=(160, 48)) as pilot:
+        flame = app.query_one(FlameGraph)
+        for _ in range(reps):
+            flame.show(None, None, colours)
+            await pilot.pause()
+            drawn = asyncio.Event()
+            original = flame.render
+
+            def render(original=original, drawn=drawn):  # type: ignore[no-untyped-def]
+                text = original()
+                drawn.set()
+                return text
+
+            flame.render = render  # type: ignore[method-assign]
+            t0 = time.perf_counter()
+            flame.show(tree, scale, colours)
+            await drawn.wait()
+            await pilot.pause()  # the compositor's update of the screen
+            out.append((time.perf_counter() - t0) * 1000)
+            flame.render = original  # type: ignore[method-assign]
+            t0 = time.perf_counter()
+            flame.render()
+            alone.append((time.perf_counter() - t0) * 1000)
+    return out, alone
+
+
+def timed(fn, reps: int) -> list[float]:  # type: ignore[no-untyped-def]
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stacks", type=int, default=100_000)
+    ap.add_argument("--reps", type=int, default=7)
+    args = ap.parse_args()
+    for n in (1_000, args.stacks):
+        stacks = synthetic(n)
+        other = synthetic(n, seed=2)
+        build = timed(lambda stacks=stacks: build_tree(stacks), args.reps)
+        tree = build_tree(stacks)
+        base = build_tree(other)
+
+        def differential(tree: Frame = tree, base: Frame = base) -> None:
+            attach_other(tree, base)
+
+        diff = timed(differential, 3)
+        scale = 1.0
+        plain, plain_render = asyncio.run(first_frame_ms(build_tree(stacks), None, args.reps))
+        coloured, _ = asyncio.run(first_frame_ms(tree, scale, args.reps))
+        print(
+            f"{n:>7,} stacks: worker: tree {statistics.median(build):7.1f} ms, differential "
+            f"{statistics.median(diff):7.1f} ms | UI thread, first frame: plain "
+            f"{statistics.median(plain):5.1f} ms (max {max(plain):5.1f}), differential "
+            f"{statistics.median(coloured):5.1f} ms (max {max(coloured):5.1f}); render alone "
+            f"{statistics.median(plain_render):5.1f} ms"
+        )
+    print(f"target: first frame < {TARGET_MS:.0f} ms at {args.stacks:,} stacks")
+
+
+if __name__ == "__main__":
+    main()
