@@ -9,7 +9,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
   postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg \
-  gcc libc6-dev linux-perf >/dev/null
+  gcc libc6-dev linux-perf numactl >/dev/null
 # npm: the machine's Node.js brings it; Debian's package only where there is none.
 command -v npm >/dev/null || $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
 # The build tests compile SQLite's amalgamation from the npm package better-sqlite3

@@ -129,3 +129,52 @@ def _disjoint(dop_sets: list[set[int]]) -> bool:
 
 def _configs(rows: list[tuple[object, ...]], build: str) -> set[object]:
     return {r[2] for r in rows if r[1] == build}
+
+
+@dataclass(frozen=True, slots=True)
+class Collapse:
+    """A build whose scale-up at the highest dop both have fell against the base's: faster at
+    1, say, and collapsing at 64 (what Triage flags)."""
+
+    workload: str
+    build: str
+    config: str | None
+    dop: int
+    scaleup: float
+    base_scaleup: float
+
+    @property
+    def ratio(self) -> float:
+        return self.scaleup / self.base_scaleup
+
+    def text(self) -> str:
+        return f"scale-up @{self.dop} {self.scaleup:.2f} vs base {self.base_scaleup:.2f}"
+
+
+COLLAPSE_RATIO = 0.9  # a scale-up under 90% of the base's at the top dop is flagged
+
+
+def series_points(s: Scaling, workload: str, build: str, config: str | None) -> list[ScalePoint]:
+    """The points of one (build, config) series; a build taken as one series ignores ``config``."""
+    pts = s.series(workload, build)
+    if config is None or build in s.merged:
+        return pts
+    return [p for p in pts if p.config == config]
+
+
+def collapses(
+    s: Scaling, base: tuple[str, str | None], column: tuple[str, str | None], ratio: float = COLLAPSE_RATIO
+) -> list[Collapse]:
+    """Workloads where ``column``'s (build, config) scale-up at the highest dop it shares with
+    ``base`` is under ``ratio`` times the base's (needs both at two dops or more)."""
+    out = []
+    for wl in s.workloads():
+        b = {p.dop: p for p in series_points(s, wl, *base)}
+        c = {p.dop: p for p in series_points(s, wl, *column)}
+        shared = sorted(set(b) & set(c))
+        if len(shared) < 2 or min(b) != min(c):  # scale-ups from the same lowest dop only
+            continue
+        top = shared[-1]
+        if c[top].scaleup < ratio * b[top].scaleup:
+            out.append(Collapse(wl, column[0], column[1], top, c[top].scaleup, b[top].scaleup))
+    return out

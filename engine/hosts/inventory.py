@@ -33,7 +33,7 @@ HOST_KEYS |= {"profile"}  # perf capture of every run on the host: "counters", "
 SSH_KEYS = ("ssh", "hostname", "port", "user", "key", "known_hosts")
 BUILD_KEYS = {"name", "dbms", "version", "variant", "fork", "basedir", "config", "config_file", "managed"}
 BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database", "configs"}
-BUILD_KEYS |= {"library_dir"}
+BUILD_KEYS |= {"library_dir", "numactl"}
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 # The largest value of each integer setting ("": any other); the store holds threads and tables
 # in 32 bits, table_size in 64; durations up to a year.
@@ -82,6 +82,15 @@ class BuildConfig:
     configs: Mapping[str, str] = field(default_factory=dict)
     library_dir: str | None = None
     """A SQLite build: the directory of its libsqlite3.so.0 (put on the library path)."""
+    numactl: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """NUMA placement per config name (``"*"``: every config): numactl's options, put in front
+    of the server's start (``numactl --cpunodebind=0 --membind=0 mysqld ...``)."""
+
+    @property
+    def placement(self) -> tuple[str, ...]:
+        """``numactl`` and its options for this build under its config, or () (no placement)."""
+        opts = self.numactl.get(self.config, self.numactl.get("*", ()))
+        return ("numactl", *opts) if opts else ()
 
     @property
     def name(self) -> str:
@@ -188,10 +197,18 @@ class Inventory:
         order; a pair with none of them maps to ``()`` (nothing to run). Nothing chosen: each
         build's default (None)."""
         return {
-            (h, b): tuple(c for c in chosen if c in self._configs_of(h, b)) if chosen else (None,)
+            (h, b): tuple(c for c in chosen if c in self._runnable_configs(h, b)) if chosen else (None,)
             for h in hosts
             for b in builds
         }
+
+    def _runnable_configs(self, host: str, build: str) -> tuple[str, ...]:
+        """:meth:`_configs_of`, and for a built-in build its CLI-only configs (``serial``)."""
+        from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_CONFIGS
+
+        listed = host in self.hosts and build in self.hosts[host].builds
+        extra = tuple(BUILTIN_CONFIGS) if build in BUILTIN_BUILDS and not listed else ()
+        return (*self._configs_of(host, build), *extra)
 
     def config_names(self, hosts: Sequence[str], builds: Sequence[str]) -> list[str]:
         """Every configuration the builds have on the hosts: the builds' defaults by name ("" for
@@ -433,7 +450,22 @@ class _Loader:
             database=self.opt(t, "database", at, str, "sbtest"),
             configs=self.configs(t.get("configs", {}), (*at, "configs")),
             library_dir=self.opt(t, "library_dir", at, str),
+            numactl=self.numactl(t, at),
         )
+
+    def numactl(self, t: Mapping[str, Any], at: KeyPath) -> dict[str, tuple[str, ...]]:
+        """``numactl = ["--cpunodebind=0", "--membind=0"]`` (every config) or a table of them
+        per config name (``numactl = { numa = [...] }``: SMP and NUMA as two configs)."""
+        raw = t.get("numactl")
+        if raw is None:
+            return {}
+        if isinstance(raw, list):
+            return {"*": self.opt(t, "numactl", at, tuple)}
+        if not isinstance(raw, dict):
+            what = "an array of numactl options (never a shell string) or a table of them per config"
+            raise self.error((*at, "numactl"), f"expected {what}, got {_show(raw)}")
+        table = self.table(raw, (*at, "numactl"), set(raw) if isinstance(raw, dict) else set())
+        return {name: self.opt(table, name, (*at, "numactl"), tuple) for name in table}
 
     def configs(self, raw: Any, at: KeyPath) -> dict[str, str]:
         """``configs = { NAME = "config file", ... }``: the configurations a run may pick."""

@@ -15,6 +15,7 @@ _TIMESTAMP = re.compile(
     r"(?: ?[AP]M)?(?:Z|[+-]\d{2}:?\d{2})?"
 )  # 11/21/26 19:52:23, 11/21/2026 07:52:23 PM, 2026-11-21T19:52:23+0000, Time: 07:52:23 PM
 _NUMBER = re.compile(r"(?a)\d+(?:[.,]\d+)?")  # some locales print a decimal comma
+_PLAIN_ROW = re.compile(r"(?a)\S+(?:\s+\d+(?:[.,]\d+)?)+")  # a device row: its name, then _NUMBERs
 # IostatSample field -> header names accepted for it, with a factor to kB/s where needed.
 _COLUMNS: dict[str, tuple[tuple[str, float], ...]] = {
     "r_s": (("r/s", 1.0),),
@@ -144,7 +145,10 @@ class IostatParser:
         if len(tokens) != len(header):
             return self._skip(line, f"{len(tokens)} fields, header has {len(header)}")
         name = tokens[self._dev]
-        bad = [t for i, t in enumerate(tokens) if i != self._dev and not _NUMBER.fullmatch(t)]
+        if self._dev == 0 and _PLAIN_ROW.fullmatch(line.strip()) and not _NUMBER.fullmatch(name):
+            bad: list[str] = []  # a name and numbers: one regex for the row, not one a field
+        else:
+            bad = [t for i, t in enumerate(tokens) if i != self._dev and not _NUMBER.fullmatch(t)]
         if bad or _NUMBER.fullmatch(name):
             return self._skip(line, f"non-numeric value {bad[0]!r}" if bad else "no device name")
         v = {f: float(tokens[i].replace(",", ".")) * k for f, (i, k) in self._fields.items()}

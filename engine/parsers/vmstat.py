@@ -96,7 +96,8 @@ class VmstatParser:
             timestamp, tokens = f"{tokens[-2]} {tokens[-1]}", tokens[:-2]
         if len(tokens) != self._ncols:
             raise ValueError(f"{len(tokens)} fields, header has {self._ncols}")
-        if not all(map(_is_int, tokens)):
+        joined = "".join(tokens)  # one check for the row: ASCII digits only
+        if not (joined.isascii() and joined.isdigit()):
             bad = [t for t in tokens if not _is_int(t)]
             raise ValueError(f"non-numeric value {bad[0]!r}")
         col = self._columns

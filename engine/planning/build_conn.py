@@ -40,6 +40,7 @@ def server_spec(build: BuildConfig, workdir: str) -> ServerSpec:
         user=build.user or "sbtest",
         password=build_password(build),
         database=build.database,
+        placement=build.placement,
     )
 
 

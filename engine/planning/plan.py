@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from benchdeck.engine.profiling.capture import CaptureOptions, CapturePlan
+from benchdeck.engine.profiling.capture import CaptureOptions, CapturePlan, options_from_dict
 
 MONITOR_GRACE_S = 15
 REDACTED = "********"
@@ -123,8 +123,7 @@ class RunOptions:
     def __post_init__(self) -> None:
         raw: Any = self.capture
         if isinstance(raw, Mapping):  # a queued item's options, stored as JSON
-            kw: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
-            object.__setattr__(self, "capture", CaptureOptions(**kw))
+            object.__setattr__(self, "capture", options_from_dict(raw))
 
 
 @dataclass(frozen=True, slots=True)

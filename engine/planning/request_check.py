@@ -9,7 +9,12 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 from benchdeck.engine.catalogue import PGBENCH_PREFIX, SUITES, family_of, split_workload_name
-from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS, is_builtin
+from benchdeck.engine.families.builtin.catalogue import (
+    BUILTIN_BUILDS,
+    BUILTIN_CONFIGS,
+    BUILTIN_WORKLOADS,
+    is_builtin,
+)
 from benchdeck.engine.families.builtin.catalogue import WORKLOADS as BUILTIN_TESTS
 from benchdeck.engine.families.dbbench import command as dbbench_cmd
 from benchdeck.engine.families.pgbench import command as pgbench_cmd
@@ -57,8 +62,8 @@ def check_build_config(inventory: Inventory, host: str, build: str, config: str 
         if build not in BUILTIN_BUILDS:
             known = [*inventory.hosts[host].builds, *BUILTIN_BUILDS]
             raise _unknown("build", build, known, f" on host {host}")
-        if config:
-            raise RequestError(f"the built-in build {build} has no configs (asked for {config!r})")
+        if config and config not in BUILTIN_CONFIGS:
+            raise _unknown("config", config, BUILTIN_CONFIGS, f" of the built-in build {build}")
         return None
     if config is not None and config not in cfg.config_names:
         raise _unknown("config", config, [n for n in cfg.config_names if n], f" of build {build}")
@@ -160,8 +165,14 @@ def check_requests(
         if config is None:
             continue
         owners = [inventory.hosts[h].builds.get(b) for h in hosts for b in builds]
+        builtin = any(
+            b in BUILTIN_BUILDS and inventory.hosts[h].builds.get(b) is None for h in hosts for b in builds
+        )
+        if builtin and config in BUILTIN_CONFIGS:
+            continue
         if not any(cfg is not None and config in cfg.config_names for cfg in owners):
             known = {n for cfg in owners if cfg is not None for n in cfg.config_names if n}
+            known |= set(BUILTIN_CONFIGS) if builtin else set()
             raise _unknown("config", config, known, f" of build(s) {', '.join(builds)}")
     out = []
     for given in workloads:

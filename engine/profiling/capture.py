@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from benchdeck.engine.running.client_files import import_root, package_files
 
@@ -73,25 +75,24 @@ def parse_kinds(text: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class CapturePlan:
-    """A run's capture: the options, the target specs (``pidfile:PATH``, ``datadir:DIR``,
+    """A run's capture: the user's options, the target specs (``pidfile:PATH``, ``datadir:DIR``,
     ``port:N``, ``bench``) and how the host runs the loop (``python`` and ``PYTHONPATH``)."""
 
-    kinds: tuple[str, ...]
+    options: CaptureOptions
     targets: tuple[str, ...]
     children: bool = False
-    window_s: float = 10.0
-    period_s: float = 10.0
-    frequency_hz: int = 99
-    event: str = "cpu-clock"
-    events: tuple[str, ...] = DEFAULT_EVENTS
-    optional: bool = False
     python: str = "python3"
     pythonpath: str = ""
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return self.options.kinds
 
     def argv(
         self, kind: str, bench_pgid: int | None = None, run_dir: str | None = None, windows: int | None = None
     ) -> list[str]:
         """The host's command line of one capture kind (``check``: the preflight's)."""
+        o = self.options
         argv = [self.python, "-m", f"{PACKAGE}.host_perf", kind]
         if run_dir is not None:
             argv += ["--dir", run_dir]
@@ -102,9 +103,9 @@ class CapturePlan:
                 argv += ["--target", f"pgid:{bench_pgid}"]
         if self.children:
             argv.append("--children")
-        argv += ["--window", f"{self.window_s:g}", "--period", f"{self.period_s:g}"]
-        argv += ["--events", ",".join(self.events), "--event", self.event, "--freq", str(self.frequency_hz)]
-        argv += ["--kinds", ",".join(self.kinds)]
+        argv += ["--window", f"{o.window_s:g}", "--period", f"{o.period_s:g}"]
+        argv += ["--events", ",".join(o.events), "--event", o.event, "--freq", str(o.frequency_hz)]
+        argv += ["--kinds", ",".join(o.kinds)]
         if windows is not None:
             argv += ["--windows", str(windows)]
         return argv
@@ -122,17 +123,7 @@ def capture_plan(
     remote one its two files go into the run directory and run with the host's ``python3``."""
     if opts is None or not opts.kinds:
         return None, ()
-    base = CapturePlan(
-        kinds=opts.kinds,
-        targets=targets,
-        children=children,
-        window_s=opts.window_s,
-        period_s=opts.period_s,
-        frequency_hz=opts.frequency_hz,
-        event=opts.event,
-        events=opts.events,
-        optional=opts.optional,
-    )
+    base = CapturePlan(opts, targets, children)
     if local:
         root = os.pathsep.join(p for p in (import_root(PACKAGE), os.environ.get("PYTHONPATH")) if p)
         return replace(base, python=sys.executable, pythonpath=root), ()
@@ -140,7 +131,14 @@ def capture_plan(
     return replace(base, pythonpath=posixpath.join(remote_dir, SHIP_DIR)), files
 
 
-def plan_from_dict(d: dict[str, object]) -> CapturePlan:
+def options_from_dict(d: Mapping[str, Any]) -> CaptureOptions:
+    """Stored (JSON) options back as the frozen record (lists back to tuples)."""
+    kw: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+    return CaptureOptions(**kw)
+
+
+def plan_from_dict(d: Mapping[str, Any]) -> CapturePlan:
     """A stored (JSON) capture plan back as the frozen record."""
-    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
-    return CapturePlan(**kw)  # type: ignore[arg-type]
+    kw: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}
+    kw["options"] = options_from_dict(d["options"])
+    return CapturePlan(**kw)

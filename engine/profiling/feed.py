@@ -19,7 +19,7 @@ STREAMS = ("counters", "cpu")
 class CaptureFeed:
     def __init__(self, plan: RunPlan, marks: Marks, emit: Callable[[RunEvent], None]):
         c = plan.capture
-        event, hz = (c.event, float(c.frequency_hz)) if c is not None else ("cpu-clock", None)
+        event, hz = (c.options.event, float(c.options.frequency_hz)) if c is not None else ("cpu-clock", None)
         self.run_id = plan.run_id
         self._emit = emit
         self._parsers = {k: CaptureParser(k, event, hz) for k in STREAMS}

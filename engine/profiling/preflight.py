@@ -46,7 +46,7 @@ async def capture_preflight(t: Transport, p: RunPlan, emit: Callable[[RunEvent],
     if not problems:
         return c.kinds
     line = f"{p.host}: {problems[0]}"
-    if not c.optional:
+    if not c.options.optional:
         raise StepFailed(f"{line} (or run with --profile-optional to go on without the capture)")
     emit(LogLine(p.run_id, "benchdeck", f"warning: {line}: running without --profile {','.join(c.kinds)}"))
     return ()

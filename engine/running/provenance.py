@@ -51,6 +51,7 @@ class DbAccess:
     config_paths: tuple[str, ...] = ()  # the server's config files on the host, in load order
     server_binary: str | None = None  # the server program (for --version), when known
     basedir: str | None = None
+    placement: tuple[str, ...] = ()  # numactl and its options in front of the server's start
 
 
 def db_access(
@@ -66,7 +67,8 @@ def db_access(
             return None
         env = (("PGPASSWORD", build.password),) if dbms == "postgres" and build.password else ()
         files = (build.config_file,) if build.config_file else ()
-        return DbAccess(dbms, tuple(client), env, files, None, build.basedir)
+        placed = build.placement if build.start else ()  # start scripts run behind it too
+        return DbAccess(dbms, tuple(client), env, files, None, build.basedir, placed)
     sp = server.spec
     env = (("PGPASSWORD", sp.password),) if dbms == "postgres" and sp.password else ()
     if dbms == "postgres":
@@ -77,7 +79,7 @@ def db_access(
         generated = [getattr(server, "cnf", None)]
         binary = server.tools.get("server")
     paths = tuple(p for p in (*generated, sp.config_file) if isinstance(p, str) and p)
-    return DbAccess(dbms, tuple(server.client_argv()), env, paths, binary, sp.basedir)
+    return DbAccess(dbms, tuple(server.client_argv()), env, paths, binary, sp.basedir, sp.placement)
 
 
 def command_lines(plan: RunPlan) -> tuple[tuple[str, str], ...]:
@@ -93,6 +95,11 @@ def command_lines(plan: RunPlan) -> tuple[tuple[str, str], ...]:
     ]
     out = [(name, shlex.join(argv)) for name, argv in steps if argv]
     return (("env", " ".join(env)), *out) if env else tuple(out)
+
+
+def placement_line(db: DbAccess | None) -> tuple[tuple[str, str], ...]:
+    """The server's NUMA placement as a command of the run (``server-placement``), when it has one."""
+    return (("server-placement", shlex.join(db.placement)),) if db is not None and db.placement else ()
 
 
 def parse_variables(dbms: str, text: str) -> tuple[tuple[str, str], ...]:
@@ -186,7 +193,7 @@ async def capture(transport: Transport, plan: RunPlan, db: DbAccess | None) -> R
         config_files=tuple(configs),
         binary_version=binary,
         git_commit=commit,
-        commands=command_lines(plan),
+        commands=command_lines(plan) + placement_line(db),
         notes=tuple(notes),
     )
 

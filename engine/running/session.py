@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 
 from benchdeck.engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
-from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
+from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_CONFIGS
 from benchdeck.engine.families.sysbench.command import WorkloadError
 from benchdeck.engine.hosts.inventory import DEFAULTS, HostConfig, Inventory
 from benchdeck.engine.planning.build_conn import server_spec, sql_client
@@ -96,8 +96,8 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             raise WorkloadError(f"host {req.host} has no build {req.build!r} (builds: {known})")
         if build is not None:
             build = build.with_config(req.config)
-        elif req.config:
-            raise WorkloadError(f"the built-in build {req.build} has no configs (asked for {req.config!r})")
+        elif req.config and req.config not in BUILTIN_CONFIGS:
+            raise WorkloadError(f"the built-in build {req.build} has no config {req.config!r}")
         check_build(req.workload, req.build, build)  # before a server is started for nothing
         server: ManagedServer | None = None
         if build is not None and build.managed:
@@ -112,7 +112,7 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             await server_state.record_started(transport, workdir, server, build.name, build.config)
         elif build is not None and build.start:
             yield Phase(run_id, "server", f"starting {build.name}: {build.start[0]}")
-            await _run_script(transport, build.start, "start")
+            await _run_script(transport, (*build.placement, *build.start), "start")
         plan = make_plan(run_id, host, build, req, remote_dir, server)
         db = provenance.db_access(build, server, sql_client(build) if server is None else None)
     except (WorkloadError, ServerError, TransportError, ValueError) as exc:

@@ -104,6 +104,11 @@ class ServerSpec:
     password: str = "sbtest"  # noqa: S105 - the sysbench convention for a private server
     database: str = "sbtest"
     os_user: str | None = None
+    placement: tuple[str, ...] = ()  # e.g. ("numactl", "--cpunodebind=0", "--membind=0"): the start's prefix
+
+    def placed(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` behind the NUMA placement (numactl's binding is inherited by what it starts)."""
+        return [*self.placement, *argv]
 
     def __post_init__(self) -> None:
         if self.dbms not in ("mariadb", "mysql", "postgres"):

@@ -147,7 +147,9 @@ class MySQLServer(ManagedServer):
         await self.write_file(self.cnf, self.config_text(await self._run_as()))
         await self.rotate_logs()
         self.proc = await self.transport.start_detached(
-            [tools["server"], f"--defaults-file={self.cnf}"], run_dir=self.run_dir, stdout_name="server.out"
+            self.spec.placed([tools["server"], f"--defaults-file={self.cnf}"]),
+            run_dir=self.run_dir,
+            stdout_name="server.out",
         )
 
     async def _probe(self) -> ProbeState:

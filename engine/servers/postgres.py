@@ -124,7 +124,7 @@ class PostgresServer(ManagedServer):
         await self.rotate_logs()
         argv = [tools["pg_ctl"], "-D", spec.datadir, "-l", self.log, "-W"]
         argv += ["-o", shlex.join(self.server_options()), "start"]
-        await self.run(await self.as_os_user(*argv), "pg_ctl start")
+        await self.run(await self.as_os_user(*spec.placed(argv)), "pg_ctl start")  # postgres inherits it
 
     def key_line(self, lines: list[str]) -> str:
         """The first FATAL/PANIC; for "configuration file ... contains errors", the line before,

@@ -95,7 +95,7 @@ async def test_paranoid_2_user_space_only_is_refused_unless_optional(
 
     plan = builtin_plan(store, 2, USER)
     assert plan.capture is not None
-    plan = replace(plan, capture=replace(plan.capture, optional=True))
+    plan = replace(plan, capture=replace(plan.capture, options=replace(plan.capture.options, optional=True)))
     events = await consume(Runner(user_ssh, plan), EventSink(store), plan)
     assert any(isinstance(e, RunFinished) for e in events)
     said = [e.text for e in events if isinstance(e, LogLine)]

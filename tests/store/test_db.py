@@ -132,7 +132,7 @@ def test_locked_store_cli_prints_one_line(holder: tuple[Path, subprocess.Popen[s
             "--build",
             "my8028_rel",
             "--workload",
-            "w",
+            "point-query_range=100",
         ],
         capture_output=True,
         text=True,
@@ -178,8 +178,8 @@ def test_a_writer_waits_for_a_held_store_then_writes(tmp_path: Path) -> None:
     assert holder.stdout is not None
     assert holder.stdout.readline().strip() == "ready"
     recorded = Path(__file__).resolve().parent.parent / "data" / "recorded" / "sysbench_oltp_point_select.txt"
-    cmd = [*CLI, "--db", str(db), "import", "sysbench",
-           str(recorded), "--host", "h2", "--build", "my8028_rel", "--workload", "w"]  # fmt: skip
+    cmd = [*CLI, "--db", str(db), "import", "sysbench", str(recorded),
+           "--host", "h2", "--build", "my8028_rel", "--workload", "point-query_range=100"]  # fmt: skip
     writer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert writer.stderr is not None
     notice = writer.stderr.readline()

@@ -79,8 +79,14 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return write_single_run_files(tmp_path_factory.mktemp("faults-files"))
 
 
-def import_args(files: dict[str, Any], build: str = BUILDS[0]) -> list[str | Path]:
-    return ["import", "sysbench", files["sysbench"], "--host", "h", "--build", build,
+def import_args(files: dict[str, Any], build: str = BUILDS[0], copy: int = 9) -> list[str | Path]:
+    """An import of the run's files; ``copy`` makes its output differ (a trailing newline per
+    copy): a run is known by its content, and the faults need an import that writes."""
+    sb = Path(files["sysbench"])
+    out = sb.with_name(f"{sb.stem}.copy{copy}.txt")
+    if not out.exists():
+        out.write_bytes(sb.read_bytes() + b"\n" * copy)
+    return ["import", "sysbench", out, "--host", "h", "--build", build,
             "--workload", files["workload"], "--vmstat", files["vmstat"]]  # fmt: skip
 
 
@@ -88,8 +94,8 @@ def import_args(files: dict[str, Any], build: str = BUILDS[0]) -> list[str | Pat
 def base_store(files: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store with two runs (two builds, so that compare has something to show)."""
     db = tmp_path_factory.mktemp("faults-base") / "base.duckdb"
-    for build in BUILDS:
-        r = run_cli(db, *import_args(files, build))
+    for i, build in enumerate(BUILDS):
+        r = run_cli(db, *import_args(files, build, copy=i))
         assert r.returncode == 0, r.stderr
     con = duckdb.connect(str(db))  # the CLI's shared writes leave a WAL; the tests copy the file
     con.execute("CHECKPOINT")

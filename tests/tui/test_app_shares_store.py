@@ -69,9 +69,11 @@ async def _run(*argv: str, env: dict[str, str] | None = None) -> subprocess.Comp
     )
 
 
-def _import_argv(host: str) -> list[str]:
-    return [*CLI, "import", "sysbench", str(RECORDED / "sysbench_oltp_point_select.txt"), "--host", host,
-            "--build", "my8028_rel_o2nofp", "--workload", "point-query_range=100"]  # fmt: skip
+def _import_argv(host: str, output: str = "sysbench_oltp_point_select.txt") -> list[str]:
+    """Import one recorded sysbench output (an output already stored is skipped: name another)."""
+    workload = "read-write_range=100" if "read_write" in output else "point-query_range=100"
+    return [*CLI, "import", "sysbench", str(RECORDED / output), "--host", host,
+            "--build", "my8028_rel_o2nofp", "--workload", workload]  # fmt: skip
 
 
 def _run_ids(app: BenchdeckApp) -> list[str]:
@@ -96,8 +98,12 @@ async def test_an_idle_app_leaves_the_store_to_readers_and_writers(tmp_path: Pat
         assert cli.returncode == 0, cli.stderr
         assert json.loads(cli.stdout) == [{"n": 1}]
         # (b) a writer from another terminal, told not to wait at all for a held store
-        second = await _run(*_import_argv("two"), env={**env, "BENCHDECK_LOCK_WAIT": "0"})
+        second = await _run(
+            *_import_argv("two", "sysbench_oltp_read_write_cmdline.txt"),
+            env={**env, "BENCHDECK_LOCK_WAIT": "0"},
+        )
         assert second.returncode == 0, second.stderr
+        assert "skipped" not in second.stderr, second.stderr
         # (c) the app shows it, with no key pressed
         runs_screen = on_screen(app, RunsScreen)
         await wait_for(pilot, lambda: len(_run_ids(app)) == 2, "the imported run on Runs", UI_WAIT_S)

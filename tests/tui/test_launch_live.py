@@ -249,3 +249,26 @@ async def test_launch_refuses_the_classic_suite_on_sqlite_builds_and_start_shows
         await pilot.pause()
         assert isinstance(app.screen, LaunchScreen), "nothing was queued"
         assert not app.hub.outcomes
+
+
+async def test_launch_sweeps_threads_with_repeats(tmp_path: Path) -> None:
+    """Threads ``1,2`` and 2 repeats: the matrix counts 4 runs, Start queues them A-then-repeat
+    (dop 1, dop 2, dop 1, dop 2), each run stored with its dop (issue 28)."""
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        launch = await open_launch(pilot)
+        reduce_matrix(launch, 1)
+        launch.query_one("#launch-threads", Input).value = "1,2"
+        launch.query_one("#launch-repeat", Input).value = "2"
+        want = "4 runs = 1 host(s) x 1 build(s) x 2 dops x 2 repeats"
+        await wait_for(pilot, lambda: matrix(app).startswith(want), "the sweep's matrix")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: len(app.hub.outcomes) == 4, "the sweep's four runs", 4 * RUN_WAIT_S)
+        rows = await app.hub.query(
+            lambda store: store.cursor()
+            .execute("SELECT i.threads, i.repeat_no, r.threads FROM queue_items i JOIN runs r USING (run_id) "
+                     "ORDER BY i.position")
+            .fetchall()
+        )  # fmt: skip
+        assert rows == [(1, 1, 1), (2, 1, 2), (1, 2, 1), (2, 2, 2)]
+        assert {o.status for o in app.hub.outcomes} == {"finished"}

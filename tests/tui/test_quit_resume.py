@@ -127,6 +127,8 @@ async def test_cancel_a_whole_queue_from_live(tmp_path: Path) -> None:
             pilot, lambda: app.hub.model.active() and app.hub.model.active()[0].t, "a sample", RUN_WAIT_S
         )
         await pilot.press("X")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question", 30)
+        await pilot.press("y")  # X asks first (issue 25 item 13)
         await wait_for(pilot, lambda: app.hub.outcomes, "the queue's end", RUN_WAIT_S)
         assert [o.status for o in app.hub.outcomes] == ["cancelled"]
     assert stored(db, "SELECT status FROM queue_items ORDER BY position") == [("cancelled",)] * 3

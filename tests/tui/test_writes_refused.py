@@ -54,7 +54,7 @@ async def test_every_write_on_a_snapshot_is_refused_with_the_reason(locked: Demo
         with pytest.raises(StoreNotWritable, match="read-only snapshot"):  # re-run's way in
             await app.hub.start_queue(["local"], ["sqlite"], [WORKLOAD], RunOptions(duration_s=2))
         assert not app.hub.model.runs
-        assert app.hub.model.progress.total == 0
+        assert not app.hub.model.queues
     with Store.open_for_reading(locked.path) as store, store.reading() as cur:
         assert cur.execute("SELECT count(*) FROM runs").fetchone() == (35,)
         assert cur.execute("SELECT count(*) FROM queue_items").fetchone() == (0,)

@@ -29,6 +29,7 @@ from benchdeck.tui.services.settings import SavedComparison, UiSettings
 
 if TYPE_CHECKING:  # store.compare brings numpy and scipy: loaded when a comparison is made
     from benchdeck.store.compare import Comparison
+    from benchdeck.store.scaling import Scaling
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,3 +172,34 @@ def run_comparison(cur: duckdb.DuckDBPyConnection, sel: Selection) -> Comparison
         dop=sel.dop,
         only=measured,
     )
+
+
+def run_scaling(cur: duckdb.DuckDBPyConnection, cmp: Comparison) -> Scaling | None:
+    """The scale-up of the comparison's builds on its host (every config; the columns pick
+    theirs), or None when a build has no run at a known dop."""
+    from benchdeck.engine.catalogue import default_catalogue
+    from benchdeck.store.scaling import ScalingError, scaling
+
+    cat = default_catalogue()
+    builds = list(dict.fromkeys(cmp.spec(label).build for label in (cmp.base, *cmp.columns)))
+    try:
+        return scaling(cur, host=cmp.host, builds=builds, group_of=cat.group_of, sort_key=cat.sort_key)
+    except ScalingError:
+        return None
+
+
+def scaling_flags(cur: duckdb.DuckDBPyConnection, cmp: Comparison) -> dict[tuple[str, str], str]:
+    """Triage's scaling flags, by (column label, workload): a column whose scale-up at the
+    highest dop it shares with the base fell under 90% of the base's (store/scaling.py)."""
+    from benchdeck.store.scaling import collapses
+
+    s = run_scaling(cur, cmp)
+    if s is None:
+        return {}
+    base = cmp.spec(cmp.base)
+    flags: dict[tuple[str, str], str] = {}
+    for label in cmp.columns:
+        col = cmp.spec(label)
+        for c in collapses(s, (base.build, base.config), (col.build, col.config)):
+            flags[(label, c.workload)] = c.text()
+    return flags

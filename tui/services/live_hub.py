@@ -143,11 +143,14 @@ class LiveHub:
         workloads: Sequence[str],
         options: RunOptions,
         configs: Sequence[str] = (),
+        dops: Sequence[int] = (),
+        repeats: int = 1,
     ) -> int:
         """Persist the matrix, then run it in the background; returns the queue id.
 
         ``configs``: the server configurations to run, each build those of them it has
-        (none given: each build's default)."""
+        (none given: each build's default); ``dops`` (several: a sweep) and ``repeats`` as
+        ``queue --threads --repeat`` take them."""
         loop = asyncio.get_running_loop()
         matrix = (await self.inventory()).config_matrix(hosts, builds, configs)
 
@@ -155,7 +158,7 @@ class LiveHub:
             store = self._store()
             store.check_writable()  # a snapshot's copy would take the queue, then lose it
             with store.transaction() as cur:
-                return q.create_queue(cur, hosts, builds, workloads, options, matrix)
+                return q.create_queue(cur, hosts, builds, workloads, options, matrix, dops, repeats)
 
         qid = await loop.run_in_executor(self.writer, create)
         self._keep(asyncio.create_task(self._run(qid)))

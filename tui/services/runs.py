@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TypeVar
 
 import duckdb
@@ -60,6 +61,12 @@ class Outcome:
     error: str | None = None
 
 
+def local_runs_dir(store_path: Path) -> str:
+    """Where this machine's runs go when its host has no workdir of its own: beside the store
+    (``<store>-runs/``), so two stores' run directories never mix."""
+    return str(store_path.resolve().with_name(f"{store_path.stem}-runs"))
+
+
 def builtin_build(name: str = BUILTIN_BUILD) -> Build:
     """A built-in SQLite "build": the library's version, the durability setting as variant."""
     return Build(name=name, dbms="sqlite", version=sqlite3.sqlite_version, variant=BUILTIN_BUILDS[name])
@@ -80,7 +87,7 @@ class RunService:
         self.session = session
         if store.lake is None:  # run directories named after the store, local ones beside it
             session.store_tag = store.path.stem
-            session.local_workdir = str(store.path.resolve().with_name(f"{store.path.stem}-runs"))
+            session.local_workdir = local_runs_dir(store.path)
         else:
             session.store_tag = "lake"
         self.listener = listener
@@ -142,8 +149,8 @@ class RunService:
     def _config_label(build: BuildConfig | None, config: str | None) -> str:
         """The configuration the run records: the one asked for, else the build's default (an
         unknown name fails the run itself, with the names it could have been)."""
-        if build is None:
-            return ""
+        if build is None:  # built-in: its CLI-only configs (serial), else none
+            return config or ""
         return config if config is not None and config in build.config_names else build.config
 
     async def _drive(

@@ -19,6 +19,12 @@ from dataclasses import dataclass
 MODULE = "benchdeck.engine.families.builtin.sqlite_bench"
 # Built-in "builds": the same SQLite with two durability settings, so there is something to compare.
 BUILTIN_BUILDS: dict[str, str] = {"sqlite": "normal", "sqlite-sync": "full"}
+# Server configs of the built-in builds (``--config``): ``serial`` holds one exclusive lock per
+# query, as a server with one global mutex would: a planted scalability limit (issue 28), so a
+# thread sweep shows a build that stops scaling.
+BUILTIN_CONFIGS: dict[str, str] = {
+    "serial": "one exclusive lock held per query (a planted scalability limit)"
+}
 ZIPF_EXP = 0.8  # sysbench's --rand-zipfian-exp default
 
 
@@ -260,6 +266,7 @@ def builtin_argv(
     report_interval: int = 1,
     rand_type: str = "uniform",
     durability: str = "normal",
+    serial: bool = False,
 ) -> list[str]:
     """``python -m benchdeck.engine.families.builtin.sqlite_bench ... WORKLOAD COMMAND`` (prepare, run
     or cleanup)."""
@@ -270,6 +277,8 @@ def builtin_argv(
     argv = [sys.executable, "-m", MODULE, f"--db={db_path}", f"--tables={tables}"]
     argv += [f"--table-size={table_size}", f"--threads={threads}", f"--rand-type={rand_type}"]
     argv.append(f"--durability={durability}")
+    if serial:
+        argv.append("--serial")
     if command == "run":
         argv += [f"--time={time_s}", f"--report-interval={report_interval}"]
     return [*argv, workload, command]

@@ -82,7 +82,8 @@ def builtin_plan(ctx: PlanContext) -> RunPlan:
     o = ctx.req.options
     duration = o.duration_s or 60
     durability = BUILTIN_BUILDS[ctx.req.build]
-    run, prepare = (_workload_argv(ctx, duration, command, durability) for command in ("run", "prepare"))
+    run = _workload_argv(ctx, duration, "run", durability, serial=ctx.req.config == "serial")
+    prepare = _workload_argv(ctx, duration, "prepare", durability)
     return replace(
         ctx.plan(tuple(run), duration),
         prepare_argv=tuple(prepare) if o.prepare else None,
@@ -90,7 +91,9 @@ def builtin_plan(ctx: PlanContext) -> RunPlan:
     )
 
 
-def _workload_argv(ctx: PlanContext, duration: int, command: str, durability: str = "normal") -> list[str]:
+def _workload_argv(
+    ctx: PlanContext, duration: int, command: str, durability: str = "normal", *, serial: bool = False
+) -> list[str]:
     """The run's built-in workload with the request's (else the host's) threads, tables and rows;
     its database beside the run directories (``WORKDIR/builtin-BUILD.sqlite``)."""
     o, host = ctx.req.options, ctx.host
@@ -104,4 +107,5 @@ def _workload_argv(ctx: PlanContext, duration: int, command: str, durability: st
         table_size=o.table_size or host.table_size,
         command=command,
         durability=durability,
+        serial=serial,
     )

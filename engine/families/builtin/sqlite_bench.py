@@ -187,7 +187,7 @@ def worker(i: int, a: argparse.Namespace, wl: Workload, stats: Stats, ctl: Contr
         while not ctl.stop.is_set() and time.perf_counter() < ctl.deadline:
             t0 = time.perf_counter()
             try:
-                with ctl.write_lock if wl.writes else contextlib.nullcontext():
+                with ctl.write_lock if wl.writes or a.serial else contextlib.nullcontext():
                     counts = wl.event(conn, cx)
             except sqlite3.OperationalError as exc:  # busy/locked: sysbench's "ignored errors"
                 if "locked" not in str(exc) and "busy" not in str(exc):
@@ -306,6 +306,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="normal: WAL, synchronous=NORMAL; full: rollback journal, synchronous=FULL",
     )
     p.add_argument(
+        "--serial",
+        action="store_true",
+        help="hold one exclusive lock per query, reads too (config 'serial': a planted scalability limit)",
+    )
+    p.add_argument(
         "--expect-lib",
         metavar="DIR",
         help="fail unless the SQLite library loaded is DIR's (a build's, put on LD_LIBRARY_PATH)",
@@ -331,6 +336,8 @@ def command_line(a: argparse.Namespace) -> str:
         "threads": a.threads, "rand-type": a.rand_type, "range-size": a.range_size,
         "durability": a.durability,
     }  # fmt: skip
+    if a.serial:
+        opts["serial"] = "on"
     if a.command == "run":
         opts |= {"time": a.time, "report-interval": a.report_interval, "warmup-time": a.warmup_time}
         opts["percentile"] = a.percentile

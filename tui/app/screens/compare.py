@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Header, Select, Static, TabbedContent, Ta
 from benchdeck.store.columns import ColumnChoice, series_columns
 from benchdeck.store.compare import CompareError, Comparison
 from benchdeck.store.report import render
+from benchdeck.store.scaling import Scaling
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest, PickDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
@@ -31,10 +32,12 @@ from benchdeck.tui.app.widgets.compare_views import (
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
-from benchdeck.tui.services.choices import Choices, column_value, load_choices, run_comparison
+from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
+from benchdeck.tui.app.widgets.scaling_views import curves, fill_scaling
+from benchdeck.tui.services.choices import Choices, column_value, load_choices, run_comparison, run_scaling
 from benchdeck.tui.services.selection import Selection
 
-TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise", "tab-counters")
+TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise", "tab-counters", "tab-scaling")
 PICKERS = {"host": "#compare-host", "base": "#compare-base", "add": "#compare-add"}
 PICKERS |= {"config": "#compare-config", "dop": "#compare-dop"}
 
@@ -102,11 +105,18 @@ class CompareScreen(BenchdeckScreen):
     class Compared(Message, bubble=False):
         """A comparison, or None with the reason (``error``) when it cannot be made."""
 
-        def __init__(self, cmp: Comparison | None, sel: Selection, error: str | None = None) -> None:
+        def __init__(
+            self,
+            cmp: Comparison | None,
+            sel: Selection,
+            error: str | None = None,
+            scaling: Scaling | None = None,
+        ) -> None:
             super().__init__()
             self.cmp = cmp
             self.sel = sel
             self.error = error
+            self.scaling = scaling
 
     class Exported(Message, bubble=False):
         def __init__(self, path: Path, fmt: str) -> None:
@@ -117,6 +127,9 @@ class CompareScreen(BenchdeckScreen):
     def __init__(self) -> None:
         super().__init__()
         self.cmp: Comparison | None = None
+        self.scaling: Scaling | None = None
+        self.scaling_rows: list[str] = []
+        """The workload of each row of the Scaling tab's table."""
         self.error: str | None = None
         self.chart_column = 0
         self.group_stat = GROUP_STATS[0]
@@ -152,6 +165,9 @@ class CompareScreen(BenchdeckScreen):
                 yield DataTable[object](id="compare-noise", zebra_stripes=True, cursor_type="none")
             with TabPane("Counters", id="tab-counters"), VerticalScroll():
                 yield Static("", id="compare-counters")
+            with TabPane("Scaling", id="tab-scaling"), Horizontal(id="scaling-box"):
+                yield ScalingChart(id="scaling-chart")
+                yield DataTable[object](id="compare-scaling", zebra_stripes=True, cursor_type="row")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -264,16 +280,18 @@ class CompareScreen(BenchdeckScreen):
         cur = self.store.cursor()
         try:
             cmp = run_comparison(cur, sel)
+            scaling = run_scaling(cur, cmp)
         except CompareError as exc:  # e.g. no base runs with this config and dop: say so, show nothing
             self.post_if_current(self.Compared(None, sel, str(exc)))
             return
         finally:
             cur.close()
-        self.post_if_current(self.Compared(cmp, sel))
+        self.post_if_current(self.Compared(cmp, sel, scaling=scaling))
 
     def on_compare_screen_compared(self, msg: Compared) -> None:
         self._show_loading(False)
         self.cmp = msg.cmp
+        self.scaling = msg.scaling
         self.error = msg.error
         self.chart_column = min(self.chart_column, max(0, len(msg.sel.with_builds) - 1))
         self.show_comparison()
@@ -304,6 +322,23 @@ class CompareScreen(BenchdeckScreen):
             self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours))
             self.query_one("#compare-counters", Static).update(counter_view(cmp, colours))
         self.query_one("#compare-chart", RqpsBars).set_comparison(cmp, self.chart_column)
+        self.show_scaling()
+
+    def show_scaling(self) -> None:
+        """The Scaling tab: the table, and the curves of the workload of its highlighted row."""
+        table = self.query_one("#compare-scaling", DataTable)
+        self.scaling_rows = fill_scaling(table, self.scaling, self.cmp)
+        self.scaling_row_highlighted()
+
+    @on(DataTable.RowHighlighted, "#compare-scaling")
+    def scaling_row_highlighted(self) -> None:
+        chart = self.query_one("#scaling-chart", ScalingChart)
+        table = self.query_one("#compare-scaling", DataTable)
+        if self.scaling is None or self.cmp is None or not self.scaling_rows:
+            chart.show(None)
+            return
+        row = min(max(table.cursor_row, 0), len(self.scaling_rows) - 1)
+        chart.show(curves(self.scaling, self.cmp, self.scaling_rows[row]))
 
     def _rqps_room(self, table: DataTable[object]) -> int:
         """The cells the rQPS table shows across, its vertical scrollbar's width kept free (it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -79,6 +80,13 @@ def impossible(builds: list[str], workloads: list[str]) -> str | None:
     return None
 
 
+def _setups(store: Store, hosts: Iterable[str]) -> dict[str, float | None]:
+    """Each host's learned set-up time, the store held for these reads only (a cursor of
+    ``store.cursor()`` would keep the app's shared store from others until the app ends)."""
+    with store.reading() as cur:
+        return {h: learned_setup_s(cur, h) for h in hosts}
+
+
 class OptionsColumn(VerticalScroll, can_focus=False):
     """Options, facts, matrix and Start: scrolls on short terminals (80x24), no tab stop of its own."""
 
@@ -102,6 +110,18 @@ class LaunchScreen(Screen[None]):
     def hub(self) -> LiveHub:
         return services(self).hub
 
+    def _runs_workdir(self, host: str) -> str:
+        """The host's run directories as runs from this app make them (a local host without a
+        workdir of its own: beside the store)."""
+        from benchdeck.engine.running.session import runs_workdir
+        from benchdeck.tui.services.runs import local_runs_dir
+        from benchdeck.tui.startup.first_page import store_file
+
+        store = store_file(services(self).store.db)
+        return (
+            runs_workdir(self.inv.hosts[host], local_runs_dir(store) if store else None) if self.inv else ""
+        )
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="launch-columns"):
@@ -123,8 +143,10 @@ class LaunchScreen(Screen[None]):
                 yield Label("Workloads")
                 yield SelectionList[str](id="launch-workloads")
             with OptionsColumn(classes="launch-col"):
-                yield Label("Threads")
-                yield Input("1", id="launch-threads", type="integer")
+                yield Label("Threads (1,2,4 …)")
+                yield Input("1", id="launch-threads", restrict=r"[0-9, ]*")
+                yield Label("Repeats")
+                yield Input("1", id="launch-repeat", type="integer")
                 yield Label("Seconds per workload")
                 yield Input("5", id="launch-time", type="integer")
                 yield Label("Warm-up seconds")
@@ -151,9 +173,7 @@ class LaunchScreen(Screen[None]):
             self.notify(str(exc), severity="error", timeout=15)
             return
         try:
-            self.setups = await self.hub.query(
-                lambda store: {h: learned_setup_s(store.cursor(), h) for h in inv.hosts}
-            )
+            self.setups = await self.hub.query(lambda store: _setups(store, inv.hosts))
         except Exception:  # an unreadable store: the guesses stand
             self.setups = {}
         self.inv = inv
@@ -186,7 +206,7 @@ class LaunchScreen(Screen[None]):
         if chosen:
             self.load_facts(chosen[0])
             self.query_one("#launch-where", Static).update(
-                where_runs_go(chosen[0], self.inv.hosts[chosen[0]].workdir)
+                where_runs_go(chosen[0], self._runs_workdir(chosen[0]))
             )
         self._refresh_configs()
 
@@ -263,11 +283,14 @@ class LaunchScreen(Screen[None]):
         options = RunOptions(
             duration_s=self._int("#launch-time", 10) or 1, warmup_s=self._int("#launch-warmup", 0)
         )
-        measured = [measured_s(w_, options) for w_ in workloads]
+        sweep = len(self._dops()) * self._repeats()  # runs per (host, build, config, workload)
+        measured = [measured_s(w_, options) for w_ in workloads] * sweep
         setups = {h_: or_guess(self.setups.get(h_), builds) for h_ in hosts}
         secs = matrix_s({h_: measured * sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts}, setups)
-        runs = sum(map(len, cells.values())) * w
+        runs = sum(map(len, cells.values())) * w * sweep
         size = f"{h} host(s) x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
+        size += f" x {len(self._dops())} dops" if len(self._dops()) > 1 else ""
+        size += f" x {self._repeats()} repeats" if self._repeats() > 1 else ""
         why_not = impossible(builds, workloads)
         line = f"{runs} runs = {size} x {w} workload(s); about {format_s(secs)}"
         self.query_one("#launch-matrix", Static).update(
@@ -326,9 +349,10 @@ class LaunchScreen(Screen[None]):
         if why_not:
             self.notify(f"cannot run: {why_not}", severity="error")
             return
+        dops = self._dops()
         profile = self.query_one("#launch-profile", Select).value
         opts = RunOptions(
-            threads=self._int("#launch-threads", 1) or None,
+            threads=dops[0] if len(dops) == 1 else None,
             duration_s=self._int("#launch-time", 10) or None,
             warmup_s=self._int("#launch-warmup", 0),
             # "": the hosts' own (inventory), else off; as --profile on the command line
@@ -339,18 +363,39 @@ class LaunchScreen(Screen[None]):
             self.notify("pick at least one config", severity="warning")
             return
         self.run_worker(
-            self._start(hosts, builds, workloads, opts, configs), group="launch", exit_on_error=False
+            self._start(
+                hosts, builds, workloads, opts, configs, dops if len(dops) > 1 else (), self._repeats()
+            ),
+            group="launch",
+            exit_on_error=False,
         )
 
+    def _dops(self) -> tuple[int, ...]:
+        """The Threads field's dops (``1,2,4``; none or nonsense: the host's default, one run)."""
+        text = self.query_one("#launch-threads", Input).value
+        return tuple(
+            dict.fromkeys(int(p) for p in text.replace(" ", ",").split(",") if p.isdigit() and int(p))
+        )
+
+    def _repeats(self) -> int:
+        return max(1, self._int("#launch-repeat", 1))
+
     async def _start(
-        self, hosts: list[str], builds: list[str], workloads: list[str], opts: RunOptions, configs: list[str]
+        self,
+        hosts: list[str],
+        builds: list[str],
+        workloads: list[str],
+        opts: RunOptions,
+        configs: list[str],
+        dops: tuple[int, ...] = (),
+        repeats: int = 1,
     ) -> None:
         sel = self.app.selection  # type: ignore[attr-defined]
         if sel.base is None or sel.host != hosts[0]:
             # nothing compared on this host yet: the first build is the base (Live draws its QPS
             # and rQPS for the others; Compare opens on them when the runs are in)
             self.app.selection = Selection(hosts[0], builds[0], tuple(builds[1:]))  # type: ignore[attr-defined]
-        qid = await self.hub.start_queue(hosts, builds, workloads, opts, configs)
+        qid = await self.hub.start_queue(hosts, builds, workloads, opts, configs, dops, repeats)
         n = sum(map(len, (await self.hub.inventory()).config_matrix(hosts, builds, configs).values()))
-        self.notify(f"queue {qid}: {n * len(workloads)} runs started")
+        self.notify(f"queue {qid}: {n * len(workloads) * max(1, len(dops)) * repeats} runs started")
         self.app.switch_mode("live")

@@ -24,7 +24,7 @@ from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
 from benchdeck.tui.app.widgets.compare_views import row_label
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
-from benchdeck.tui.services.choices import load_choices, run_comparison
+from benchdeck.tui.services.choices import load_choices, run_comparison, scaling_flags
 from benchdeck.tui.services.selection import Selection
 
 TOP_METRICS = 3
@@ -60,6 +60,8 @@ class TriageItem:
     """The confidence interval of the ratio contains 1 (store/noise.py)."""
     counters: tuple[Moved, ...] = ()
     """perf stat counters per operation (or ratios such as ipc) that moved most vs the base."""
+    scaling: str = ""
+    """Its scale-up fell against the base's at the top dop (``scale-up @4 1.05 vs base 2.10``)."""
     grown: str = ""
     """The functions whose CPU per query grew most, when both sides have profiles."""
 
@@ -77,14 +79,19 @@ class TriageItem:
         mark = NOISE_MARK if self.noise else ""
         head = f"{self.label(multi_dop)} {fmt_ratio(self.rqps)}{mark}"
         grown = [self.grown] if self.grown else []
-        return "  ".join([head, *map(str, self.moved), *map(str, self.counters), *grown])
+        scaling = [self.scaling] if self.scaling else []
+        return "  ".join([head, *map(str, self.moved), *map(str, self.counters), *grown, *scaling])
 
 
 def rank(
-    cmp: Comparison, column: int = 0, grown: dict[tuple[int, str, int | None], str] | None = None
+    cmp: Comparison,
+    column: int = 0,
+    scaling: dict[tuple[str, str], str] | None = None,
+    grown: dict[tuple[int, str, int | None], str] | None = None,
 ) -> list[TriageItem]:
-    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers
-    (and ``grown``: the functions that grew most, by (column, workload, dop))."""
+    """Workloads of ``cmp.columns[column]``, lowest rQPS first (missing last), with top movers;
+    from ``scaling`` (by column label and workload) a scale-up that fell against the base, and from
+    ``grown`` the functions that grew most (by column, workload, dop)."""
     build = cmp.columns[column]
     blocks = {(b.workload, b.dop): b for b in cmp.hw}
     counters: dict[tuple[str, int | None], list[Moved]] = {}
@@ -114,6 +121,7 @@ def rank(
                 tuple(moved),
                 bool(row.within_noise[column]),
                 tuple(top),
+                (scaling or {}).get((build, row.workload), ""),
                 (grown or {}).get((column, row.workload, row.dop), ""),
             )
         )
@@ -176,12 +184,17 @@ class TriageScreen(BenchdeckScreen):
 
     class Ranked(Message, bubble=False):
         def __init__(
-            self, cmp: Comparison | None, sel: Selection, grown: dict[tuple[int, str, int | None], str]
+            self,
+            cmp: Comparison | None,
+            sel: Selection,
+            scaling: dict[tuple[str, str], str] | None = None,
+            grown: dict[tuple[int, str, int | None], str] | None = None,
         ) -> None:
             super().__init__()
             self.cmp = cmp
             self.sel = sel
-            self.grown = grown
+            self.scaling = scaling or {}
+            self.grown = grown or {}
 
     class RunsFound(Message, bubble=False):
         def __init__(self, run_ids: list[int]) -> None:
@@ -194,6 +207,7 @@ class TriageScreen(BenchdeckScreen):
         self.grown: dict[tuple[int, str, int | None], str] = {}
         self.column = 0
         self.items: list[TriageItem] = []
+        self.scaling: dict[tuple[str, str], str] = {}
         self._loaded_for: Selection | None = None
 
     def compose(self) -> ComposeResult:
@@ -220,16 +234,18 @@ class TriageScreen(BenchdeckScreen):
         try:
             sel = load_choices(cur, sel, self.bd.saved).sel
             cmp = run_comparison(cur, sel) if sel.complete else None
+            flags = scaling_flags(cur, cmp) if cmp is not None and cmp.columns else {}
             grown = regressions_grown(cur, cmp) if cmp is not None else {}
         finally:
             cur.close()
-        self.post_if_current(self.Ranked(cmp, sel, grown))
+        self.post_if_current(self.Ranked(cmp, sel, flags, grown))
 
     def on_triage_screen_ranked(self, msg: Ranked) -> None:
         if msg.sel != self.bd.selection and msg.sel.complete:
             self.bd.selection = msg.sel  # what Compare shows next too
         self._loaded_for = msg.sel
         self.cmp = msg.cmp
+        self.scaling = msg.scaling
         self.grown = msg.grown
         self.column = min(self.column, max(0, len(msg.sel.with_builds) - 1))
         select: Select[int] = self.query_one("#triage-build", Select)
@@ -255,7 +271,8 @@ class TriageScreen(BenchdeckScreen):
             return
         colours = rqps_colours(self.app)
         multi = len(cmp.dops) > 1
-        self.items = rank(cmp, self.column, self.grown)
+        self.items = rank(cmp, self.column, self.scaling, self.grown)
+        flagged = any(it.scaling for it in self.items)
         head.update(
             f"{cmp.columns[self.column]} vs base {cmp.base} on {cmp.host}: lowest rQPS first, "
             "with the per-op metrics that moved most" + (" and the perf counters" if cmp.counters else "")
@@ -263,12 +280,16 @@ class TriageScreen(BenchdeckScreen):
         names = ["rQPS", "workload", "group", "moved most (per op, vs base)"]
         if cmp.counters:
             names.append("counters moved most (per op, vs base)")
+        if flagged:
+            names.append("scaling (vs base)")
         for name in names:
             table.add_column(name, key=name)
         for it in self.items:
             cells = [colours.cell(it.rqps, it.noise), it.label(multi), it.group, it.metrics_text()]
             if cmp.counters:
                 cells.append(it.counters_text())
+            if flagged:
+                cells.append(it.scaling)
             table.add_row(*cells, key=it.label(multi))
 
     @on(Select.Changed, "#triage-build")
