@@ -151,6 +151,15 @@ def finish_item(cur: duckdb.DuckDBPyConnection, item_id: int, status: str) -> No
     cur.execute("UPDATE queue_items SET status = ? WHERE item_id = ?", [status, item_id])
 
 
+def finish_run_item(cur: duckdb.DuckDBPyConnection, run_id: int, status: str) -> None:
+    """The queue item of run ``run_id``, still marked running, takes the run's end ``status``
+    (a run reattached after a restart: its item is settled by what the run ended as, not by
+    the run's row, which the writer may not have stored yet)."""
+    if status not in ITEM_STATUSES:
+        raise ValueError(f"unknown queue item status {status!r}")
+    cur.execute("UPDATE queue_items SET status = ? WHERE run_id = ? AND status = 'running'", [status, run_id])
+
+
 def settle_interrupted(cur: duckdb.DuckDBPyConnection) -> int:
     """After a restart: items marked running whose run ended take the run's status; items
     marked running that never got a run go back to pending. Returns the items changed."""

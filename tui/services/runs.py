@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import posixpath
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import datetime
@@ -275,7 +275,7 @@ class RunService:
         """Reattach to runs a previous benchdeck left running, then continue pending queues."""
         live = await self._db(self._take_live)
         outcomes = await asyncio.gather(*(self._reattach(r) for r in live))
-        await self._db(self._settle)
+        await self._db(self._settle, outcomes)
         return [*outcomes, *await self.run_queue()]
 
     def _take_live(self) -> list[LiveRun]:
@@ -284,8 +284,11 @@ class RunService:
             self._fail_never_started(cur, {r.run_id for r in live})
         return live
 
-    def _settle(self) -> None:
+    def _settle(self, reattached: Sequence[Outcome] = ()) -> None:
         with self.store.transaction() as cur:
+            for out in reattached:  # their items end as the runs did (their rows may be in flight)
+                if out.status in ("finished", "failed", "cancelled"):
+                    q.finish_run_item(cur, out.run_id, out.status)
             q.settle_interrupted(cur)
 
     def _reattach_info(self, run_id: int) -> tuple[str, Marks]:
