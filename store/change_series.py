@@ -63,7 +63,7 @@ def _check_filters(
 ) -> None:
     """UnknownFilter for a host, or a filter value the host has no finished runs with (a typo
     printed "no series with 3 or more points" and exited 0)."""
-    from benchdeck.engine.planning.request_check import unknown_message
+    from benchdeck.engine.planning.unknown import unknown_message
 
     host = params["host"]
     hosts = [r[0] for r in cur.execute("SELECT name FROM hosts").fetchall()]

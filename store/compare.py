@@ -340,7 +340,7 @@ def _joined(names: Sequence[str]) -> str:
 def _check_names(cur: duckdb.DuckDBPyConnection, host: str, builds: list[str]) -> None:
     """UnknownName for a host without runs or a build without runs on it, naming the known
     ones and the closest (as ``run`` does: engine/planning/request_check.py)."""
-    from benchdeck.engine.planning.request_check import unknown_message
+    from benchdeck.engine.planning.unknown import unknown_message
 
     hosts = [
         r[0] for r in cur.execute("SELECT DISTINCT h.name FROM hosts h JOIN runs USING (host_id)").fetchall()

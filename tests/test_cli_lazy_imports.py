@@ -32,6 +32,10 @@ NOT_FOR_COMPARE = (
     "platformdirs",
     "benchdeck.store.views",
     "benchdeck.store.snapshot",
+    # the one-line unknown-name message is a leaf (engine/planning/unknown.py): checking a
+    # name needs none of request_check's inventory, transport and build recipes (~45 ms)
+    "benchdeck.engine.planning.request_check",
+    "benchdeck.engine.hosts.inventory",
 )
 PROBE = (
     "import sys\n"
@@ -65,6 +69,31 @@ def test_compare_loads_only_what_it_uses(tmp_path: Path) -> None:
     assert "Relative to: pg1611_o2nofp" in r.stdout, "the comparison itself is printed"
     loaded = r.stdout.rsplit("LOADED", 1)[1].split()
     assert loaded == [], f"compare imported {loaded}"
+
+
+def test_changes_checks_its_filters_without_the_run_request_checks(tmp_path: Path) -> None:
+    env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
+    imported = bd(env, "import", "mytools", str(TREE), "--host", "hx")
+    assert imported.returncode == 0, imported.stderr
+    mods = (
+        "benchdeck.engine.planning.request_check",
+        "benchdeck.engine.hosts.inventory",
+        "asyncssh",
+        "textual",
+    )
+    code = PROBE.format(mods=mods).replace(
+        "main(sys.argv[1:])", "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, "changes", "--host", "hx", "--dbms", "postgress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert "did you mean 'postgres'?" in r.stderr, r.stderr
+    assert r.stdout.rsplit("LOADED", 1)[1].split() == []
 
 
 def test_help_still_lists_every_command() -> None:

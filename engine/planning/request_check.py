@@ -21,6 +21,8 @@ from benchdeck.engine.families.pgbench import command as pgbench_cmd
 from benchdeck.engine.families.sysbench.command import STEPS, WorkloadError, step_for
 from benchdeck.engine.hosts.inventory import BuildConfig, Inventory
 from benchdeck.engine.planning.planner import check_build
+from benchdeck.engine.planning.unknown import names_list as _names
+from benchdeck.engine.planning.unknown import unknown_message
 
 SYSBENCH_DEFAULT_RANGE = 100
 """The range a sysbench step runs with when its name gives none: ``range_size``'s default in
@@ -29,19 +31,6 @@ sysbench's oltp_common.lua and in our bd_common.lua."""
 
 class RequestError(ValueError):
     """A request naming something that does not exist (a usage error: exit 2)."""
-
-
-def _names(names: Iterable[str]) -> str:
-    return ", ".join(sorted(names)) or "none"
-
-
-def unknown_message(what: str, name: object, known: Iterable[object], where: str = "") -> str:
-    """``unknown build 'x' on host h (known: a, b); did you mean 'y'?``: the one line every
-    check of a name gives (run, queue, compare, changes)."""
-    names = sorted({str(k) for k in known})
-    close = difflib.get_close_matches(str(name), names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown {what} {name!r}{where} (known: {_names(names)}){hint}"
 
 
 def _unknown(what: str, name: str, known: Iterable[str], where: str = "") -> RequestError:
