@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.hosts.inventory import ConfigError, load_inventory
+from benchdeck.engine.hosts.inventory import ConfigError
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.running.post_write import needs_post_write
 
 

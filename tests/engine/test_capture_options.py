@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.hosts.inventory import ConfigError, parse_inventory
+from benchdeck.engine.hosts.inventory import ConfigError
+from benchdeck.engine.hosts.inventory_file import parse_inventory
 from benchdeck.engine.planning.plan import RunOptions, RunRequest
 from benchdeck.engine.planning.planner import make_plan
 from benchdeck.engine.profiling.capture import CaptureOptions

@@ -17,10 +17,9 @@ from benchdeck.engine.hosts.inventory import (
     ConfigError,
     Inventory,
     default_config_path,
-    key_lines,
-    load_inventory,
-    parse_inventory,
 )
+from benchdeck.engine.hosts.inventory_file import load_inventory, parse_inventory
+from benchdeck.engine.hosts.inventory_keys import key_lines
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "docs" / "benchdeck.example.toml"

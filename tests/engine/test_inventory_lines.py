@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchdeck.engine.hosts.inventory import ConfigError, parse_inventory
+from benchdeck.engine.hosts.inventory import ConfigError
+from benchdeck.engine.hosts.inventory_file import parse_inventory
 
 CFG = Path("/etc/bd.toml")
 GOOD = """\

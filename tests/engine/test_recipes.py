@@ -19,7 +19,8 @@ from benchdeck.engine.building.recipes import (
     missing_profiles,
 )
 from benchdeck.engine.building.runner import build_script
-from benchdeck.engine.hosts.inventory import ConfigError, parse_inventory
+from benchdeck.engine.hosts.inventory import ConfigError
+from benchdeck.engine.hosts.inventory_file import parse_inventory
 
 pytestmark = pytest.mark.integration  # real compiles with gcc
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.hosts.inventory import Inventory, parse_inventory
+from benchdeck.engine.hosts.inventory import Inventory
+from benchdeck.engine.hosts.inventory_file import parse_inventory
 from benchdeck.engine.planning.request_check import RequestError, check_requests
 
 INVENTORY = """

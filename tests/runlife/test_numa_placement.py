@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.hosts.inventory import ConfigError, load_inventory
+from benchdeck.engine.hosts.inventory import ConfigError
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.build_conn import server_spec
 from tests.cli_helpers import bd, db_rows
 from tests.test_cli_run import BUILD, WORKLOAD, _kill_servers, managed_env

@@ -11,8 +11,9 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.screen import Screen
 
-from benchdeck.tui.app.app import NAV, BenchdeckApp
+from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.commands import BenchdeckCommands
+from benchdeck.tui.app.nav import NAV
 from benchdeck.tui.app.screens.compare import CompareScreen
 from benchdeck.tui.services.selection import Selection
 from tests.tui.helpers import settle

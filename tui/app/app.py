@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -27,8 +26,8 @@ from textual.worker import Worker
 from benchdeck.themes.loader import DEFAULT_THEME, RQPS_VARIABLES, bundled_themes, rqps_defaults, user_themes
 from benchdeck.tui.app.commands import BenchdeckCommands
 from benchdeck.tui.app.context import AppServices
+from benchdeck.tui.app.nav import NAV
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
-from benchdeck.tui.app.screens.runs import RunsScreen
 from benchdeck.tui.app.screens.runs_actions import RerunRequested
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
@@ -48,72 +47,6 @@ if TYPE_CHECKING:
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
 CLOSE_WAIT_S = 10.0  # at most this long, quitting, for a store still opening to have opened
 FREEZE_AFTER_S = 2.0  # startup is over: its objects are frozen (gc.freeze) then
-
-
-def lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
-    """A factory that imports the screen's module when the screen is first shown.
-
-    Only Runs, the first screen, loads with the app: Compare and Live bring plotext, Launch the
-    workload catalogue (a faster first frame).
-    """
-
-    def make() -> Screen[Any]:
-        screen: Screen[Any] = getattr(importlib.import_module(module), name)()
-        return screen
-
-    make.__qualname__ = name
-    return make
-
-
-@dataclass(frozen=True, slots=True)
-class Nav:
-    """A top-level screen: its mode name, title, key and factory."""
-
-    mode: str
-    title: str
-    key: str
-    screen: Callable[[], Screen[Any]]
-    description: str
-
-
-NAV: tuple[Nav, ...] = (
-    Nav("runs", "Runs", "1", RunsScreen, "The run history: filter, tag, delete, set a base"),
-    Nav(
-        "compare",
-        "Compare",
-        "2",
-        lazy_screen("benchdeck.tui.app.screens.compare", "CompareScreen"),
-        "rQPS of builds against a base, per-op metrics",
-    ),
-    Nav(
-        "triage",
-        "Triage",
-        "3",
-        lazy_screen("benchdeck.tui.app.screens.triage", "TriageScreen"),
-        "Regressions first, with the metrics that moved",
-    ),
-    Nav(
-        "launch",
-        "Launch",
-        "4",
-        lazy_screen("benchdeck.tui.app.screens.launch", "LaunchScreen"),
-        "Pick hosts, builds and workloads; queue the matrix",
-    ),
-    Nav(
-        "live",
-        "Live",
-        "5",
-        lazy_screen("benchdeck.tui.app.screens.live", "LiveScreen"),
-        "Watch running benchmarks: QPS, vmstat, iostat, log",
-    ),
-    Nav(
-        "changes",
-        "Changes",
-        "6",
-        lazy_screen("benchdeck.tui.app.screens.changes", "ChangesScreen"),
-        "Where did QPS change: change points across versions or over time",
-    ),
-)
 
 
 class BenchdeckApp(App[None]):

@@ -66,7 +66,7 @@ async def _services(
 ) -> T:
     """Run ``fn`` with a build and a run service; ``after`` sees the store once every event of
     the runs is written (the run service closed)."""
-    from benchdeck.engine.hosts.inventory import load_inventory
+    from benchdeck.engine.hosts.inventory_file import load_inventory
     from benchdeck.engine.running.session import Session
     from benchdeck.store import build_records as br
     from benchdeck.tui.services.builds import BuildService
@@ -133,7 +133,7 @@ def _workloads(names: Sequence[str], what: str) -> list[str]:
     """Suite names (builtin, the catalogue's, the inventory's) expanded; workload names kept."""
     from benchdeck.engine.catalogue import SUITES
     from benchdeck.engine.families.builtin import BUILTIN_WORKLOADS
-    from benchdeck.engine.hosts.inventory import load_inventory
+    from benchdeck.engine.hosts.inventory_file import load_inventory
 
     inv = load_inventory(None)
     out: list[str] = []
@@ -156,7 +156,8 @@ def _check_workloads(recipe: str, names: Sequence[str]) -> None:
     from benchdeck.engine.builds import Build
     from benchdeck.engine.catalogue import family_of
     from benchdeck.engine.families.sysbench.command import WorkloadError, step_for
-    from benchdeck.engine.hosts.inventory import BuildConfig, load_inventory
+    from benchdeck.engine.hosts.inventory import BuildConfig
+    from benchdeck.engine.hosts.inventory_file import load_inventory
     from benchdeck.engine.planning.planner import check_build
 
     r = load_inventory(None).recipe(recipe)

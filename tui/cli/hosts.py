@@ -29,7 +29,8 @@ def _fail(message: str, code: int = 1) -> NoReturn:
 
 def _inventory() -> Inventory:
     """The inventory from ``$BENCHDECK_INVENTORY`` (set by ``--inventory``) or the default file."""
-    from benchdeck.engine.hosts.inventory import ConfigError, load_inventory
+    from benchdeck.engine.hosts.inventory import ConfigError
+    from benchdeck.engine.hosts.inventory_file import load_inventory
 
     try:
         return load_inventory(None)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from benchdeck.engine.hosts.inventory import load_inventory
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.profiling.capture import CaptureOptions
 from benchdeck.store import queue as q
 from benchdeck.tui.cli.run_options import check, options, run_options, with_registered

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchdeck.engine.hosts.inventory import load_inventory
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.running.session import Session
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store

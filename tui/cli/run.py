@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from benchdeck.engine.hosts.inventory import load_inventory
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.plan import RunRequest
 from benchdeck.tui.cli.run_options import check, options, run_options, with_registered
 from benchdeck.tui.cli.run_progress import report, with_service

@@ -28,7 +28,7 @@ from benchdeck.engine.events import (
     RunFinished,
     RunStarted,
 )
-from benchdeck.engine.hosts.inventory import load_inventory
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.records import BenchInterval
 from benchdeck.engine.running.session import Session
 

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 import click
 
-from benchdeck.engine.hosts.inventory import Inventory, load_inventory
+from benchdeck.engine.hosts.inventory import Inventory
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.request_check import RequestError, check_host
 from benchdeck.engine.running.run_dirs import busy_reason
 from benchdeck.engine.running.session import Session

@@ -168,7 +168,7 @@ class BuildService:
 
     def refresh_inventory(self) -> None:
         """The session's inventory with the builds registered in the store (after a build)."""
-        from benchdeck.engine.hosts.inventory import load_inventory
+        from benchdeck.engine.hosts.inventory_file import load_inventory
 
         with self.store.reading() as cur:
             registered = br.registered(cur)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from benchdeck.engine.building.runner import BuildEvent
 from benchdeck.engine.events import Planned, RunEvent
-from benchdeck.engine.hosts.inventory import Inventory, load_inventory
+from benchdeck.engine.hosts.inventory import Inventory
+from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store import queue as q
 from benchdeck.store.db import Store

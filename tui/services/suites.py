@@ -19,7 +19,7 @@ def suite_steps(name: str) -> list[str]:
         from benchdeck.engine.families.builtin.catalogue import BUILTIN_WORKLOADS
 
         return list(BUILTIN_WORKLOADS)
-    from benchdeck.engine.hosts.inventory import load_inventory
+    from benchdeck.engine.hosts.inventory_file import load_inventory
 
     inv_suites = load_inventory(None).suites
     if name in inv_suites:

@@ -1,1 +1,1 @@
-"""benchdeck's screens, one module each; the app lists them in ``tui.app.NAV``."""
+"""benchdeck's screens, one module each; the app lists them in ``tui/app/nav.py``."""
