@@ -27,7 +27,7 @@ pytest_plugins = ["tests.servers.conftest_plugin"]
 
 # Fixtures that start a real server: a test that uses one (directly or through another fixture)
 # talks to real external programs, and is marked `integration` without having to say so.
-SERVER_FIXTURES = frozenset({"sshd_server", "ssh_host_spec", "mariadb_server", "postgres_server"})
+SERVER_FIXTURES = frozenset({"sshd_server", "ssh_host_spec", "ssh", "mariadb_server", "postgres_server"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,7 +13,6 @@ import re
 import shutil
 import signal
 import tempfile
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -44,14 +43,6 @@ OPTS = CaptureOptions(("counters", "cpu"), window_s=1.0, period_s=1.0, frequency
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     return Store.open(tmp_path / "capture.duckdb")
-
-
-@pytest.fixture
-async def ssh(ssh_host_spec: HostSpec) -> AsyncIterator[SSHTransport]:
-    t = SSHTransport(ssh_host_spec)
-    await t.connect()
-    yield t
-    await t.close()
 
 
 def new_run(store: Store, build: str) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import secrets
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -34,14 +33,6 @@ WORKLOAD = "point-query_range=100"
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     return Store.open(tmp_path / "live.duckdb")
-
-
-@pytest.fixture
-async def ssh(ssh_host_spec: HostSpec) -> AsyncIterator[SSHTransport]:
-    t = SSHTransport(ssh_host_spec)
-    await t.connect()
-    yield t
-    await t.close()
 
 
 def make_plan(store: Store, db: MariaDBServer, duration: int, **kw: object) -> RunPlan:

@@ -6,12 +6,12 @@ A missing binary FAILS the test with the Debian package to install (never skips)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TypeVar
 
 import pytest
 
-from benchdeck.engine.transport import HostSpec
+from benchdeck.engine.transport import HostSpec, SSHTransport
 from tests.servers import MissingBinary, ServerStartError
 from tests.servers.mariadb import MariaDBServer, start_mariadb
 from tests.servers.postgres import PostgresServer, start_postgres
@@ -49,6 +49,15 @@ def ssh_host_spec(sshd_server: SshdServer) -> HostSpec:
         known_hosts=str(sshd_server.known_hosts),
         use_ssh_config=False,
     )
+
+
+@pytest.fixture
+async def ssh(ssh_host_spec: HostSpec) -> AsyncIterator[SSHTransport]:
+    """A connected SSH transport to the test sshd (closed after the test)."""
+    t = SSHTransport(ssh_host_spec)
+    await t.connect()
+    yield t
+    await t.close()
 
 
 @pytest.fixture(scope="session")
