@@ -1,18 +1,21 @@
 """Benchmark: what ``--profile`` costs the benchmark, as QPS with and without each capture kind.
 
 Targets (issue 26): < 1% of QPS for ``counters`` (perf stat, 10 s windows), < 3% for ``cpu``
-(perf record -g at 99 Hz, folded on the host after each window). Each repeat runs the three
-modes (``none``, ``counters``, ``cpu``) back to back on the same workload, in a rotated order,
-so every mode sees the same load; a mode's cost is the median over repeats of its QPS over
-the same repeat's ``none``. Two workloads: the built-in SQLite workload (the benchmark process
-is the target) and sysbench point-query against a private MariaDB (the server is the target,
-found by its port), both on this machine through benchdeck's runner (LocalTransport).
+(perf record -g at 99 Hz, folded on the host after each window). Short runs of the three modes
+(``none``, ``counters``, ``cpu``) alternate ABCABC... (the order rotated every repeat) on the
+same workload, so every mode sees the same load from the rest of the machine. Per mode: the
+median QPS, the median of the per-repeat ratios to the same repeat's ``none`` and a 95%
+bootstrap interval of that median; on MariaDB also the server's CPU per query (/proc utime +
+stime over the run's queries), which the machine's other load moves far less than QPS. Two
+workloads: the built-in SQLite workload (the benchmark process is the target) and sysbench
+point-query against a private MariaDB (the server is the target, found by its port), both on
+this machine through benchdeck's runner (LocalTransport).
 
-    python bench/bench_capture.py [--seconds 20] [--repeats 3] [--workloads builtin,mariadb]
+    python bench/bench_capture.py [--seconds 12] [--repeats 8] [--workloads builtin,mariadb]
                                   [--window 10] [--hz 99]
 
-On the shared 2-core VM the load of other work moves QPS by several % between runs: read the
-spread (min-max of the per-repeat ratios) beside the median before reading a 1% difference.
+Read the interval, not the median alone: the shared 2-core VM's other work moves single runs'
+QPS by tens of %.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -77,62 +81,99 @@ def mariadb_plans(
     return plan
 
 
-async def run_once(plan: RunPlan) -> float:
+async def run_once(plan: RunPlan, server_pid: int | None) -> tuple[float, float | None]:
+    """(QPS, the server's CPU microseconds per query or None)."""
     runner = Runner(LocalTransport(), plan)
-    qps = None
+    qps, cpu0, seconds = None, _cpu(server_pid), float(plan.duration_s)
     async for ev in runner.events():
         if isinstance(ev, RunFinished):
             qps = ev.qps
         elif isinstance(ev, RunFailed):
             raise SystemExit(f"FAIL run {plan.run_id}: {ev.error}")
     assert qps is not None
-    return qps
+    cpu1 = _cpu(server_pid)
+    # the whole run's server CPU over its measured queries: prepare-free runs, a few % idle
+    # before and after the measured seconds are the same in every mode
+    per_q = None if cpu0 is None or cpu1 is None or not qps else (cpu1 - cpu0) / (qps * seconds) * 1e6
+    return qps, per_q
+
+
+def _cpu(pid: int | None) -> float | None:
+    """utime + stime of ``pid`` in seconds (proc(5))."""
+    if pid is None:
+        return None
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def interval(ratios: list[float], n: int = 2000) -> tuple[float, float]:
+    """A 95% percentile-bootstrap interval of the median of the per-repeat ratios."""
+    rng = random.Random(26)
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(n))
+    return meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
 
 
 async def bench(
-    name: str, make: Callable[[int, CaptureOptions | None], RunPlan], a: argparse.Namespace
+    name: str,
+    make: Callable[[int, CaptureOptions | None], RunPlan],
+    a: argparse.Namespace,
+    server_pid: int | None = None,
 ) -> None:
-    rid = 0
+    await run_once(make(1, None), None)  # prepares the tables (run 1), warms the caches: not measured
+    rid = 1
     got: dict[str, list[float]] = {m: [] for m in MODES}
+    cpu: dict[str, list[float]] = {m: [] for m in MODES}
     for r in range(a.repeats):
         order = MODES[r % 3 :] + MODES[: r % 3]
         for mode in order:
             rid += 1
-            got[mode].append(await run_once(make(rid, capture(mode, a.window, a.hz))))
-        print(f"{name} repeat {r + 1}: " + "  ".join(f"{m} {got[m][-1]:,.0f}" for m in MODES), flush=True)
+            qps, per_q = await run_once(make(rid, capture(mode, a.window, a.hz)), server_pid)
+            got[mode].append(qps)
+            if per_q is not None:
+                cpu[mode].append(per_q)
+        line = "  ".join(f"{m} {got[m][-1]:,.0f}" for m in MODES)
+        print(f"{name} repeat {r + 1}: {line}  load {os.getloadavg()[0]:.1f}", flush=True)
     for mode in MODES[1:]:
         ratios = [c / n for c, n in zip(got[mode], got["none"], strict=True)]
-        cost = (1 - statistics.median(ratios)) * 100
-        print(
+        lo, hi = interval(ratios)
+        med = statistics.median(ratios)
+        text = (
             f"{name:8} {mode:8} QPS median {statistics.median(got[mode]):,.0f} vs none "
-            f"{statistics.median(got['none']):,.0f}: cost {cost:+.2f}% "
-            f"(per-repeat ratio {min(ratios):.3f}-{max(ratios):.3f}, {a.repeats} repeats)"
+            f"{statistics.median(got['none']):,.0f}: ratio {med:.3f} (95% CI {lo:.3f}-{hi:.3f}), "
+            f"cost {(1 - med) * 100:+.1f}% ({(1 - hi) * 100:+.1f}% to {(1 - lo) * 100:+.1f}%)"
         )
+        if cpu[mode]:
+            cr = [c / n for c, n in zip(cpu[mode], cpu["none"], strict=True)]
+            clo, chi = interval(cr)
+            text += (
+                f"; server CPU/query {statistics.median(cpu[mode]):.1f} vs "
+                f"{statistics.median(cpu['none']):.1f} us,"
+                f" ratio {statistics.median(cr):.3f} (95% CI {clo:.3f}-{chi:.3f})"
+            )
+        print(text + f" [{a.repeats} repeats of {a.seconds} s]", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=int, default=20)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=12)
+    ap.add_argument("--repeats", type=int, default=8)
     ap.add_argument("--workloads", default="builtin,mariadb")
     ap.add_argument("--window", type=float, default=10.0)
     ap.add_argument("--hz", type=int, default=99)
     a = ap.parse_args()
-    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory(prefix="bench-capture-") as tmp:
         work = Path(tmp)
         if "builtin" in a.workloads:
-            first = builtin_plans(work / "bi", a.seconds)
-            asyncio.run(run_once(first(9999, None)))  # prepare the tables once, not measured
-            asyncio.run(bench("builtin", first, a))
+            asyncio.run(bench("builtin", builtin_plans(work / "bi", a.seconds), a))
         if "mariadb" in a.workloads:
             from tests.servers.mariadb import start_mariadb
 
             db = start_mariadb()
             try:
-                asyncio.run(
-                    bench("mariadb", mariadb_plans(work / "ma", a.seconds, db.sysbench_args(), db.port), a)
-                )
+                make = mariadb_plans(work / "ma", a.seconds, db.sysbench_args(), db.port)
+                asyncio.run(bench("mariadb", make, a, db.pid))
             finally:
                 db.stop()
     print(f"load average after: {os.getloadavg()[0]:.2f}")
