@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -9,16 +10,27 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Log, Static
 
-from benchdeck.engine.events import BenchBatch, LogLine, Planned, RunCancelled, RunEvent, RunStarted
+from benchdeck.engine.events import (
+    BenchBatch,
+    CaptureBatch,
+    LogLine,
+    Planned,
+    RunCancelled,
+    RunEvent,
+    RunStarted,
+)
 from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.engine.planning.plan import RunPlan
+from benchdeck.engine.profiling.capture import CaptureOptions, capture_plan
+from benchdeck.engine.profiling.records import CounterWindow, ProfileWindow
+from benchdeck.engine.profiling.stream import CaptureGap
 from benchdeck.engine.records import BenchInterval
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.screens.live import HostPane, HostTab, HostTabs, LiveScreen, headline
 from benchdeck.tui.app.widgets.charts import LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.services.live_model import RunView
+from benchdeck.tui.services.live_model import LiveModel, RunView, perf_line
 from tests.tui.helpers import on_screen, settle, static_text
 from tests.tui.make_live_screenshots import show_live, wait_for_launch, write_inventory
 
@@ -183,3 +195,20 @@ async def test_x_asks_first_and_is_off_when_nothing_runs(tmp_path: Path) -> None
         await settle(pilot)
         assert isinstance(app.screen, LiveScreen), "no question when nothing runs"
         assert any("Nothing runs on this host" in n.message for n in app._notifications)
+
+
+def test_perf_line_counts_the_windows_as_their_batches_arrive() -> None:
+    """A run with --profile: one line per host of the windows so far (none without a capture)."""
+    opts = CaptureOptions(("counters", "cpu"))
+    capture, _ = capture_plan(opts, ("port:3306",), False, "/tmp/run5", local=True)
+    model = LiveModel()
+    [planned, *_] = run_events(5, "db1", 100.0, "")
+    assert perf_line(model.apply(planned)) == ""
+    v = model.apply(replace(planned, plan=replace(planned.plan, capture=capture)))
+    assert perf_line(v) == "perf: 0 counter windows, 0 cpu windows, 0 gaps"
+    window = CounterWindow(0, 10.0, ())
+    v = model.apply(CaptureBatch(5, counters=(window,), gaps=(CaptureGap("cpu", 0, 0.0, "perf killed"),)))
+    assert perf_line(v) == "perf: 1 counter window, 0 cpu windows, 1 gap"
+    cpu = ProfileWindow(1, 10.0, "cpu-clock", 99.0, (("mariadbd;main", 3),))
+    v = model.apply(CaptureBatch(5, counters=(replace(window, window=1),), profiles=(cpu,)))
+    assert perf_line(v) == "perf: 2 counter windows, 1 cpu window, 1 gap"

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from benchdeck.engine.building.runner import BuildEvent, BuildFailed, BuildFinished
 from benchdeck.engine.events import (
     BenchBatch,
+    CaptureBatch,
     IostatBatch,
     LogLine,
     Phase,
@@ -55,6 +56,9 @@ class RunView:
     base_qps: float | None = None
     final_qps: float | None = None
     error: str | None = None
+    perf: dict[str, int] = field(default_factory=dict)
+    """The perf windows taken so far (``--profile``): per kind (counters, cpu) and ``gaps``;
+    empty when the run captures nothing."""
 
     @property
     def done(self) -> bool:
@@ -95,6 +99,11 @@ class RunView:
             case Planned(_, plan):
                 self.host, self.workload, self.duration_s = plan.host, plan.workload, plan.duration_s
                 self.build, self.open_ended = plan.build, plan.open_ended
+                if plan.capture is not None:
+                    self.perf = {k: 0 for k in (*plan.capture.kinds, "gaps")}
+            case CaptureBatch(_, counters, profiles, gaps):
+                for key, n in (("counters", len(counters)), ("cpu", len(profiles)), ("gaps", len(gaps))):
+                    self.perf[key] = self.perf.get(key, 0) + n
             case Phase(_, name, detail):
                 self.phase = name
                 self._log(f"{name}: {detail}" if detail else name)
@@ -131,6 +140,13 @@ class RunView:
             case BuildFailed(_, error, _, _, _):
                 self.phase, self.error = "failed", error
                 self._log(f"failed: {error}")
+
+
+def perf_line(v: RunView) -> str:
+    """``perf: 12 counter windows, 11 cpu windows, 0 gaps`` ("" when the run captures nothing)."""
+    names = {"counters": "counter window", "cpu": "cpu window", "gaps": "gap"}
+    said = [f"{v.perf[k]} {names[k]}{'' if v.perf[k] == 1 else 's'}" for k in names if k in v.perf]
+    return "perf: " + ", ".join(said) if said else ""
 
 
 class LiveModel:

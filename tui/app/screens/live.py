@@ -18,7 +18,7 @@ from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.widgets.charts import Line, LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.eta import format_s
-from benchdeck.tui.services.live_model import RunView
+from benchdeck.tui.services.live_model import RunView, perf_line
 
 if TYPE_CHECKING:
     from benchdeck.tui.services.live_hub import LiveHub
@@ -62,12 +62,14 @@ class HostPane(Vertical):
         self._logged = 0
         self._run_id: int | None = None
         self._line = ""
+        self._perf = ""
 
     def _chart(self, name: str) -> LineChart:
         return self.query_one(f"#live-{name}", LineChart)
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="live-headline")
+        yield Static("", classes="live-perf")  # hidden unless the run captures (--profile)
         with VerticalScroll(classes="live-charts"), Grid(classes="live-grid"):
             yield LineChart("QPS", id="live-qps")
             yield LineChart("p95 latency (ms)", id="live-lat")
@@ -83,6 +85,7 @@ class HostPane(Vertical):
         if line != self._line:  # its height is fixed: no layout
             self._line = line
             self.query_one(".live-headline", Static).update(line, layout=False)
+        self._show_perf(perf_line(v))
         xs = v.t  # the run's own lists, passed as they are: the charts take in what was appended
         base = [Line("base", (xs[0], xs[-1]), (v.base_qps, v.base_qps))] if v.base_qps and xs else []
         self._chart("qps").set_lines([Line("QPS", xs, v.qps), *base])
@@ -94,6 +97,14 @@ class HostPane(Vertical):
         self._chart("iops").set_lines([Line("r/s", m, v.io["r_s"]), Line("w/s", m, v.io["w_s"])])
         self._chart("kbs").set_lines([Line("rKB/s", m, v.io["rkb_s"]), Line("wKB/s", m, v.io["wkb_s"])])
         self._show_log(v)
+
+    def _show_perf(self, text: str) -> None:
+        """The run's perf windows so far, one line; no line (no layout) for a run without."""
+        if text != self._perf:
+            self._perf = text
+            bar = self.query_one(".live-perf", Static)
+            bar.display = bool(text)
+            bar.update(text)
 
     def _show_log(self, v: RunView) -> None:
         """Append the run's new log lines; all it kept when it is another run (another tab)."""
