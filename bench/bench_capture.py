@@ -15,7 +15,15 @@ this machine through benchdeck's runner (LocalTransport).
                                   [--window 10] [--hz 99]
 
 Read the interval, not the median alone: the shared 2-core VM's other work moves single runs'
-QPS by tens of %.
+QPS by tens of %. Run on 2026-11-26 (load 6-7 from other work, 8 repeats of 12 s, 10 s windows,
+99 Hz; cost = 1 - ratio, the 95% bootstrap interval in brackets):
+
+    builtin  counters  QPS -1.2% [-7.1%, +6.3%]
+    builtin  cpu       QPS +4.4% [-14.9%, +9.0%]
+    mariadb  counters  QPS +12.2% [-2.2%, +30.3%]  server CPU/query x1.150 [1.070, 1.208]
+    mariadb  cpu       QPS +19.8% [+9.1%, +36.0%]  server CPU/query x1.118 [1.009, 1.183]
+
+(before cpu windows recorded with -a, ``perf record -p`` cost the server x1.33 CPU/query.)
 """
 
 from __future__ import annotations
