@@ -13,6 +13,13 @@ a temporary ``$PYTHONPYCACHEPREFIX``, as an installed benchdeck does. ``__pycach
 the tree (written by a process without that variable) are read even so: the header says so.
 
     python bench/bench_cli_compare.py [--repeat 15] [--tree PATH] [--format text] [--cached-bytecode]
+
+With ``--store PATH`` (the author's 1,975-run archive store, hosts hetz and pn53) it instead times
+two compares on that store beside ``import duckdb``, interleaved (bench/archive_cli.py; issue 29's
+target: CPU <= 1.5x the baseline): 2 columns (MySQL 5.6.51 vs 9.4.0, dop 40) and 16 columns
+(MariaDB 10.2.44 vs 15 later versions, config z12b_c32r128, dop 40).
+
+    python bench/bench_cli_compare.py --store /tmp/p29/arc.duckdb [--repeat 15]
 """
 
 from __future__ import annotations
@@ -34,6 +41,20 @@ BASE = "my5651_rel_o2nofp"
 WITH = ("my8044_rel_o2nofp", "my9500_rel_o2nofp")
 TARGET = 2.0
 CLI = "from benchdeck.tui.cli.main import main; main()"
+ARCHIVE_TARGET = 1.5
+_MARIADB_VERSIONS = (
+    "100339 100434 100529 100623 101114 110006 110106 110206 110302 110408 110502 110602 110702 110803 120002"
+)
+MARIADB = [f"ma{v}_rel_withdbg" for v in _MARIADB_VERSIONS.split(" ")]
+ARCHIVE = {
+    "compare, 2 columns": [
+        *("compare", "--host", "hetz", "--base", "my5651_rel_o2nofp"),
+        *("--with", "my9400_rel_o2nofp", "--dop", "40"),
+    ],
+    "compare, 16 columns": ["compare", "--host", "hetz", "--base", "ma100244_rel_withdbg"]
+    + [a for w in MARIADB for a in ("--with", w)]
+    + ["--config", "z12b_c32r128", "--dop", "40"],
+}
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -62,7 +83,14 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=TREE, help="mytools tree to import (default: %(default)s)")
     ap.add_argument("--format", default="text", choices=("text", "md", "csv", "json"))
     ap.add_argument("--cached-bytecode", action="store_true", help="keep bytecode between processes")
+    ap.add_argument("--store", type=Path, help="time compares on this archive store instead (see above)")
     args = ap.parse_args()
+    if args.store:
+        sys.path.insert(0, str(ROOT))
+        from bench.archive_cli import bench_commands
+
+        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET)
+        return
     if not args.tree.is_dir():
         sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")
     with tempfile.TemporaryDirectory() as tmp:

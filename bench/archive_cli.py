@@ -1,0 +1,74 @@
+"""Whole CLI commands on an archive store beside ``python -c "import duckdb"`` (issue 29).
+
+Shared by ``bench_changes.py --store`` and ``bench_cli_compare.py --store``: copies the store into
+a temporary folder (the copy is what the commands open, so the original is never written), runs
+each command and the baselines as separate processes, interleaved, ``repeat`` times, and prints
+wall and CPU medians (user + sys of the child; the VM is shared, so CPU time is what a command
+costs and wall time what a user waits) with each command's CPU and wall ratio to ``import duckdb``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI = "from benchdeck.tui.cli.main import main; main()"
+BASELINE = "import duckdb (baseline)"
+
+
+def run_once(argv: Sequence[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one process; exits with its stderr if it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed: {r.stderr.decode(errors='replace').strip()}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bench_commands(store: Path, commands: dict[str, list[str]], repeat: int, target: float) -> None:
+    """Time ``benchdeck --db COPY <args>`` for each named command beside the baselines."""
+    if not store.is_file():
+        sys.exit(f"no store at {store}")
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "archive.duckdb"
+        shutil.copyfile(store, copy)
+        cli = [sys.executable, "-c", CLI, "--db", str(copy)]
+        procs = {name: [*cli, *args] for name, args in commands.items()}
+        procs[BASELINE] = [sys.executable, "-c", "import duckdb"]
+        procs["python -c pass"] = [sys.executable, "-c", "pass"]
+        for argv in procs.values():  # warm the page cache; a failing command stops here
+            run_once(argv)
+        load0 = os.getloadavg()[0]
+        wall: dict[str, list[float]] = {k: [] for k in procs}
+        cpu: dict[str, list[float]] = {k: [] for k in procs}
+        for _ in range(repeat):
+            for name, argv in procs.items():
+                w, c = run_once(argv)
+                wall[name].append(w)
+                cpu[name].append(c)
+        load1 = os.getloadavg()[0]
+    print(
+        f"store {store}; {repeat} interleaved repeats, medians; {os.cpu_count()} CPUs, "
+        f"load {load0:.1f} -> {load1:.1f}"
+    )
+    print(f"  {'':44} {'wall ms':>8} {'CPU ms':>8} {'wall x':>7} {'CPU x':>7}")
+    bw, bc = statistics.median(wall[BASELINE]), statistics.median(cpu[BASELINE])
+    for name in procs:
+        w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+        print(f"  {name:44} {w * 1000:8.0f} {c * 1000:8.0f} {w / bw:6.2f}x {c / bc:6.2f}x")
+    for name in commands:
+        ratio = statistics.median(cpu[name]) / bc
+        verdict = "met" if ratio <= target else "NOT met"
+        print(f"  {name}: CPU {ratio:.2f}x import duckdb, target <= {target}x: {verdict}")
