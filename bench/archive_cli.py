@@ -5,6 +5,11 @@ a temporary folder (the copy is what the commands open, so the original is never
 each command and the baselines as separate processes, interleaved, ``repeat`` times, and prints
 wall and CPU medians (user + sys of the child; the VM is shared, so CPU time is what a command
 costs and wall time what a user waits) with each command's CPU and wall ratio to ``import duckdb``.
+
+With ``$PYTHONDONTWRITEBYTECODE`` set (as in this machine's shells) every process compiles our
+modules on each start (~50 ms of a compare's CPU, cProfile); ``cached_bytecode`` lets every
+process, the baseline too, keep bytecode in a temporary ``$PYTHONPYCACHEPREFIX`` as an installed
+benchdeck does. The header says which.
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ CLI = "from benchdeck.tui.cli.main import main; main()"
 BASELINE = "import duckdb (baseline)"
 
 
-def run_once(argv: Sequence[str]) -> tuple[float, float]:
+def run_once(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one process; exits with its stderr if it fails."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    r = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    r = subprocess.run(
+        argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+    )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
@@ -37,30 +44,37 @@ def run_once(argv: Sequence[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def bench_commands(store: Path, commands: dict[str, list[str]], repeat: int, target: float) -> None:
+def bench_commands(
+    store: Path, commands: dict[str, list[str]], repeat: int, target: float, cached_bytecode: bool = False
+) -> None:
     """Time ``benchdeck --db COPY <args>`` for each named command beside the baselines."""
     if not store.is_file():
         sys.exit(f"no store at {store}")
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "archive.duckdb"
         shutil.copyfile(store, copy)
+        env = dict(os.environ)
+        if cached_bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        bytecode = "compiled on every start" if env.get("PYTHONDONTWRITEBYTECODE") else "cached"
         cli = [sys.executable, "-c", CLI, "--db", str(copy)]
         procs = {name: [*cli, *args] for name, args in commands.items()}
         procs[BASELINE] = [sys.executable, "-c", "import duckdb"]
         procs["python -c pass"] = [sys.executable, "-c", "pass"]
         for argv in procs.values():  # warm the page cache; a failing command stops here
-            run_once(argv)
+            run_once(argv, env)
         load0 = os.getloadavg()[0]
         wall: dict[str, list[float]] = {k: [] for k in procs}
         cpu: dict[str, list[float]] = {k: [] for k in procs}
         for _ in range(repeat):
             for name, argv in procs.items():
-                w, c = run_once(argv)
+                w, c = run_once(argv, env)
                 wall[name].append(w)
                 cpu[name].append(c)
         load1 = os.getloadavg()[0]
     print(
-        f"store {store}; {repeat} interleaved repeats, medians; {os.cpu_count()} CPUs, "
+        f"store {store}; {repeat} interleaved repeats, medians; bytecode {bytecode}; {os.cpu_count()} CPUs, "
         f"load {load0:.1f} -> {load1:.1f}"
     )
     print(f"  {'':44} {'wall ms':>8} {'CPU ms':>8} {'wall x':>7} {'CPU x':>7}")

@@ -17,7 +17,7 @@ command ``benchdeck changes --host H`` as a process beside ``python -c "import d
 interleaved (bench/archive_cli.py; issue 29's target: CPU <= 2x the baseline).
 
     python bench/bench_changes.py [--workloads 1000] [--versions 50] [--repeat 5]
-    python bench/bench_changes.py --store /tmp/p29/arc.duckdb [--host hetz] [--repeat 15]
+    python bench/bench_changes.py --store /tmp/p29/arc.duckdb [--host hetz] [--repeat 15] [--cached-bytecode]
 """
 
 from __future__ import annotations
@@ -128,10 +128,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--store", type=Path, help="time the whole command on this archive store instead")
     ap.add_argument("--host", default="hetz", help="with --store: the host (default: %(default)s)")
+    ap.add_argument(
+        "--cached-bytecode", action="store_true", help="with --store: keep bytecode between processes"
+    )
     args = ap.parse_args()
     if args.store:
         name = f"changes --host {args.host}"
-        bench_commands(args.store, {name: name.split()}, max(args.repeat, 15), target=2.0)
+        bench_commands(args.store, {name: name.split()}, max(args.repeat, 15), 2.0, args.cached_bytecode)
         return
     series = make_series(args.workloads, args.versions)
     size = f"{args.workloads:,} workloads x {args.versions} versions"

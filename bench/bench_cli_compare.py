@@ -19,7 +19,7 @@ two compares on that store beside ``import duckdb``, interleaved (bench/archive_
 target: CPU <= 1.5x the baseline): 2 columns (MySQL 5.6.51 vs 9.4.0, dop 40) and 16 columns
 (MariaDB 10.2.44 vs 15 later versions, config z12b_c32r128, dop 40).
 
-    python bench/bench_cli_compare.py --store /tmp/p29/arc.duckdb [--repeat 15]
+    python bench/bench_cli_compare.py --store /tmp/p29/arc.duckdb [--repeat 15] [--cached-bytecode]
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def main() -> None:
         sys.path.insert(0, str(ROOT))
         from bench.archive_cli import bench_commands
 
-        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET)
+        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode)
         return
     if not args.tree.is_dir():
         sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")
