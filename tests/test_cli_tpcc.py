@@ -120,3 +120,14 @@ def test_tpcc_runs_and_queues_a_thread_sweep(env: dict[str, str], build: str) ->
 def prepared(env: dict[str, str], run_id: int) -> bool:
     ((remote_dir,),) = db_rows(env, "SELECT remote_dir FROM remote_runs WHERE run_id = ?", [run_id])
     return Path(str(remote_dir), "prepare.out").exists()
+
+
+def test_a_bad_param_fails_the_run_with_one_line(env: dict[str, str]) -> None:
+    """Checked when the run is planned, as the Insert Benchmark's --param: the run is stored as
+    failed with the reason; no client started, no traceback."""
+    r = bd(env, "run", "--host", "here", "--build", MARIADB, "--workload", "tpcc.w1", "--param", "items=ten")
+    assert r.returncode == 1, r.stdout + r.stderr
+    why = "--param items=ten: expected a whole number >= 100"
+    assert f"[run 1] failed: {why}\n" in r.stdout
+    assert "Traceback" not in r.stdout + r.stderr
+    assert db_rows(env, "SELECT status, error FROM runs") == [("failed", why)]
