@@ -58,9 +58,8 @@ def test_summary_is_tpmc_with_each_transaction_type() -> None:
     assert (s.qps, s.tps, s.transactions, s.threads, s.total_time_s) == (5340.0, 199.0, 398, 2, 2.0)
     assert (s.lat_avg_ms, s.lat_pct_ms, s.lat_max_ms, s.ignored_errors) == (2.0, 4.0, 9.0, 2)
     assert list(s.per_type) == ["new_order", "payment", "order_status", "delivery", "stock_level"]
-    assert s.per_type["new_order"] == {
-        "count": 180, "avg_ms": 2.0, "p95_ms": 4.0, "p99_ms": 6.0, "max_ms": 9.0, "rollbacks": 2, "retries": 1,
-    }  # fmt: skip
+    no = {"count": 180, "avg_ms": 2.0, "p95_ms": 4.0, "p99_ms": 6.0, "max_ms": 9.0, "rollbacks": 2}
+    assert s.per_type["new_order"] == {**no, "retries": 1}
     assert (p.dbms, p.server_version, p.finished) == ("mariadb", "10.11.9-MariaDB", True)
     assert s.options["threads"] == "2"
 
