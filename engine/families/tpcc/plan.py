@@ -9,9 +9,6 @@ warm-up are not used. The client ships like the Insert Benchmark's (engine/famil
 
 from __future__ import annotations
 
-import os
-import posixpath
-import sys
 from dataclasses import replace
 
 from benchdeck.engine.families.insertbench.plan import IB_PACKAGE
@@ -21,7 +18,7 @@ from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.engine.planning.build_conn import connection
 from benchdeck.engine.planning.context import PlanContext
 from benchdeck.engine.planning.plan import RunPlan
-from benchdeck.engine.running.client_files import import_root, package_files
+from benchdeck.engine.running.client_files import client_launch, package_files
 from benchdeck.engine.servers import ManagedServer
 
 TPCC_PACKAGE = "benchdeck.engine.families.tpcc"
@@ -47,20 +44,10 @@ def tpcc_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer | None
             raise WorkloadError(f"--param {key}={value}: expected a whole number >= {OPTIONS[key]}")
         extra.append(f"--{key}={int(value)}")
     c = connection(build, server)
-    env: dict[str, str] = {}
-    files: tuple[tuple[str, str], ...] = ()
-    if host.transport == "local":
-        python = sys.executable
-        path = os.pathsep.join(p for p in (import_root(TPCC_PACKAGE), os.environ.get("PYTHONPATH")) if p)
-        if path:
-            env["PYTHONPATH"] = path
-    else:
-        python = "python3"
-        files = tpcc_client_files()
-        env["PYTHONPATH"] = posixpath.join(remote_dir, CLIENT_DIR)
+    launch = client_launch(host.transport, TPCC_PACKAGE, remote_dir, CLIENT_DIR, tpcc_client_files)
     seconds = o.duration_s or DEFAULT_SECONDS
     base = [
-        python,
+        launch.python,
         "-m",
         CLIENT_MODULE,
         f"--dbms={c.dbms}",
@@ -76,8 +63,8 @@ def tpcc_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer | None
     return replace(
         ctx.plan(bench, seconds),
         family="tpcc",
-        env=tuple(env.items()),
-        files=files,
+        env=tuple(launch.env.items()),
+        files=launch.files,
         prepare_argv=(*base, "--step=load") if o.prepare else None,
         tables_exist_argv=(*base, "--step=check") if o.prepare else None,
     )

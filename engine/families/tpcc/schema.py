@@ -76,6 +76,11 @@ def data_with_original(rng: random.Random, lo: int, hi: int) -> str:
     return s
 
 
+def _place(rng: random.Random) -> tuple[str, str, str, str, str]:
+    """A warehouse's or district's name, street, city, state and zip (clause 4.3.3.1)."""
+    return astring(rng, 6, 10), astring(rng, 10, 20), astring(rng, 10, 20), "CA", "123411111"
+
+
 def drop_sql(dbms: str) -> list[str]:
     tail = " CASCADE" if is_postgres(dbms) else ""
     return [f"DROP TABLE IF EXISTS {t}{tail}" for t in (*TABLES, LOADED)]
@@ -127,22 +132,8 @@ def load(
     conn.commit()
     now = "2026-01-01 00:00:00"
     for w in range(1, warehouses + 1):
-        _insert(
-            cur,
-            "warehouse",
-            [
-                (
-                    w,
-                    astring(rng, 6, 10),
-                    astring(rng, 10, 20),
-                    astring(rng, 10, 20),
-                    "CA",
-                    "123411111",
-                    round(rng.uniform(0, 0.2), 4),
-                    300000.0,
-                )
-            ],
-        )
+        tax = round(rng.uniform(0, 0.2), 4)
+        _insert(cur, "warehouse", [(w, *_place(rng), tax, 300000.0)])
         _insert(
             cur,
             "stock",
@@ -162,24 +153,8 @@ def load(
 def _load_district(
     cur: Any, rng: random.Random, w: int, d: int, items: int, customers: int, now: str
 ) -> None:
-    _insert(
-        cur,
-        "district",
-        [
-            (
-                d,
-                w,
-                astring(rng, 6, 10),
-                astring(rng, 10, 20),
-                astring(rng, 10, 20),
-                "CA",
-                "123411111",
-                round(rng.uniform(0, 0.2), 4),
-                30000.0,
-                customers + 1,
-            )
-        ],
-    )
+    tax = round(rng.uniform(0, 0.2), 4)
+    _insert(cur, "district", [(d, w, *_place(rng), tax, 30000.0, customers + 1)])
     cust, hist = [], []
     for c in range(1, customers + 1):
         name = last_name(c - 1 if c <= 1000 else nurand(rng, 255, 0, 999))
