@@ -72,40 +72,18 @@ def check_run(env: dict[str, str], run_id: int, threads: int) -> None:
     assert db_rows(env, "SELECT count(*) FROM bench_samples WHERE run_id = ? AND qps > 0", [run_id])[0][0]
 
 
+def tpcc(build: str) -> tuple[str, ...]:
+    return ("--host", "here", "--build", build, "--workload", "tpcc.w1")
+
+
 @pytest.mark.parametrize("build", [MARIADB, POSTGRES])
 def test_tpcc_runs_and_queues_a_thread_sweep(env: dict[str, str], build: str) -> None:
-    r = bd(
-        env,
-        "run",
-        "--host",
-        "here",
-        "--build",
-        build,
-        "--workload",
-        "tpcc.w1",
-        "--threads",
-        "2",
-        "--time",
-        "3",
-    )
+    r = bd(env, "run", *tpcc(build), "--threads", "2", "--time", "3")
     assert r.returncode == 0, r.stdout + r.stderr
     m = re.search(r"^run (\d+) finished qps ([\d.]+)", r.stdout, re.M)
     assert m, r.stdout
     check_run(env, int(m.group(1)), 2)
-    r = bd(
-        env,
-        "queue",
-        "--host",
-        "here",
-        "--build",
-        build,
-        "--workload",
-        "tpcc.w1",
-        "--threads",
-        "1,2",
-        "--time",
-        "2",
-    )
+    r = bd(env, "queue", *tpcc(build), "--threads", "1,2", "--time", "2")
     assert r.returncode == 0, r.stdout + r.stderr
     rows = db_rows(
         env, "SELECT i.run_id, r.threads FROM queue_items i JOIN runs r USING (run_id) ORDER BY i.position"

@@ -32,7 +32,11 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from benchdeck.engine.families.insertbench import schema as db
-from benchdeck.engine.families.insertbench.client import DRIVER_PACKAGES, percentile_ms
+from benchdeck.engine.families.insertbench.client import (
+    DRIVER_PACKAGES,
+    add_connection_options,
+    percentile_ms,
+)
 from benchdeck.engine.families.insertbench.workers import (
     ERRS,
     HIST,
@@ -88,12 +92,7 @@ class Config:
 
 def parse_args(argv: Sequence[str] | None = None) -> Config:
     p = argparse.ArgumentParser(prog="python3 -m " + CLIENT_MODULE, description="TPC-C-like client")
-    p.add_argument("--dbms", required=True, choices=db.DBMS_NAMES)
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int)
-    p.add_argument("--user", default="root")
-    p.add_argument("--password", default="")
-    p.add_argument("--database", default="tpcc")
+    add_connection_options(p, database="tpcc")
     p.add_argument("--step", required=True, choices=("load", "check", "run"))
     p.add_argument("--warehouses", type=int, default=1)
     p.add_argument("--items", type=int, default=10_000, help="spec: 100000")
