@@ -91,6 +91,14 @@ def test_tpcc_runs_and_queues_a_thread_sweep(env: dict[str, str], build: str) ->
     assert sorted(t for _, t in rows) == [1, 2]
     for run_id, threads in rows:
         check_run(env, int(str(run_id)), int(str(threads)))
+    scaling = bd(env, "scaling", "--host", "here", "--build", build, "--format", "csv")
+    assert scaling.returncode == 0, scaling.stderr
+    curve = [row.split(",")[:6] for row in scaling.stdout.splitlines() if row.startswith("tpcc.w1,")]
+    assert [(w, g, b, dop) for w, g, b, _, dop, _ in curve] == [
+        ("tpcc.w1", "tpcc", build, "1"),
+        ("tpcc.w1", "tpcc", build, "2"),
+    ], scaling.stdout
+    assert all(float(qps) > 0 for *_, qps in curve)  # tpmC at each dop: the chapter's curve
     loads = [prepared(env, int(m.group(1)))] + [prepared(env, int(str(run_id))) for run_id, _ in rows]
     assert loads == [True, False, False], "the queue found the first run's load complete and kept it"
 

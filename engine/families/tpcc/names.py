@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+DEFAULT_SECONDS = 60  # a run's measured time without --time
 _WORKLOAD = re.compile(r"(?a)tpcc\.w([1-9]\d{0,4})")
 
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from benchdeck.engine.families.insertbench.plan import IB_PACKAGE
 from benchdeck.engine.families.sysbench.command import WorkloadError
-from benchdeck.engine.families.tpcc.names import warehouses_of
+from benchdeck.engine.families.tpcc.names import DEFAULT_SECONDS, warehouses_of
 from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.engine.planning.build_conn import connection
 from benchdeck.engine.planning.context import PlanContext
@@ -25,7 +25,6 @@ TPCC_PACKAGE = "benchdeck.engine.families.tpcc"
 CLIENT_MODULE = TPCC_PACKAGE + ".client"
 CLIENT_DIR = "tpcc"  # in the run directory
 OPTIONS = {"items": 100, "customers": 30, "seed": 0}  # --param KEY=VALUE, with its least value
-DEFAULT_SECONDS = 60
 
 
 def tpcc_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer | None) -> RunPlan:
