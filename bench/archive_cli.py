@@ -46,6 +46,27 @@ def run_once(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+Times = dict[str, list[float]]
+
+
+def interleaved(
+    procs: dict[str, list[str]], env: dict[str, str], repeat: int
+) -> tuple[Times, Times, tuple[float, float]]:
+    """Wall and CPU seconds of every process, ``repeat`` rounds of one each in turn (after one
+    round that warms the page cache), and the load average before and after."""
+    for argv in procs.values():  # a failing command stops here
+        run_once(argv, env)
+    load0 = os.getloadavg()[0]
+    wall: Times = {k: [] for k in procs}
+    cpu: Times = {k: [] for k in procs}
+    for _ in range(repeat):
+        for name, argv in procs.items():
+            w, c = run_once(argv, env)
+            wall[name].append(w)
+            cpu[name].append(c)
+    return wall, cpu, (load0, os.getloadavg()[0])
+
+
 def bench_commands(
     store: Path, commands: dict[str, list[str]], repeat: int, target: float, cached_bytecode: bool = False
 ) -> None:
@@ -64,17 +85,7 @@ def bench_commands(
         procs = {name: [*cli, *args] for name, args in commands.items()}
         procs[BASELINE] = [sys.executable, "-c", "import duckdb"]
         procs["python -c pass"] = [sys.executable, "-c", "pass"]
-        for argv in procs.values():  # warm the page cache; a failing command stops here
-            run_once(argv, env)
-        load0 = os.getloadavg()[0]
-        wall: dict[str, list[float]] = {k: [] for k in procs}
-        cpu: dict[str, list[float]] = {k: [] for k in procs}
-        for _ in range(repeat):
-            for name, argv in procs.items():
-                w, c = run_once(argv, env)
-                wall[name].append(w)
-                cpu[name].append(c)
-        load1 = os.getloadavg()[0]
+        wall, cpu, (load0, load1) = interleaved(procs, env, repeat)
     print(
         f"store {store}; {repeat} interleaved repeats, medians; bytecode {bytecode}; {os.cpu_count()} CPUs, "
         f"load {load0:.1f} -> {load1:.1f}"

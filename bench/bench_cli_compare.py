@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +38,10 @@ HOST = "h1"
 BASE = "my5651_rel_o2nofp"
 WITH = ("my8044_rel_o2nofp", "my9500_rel_o2nofp")
 TARGET = 2.0
-CLI = "from benchdeck.tui.cli.main import main; main()"
+sys.path.insert(0, str(ROOT))
+
+from bench.archive_cli import CLI, bench_commands, interleaved  # noqa: E402  (after the path)
+
 ARCHIVE_TARGET = 1.5
 _MARIADB_VERSIONS = (
     "100339 100434 100529 100623 101114 110006 110106 110206 110302 110408 110502 110602 110702 110803 120002"
@@ -55,19 +56,6 @@ ARCHIVE = {
     + [a for w in MARIADB for a in ("--with", w)]
     + ["--config", "z12b_c32r128", "--dop", "40"],
 }
-
-
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU (user + sys of the child) seconds of one process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    r = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(argv)} failed: {r.stderr.decode(errors='replace').strip()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
 
 
 def line(name: str, values: list[float]) -> str:
@@ -86,9 +74,6 @@ def main() -> None:
     ap.add_argument("--store", type=Path, help="time compares on this archive store instead (see above)")
     args = ap.parse_args()
     if args.store:
-        sys.path.insert(0, str(ROOT))
-        from bench.archive_cli import bench_commands
-
         bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode)
         return
     if not args.tree.is_dir():
@@ -124,17 +109,7 @@ def main() -> None:
             "import duckdb (baseline)": [sys.executable, "-c", "import duckdb"],
             "python -c pass": [sys.executable, "-c", "pass"],
         }
-        for argv in procs.values():  # warm the page cache
-            timed(argv, env)
-        load0 = os.getloadavg()[0]
-        wall: dict[str, list[float]] = {k: [] for k in procs}
-        cpu: dict[str, list[float]] = {k: [] for k in procs}
-        for _ in range(args.repeat):
-            for name, argv in procs.items():
-                w, c = timed(argv, env)
-                wall[name].append(w)
-                cpu[name].append(c)
-        load1 = os.getloadavg()[0]
+        wall, cpu, (load0, load1) = interleaved(procs, env, args.repeat)
     print(
         f"store: {runs} runs from {args.tree}; compare --format {args.format}, {len(WITH)} columns; "
         f"{args.repeat} interleaved repeats; bytecode {bytecode}; {os.cpu_count()} CPUs, "
