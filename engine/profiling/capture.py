@@ -41,7 +41,7 @@ class CaptureOptions:
     """What the user asked to capture (CLI, Launch or the inventory's ``profile`` keys).
 
     ``window_s`` of every ``period_s`` seconds (the author's: 10 of 10); ``frequency_hz`` is
-    perf record's sampling rate (99 Hz costs < 3% of QPS: bench/bench_capture.py); ``optional``:
+    perf record's sampling rate (its cost: bench/bench_capture.py, README); ``optional``:
     the run goes on without what the host cannot capture (else the preflight stops it)."""
 
     kinds: tuple[str, ...] = ()
