@@ -18,7 +18,7 @@ from textual.worker import Worker
 
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import report_worker_error, tcss
+from benchdeck.tui.app.screens.base import report_worker_error, tcss, whole_first_frame
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.selection import Selection
 
@@ -110,6 +110,7 @@ class LaunchScreen(Screen[None]):
         self.inv: Inventory | None = None
         self.setups: dict[str, float | None] = {}
         """Each host's set-up per run, learned from its stored runs (None: none to learn from)."""
+        self._choices_asked = False
 
     @property
     def hub(self) -> LiveHub:
@@ -165,9 +166,16 @@ class LaunchScreen(Screen[None]):
             yield Button("Start", id="launch-start", variant="primary", compact=True)
         yield KeyBar()
 
-    def on_mount(self) -> None:
-        self.call_after_refresh(self.load_choices)  # the first frame first: Launch is the
-        # first screen on a store with no runs, and the hub loads the engine's run side
+    def _compositor_refresh(self) -> None:
+        """Launch is the first screen on a store with no runs: its first frame is whole (as
+        the app's screens draw theirs, screens/base.py), and out before the choices load
+        (the hub brings the engine's run side and DuckDB)."""
+        if not whole_first_frame(self):
+            return
+        super()._compositor_refresh()
+        if not self._choices_asked:
+            self._choices_asked = True
+            self.call_later(self.load_choices)
 
     @work(exclusive=True, group="launch.inventory", exit_on_error=False)
     async def load_choices(self) -> None:
