@@ -273,3 +273,13 @@ def test_a_store_without_runs_starts_on_launch_before_duckdb(tmp_path: Path, mad
     assert seen["loaded"] == ["benchdeck.tui.app.screens.launch"], "only Launch itself"
     assert (seen["runs"], seen["mode"]) == (0, "launch")
     assert path.is_file(), "the store is made once Launch is shown"
+
+
+def test_a_base_remembered_for_another_store_is_dropped_without_duckdb(long_store: tuple[Path, int]) -> None:
+    """Runs drops a remembered base this store does not have before its first frame: what it
+    saves then is the settings' (it loaded DuckDB with the choices before: ~35 ms)."""
+    from benchdeck.tui.services.settings import SavedComparison, UiSettings, save_ui_settings
+
+    save_ui_settings(UiSettings(comparisons=(SavedComparison("elsewhere", None, "gone_rel", (), None),)))
+    loaded = loaded_by_the_first_frame(long_store[0], ("duckdb", "benchdeck.tui.services.choices"))
+    assert loaded == [], f"the app's start imported {loaded}"

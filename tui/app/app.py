@@ -34,6 +34,7 @@ from benchdeck.tui.services.settings import (
     SettingsError,
     UiSettings,
     load_ui_settings,
+    remembered,
     save_ui_settings,
     user_themes_dir,
 )
@@ -139,10 +140,6 @@ class BenchdeckApp(App[None]):
 
     @selection.setter
     def selection(self, sel: Selection) -> None:
-        from benchdeck.tui.services.choices import (
-            remembered,  # (with store.columns: not needed for the first frame)
-        )
-
         self._selection = sel
         saved = remembered(sel)
         if saved is not None and self.saved.comparisons[:1] != (saved,):
