@@ -395,7 +395,8 @@ async def feed(hub: Any, i: int, n: int, history: int = 0, capture: tuple[int, i
         await asyncio.sleep(max(0.0, start + k - history - loop.time()))
         send_samples(hub, run_id, range(k, k + 1), rnd)
         if capture_feed is not None and k % window_s == i % window_s:
-            send_capture(capture_feed, k // window_s, float(k - window_s), bodies, float(window_s))
+            start_s = float(max(0, k - window_s))  # (the format has no negative start)
+            send_capture(capture_feed, k // window_s, start_s, bodies, float(window_s))
 
 
 async def live_round(

@@ -166,6 +166,17 @@ class LaunchScreen(Screen[None]):
             yield Button("Start", id="launch-start", variant="primary", compact=True)
         yield KeyBar()
 
+    def on_mount(self) -> None:
+        """The store's place in the header (Runs puts it there too; on a store with no runs
+        Launch is the first screen): known before it opens, said again once it has (a
+        read-only snapshot says so)."""
+        app = services(self)
+        self.app.sub_title = app.store.label
+        app.store_opened_signal.subscribe(self, self._store_opened)
+
+    def _store_opened(self, _: None) -> None:
+        self.app.sub_title = services(self).store.label
+
     def _compositor_refresh(self) -> None:
         """Launch is the first screen on a store with no runs: its first frame is whole (as
         the app's screens draw theirs, screens/base.py), and out before the choices load
