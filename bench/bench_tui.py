@@ -6,8 +6,9 @@
    with rows) and in a real terminal (the ``benchdeck`` entry point on a pty, the first bytes of
    a row reaching the terminal). Baselines from the same run: ``python -c pass``, ``import
    textual.app``, a bare Textual app's first frame and benchdeck on an empty store (it opens
-   on Launch), the pty launches interleaved. Targets: under 1 s, and at most 2x the bare
-   Textual app on the pty.
+   on Launch), the pty launches interleaved. Launch on the pty twice: a newcomer's first start
+   (no store file yet) and a store with no runs and nothing kept for it. Targets: under 1 s,
+   and at most 1.5x the bare Textual app on the pty (issue 29), Runs and Launch alike.
 2. CPU of the Live screen while N streams (default 16 hosts) each deliver one BenchBatch, one
    VmstatBatch and one IostatBatch a second, fed to ``app.hub._on_event`` from tasks in the
    app's loop (headless, 160x48), over a steady window; baseline: the same app idle on the
@@ -66,7 +67,7 @@ from tests.big_store import build_store
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TARGET_S = 1.0
-STARTUP_TARGET_X = 2.0  # ... and at most this many times a bare Textual app's first frame (issue 15)
+STARTUP_TARGET_X = 1.5  # ... and at most this many times a bare Textual app's first frame (issue 29; 15: 2x)
 CPU_TARGET_PCT = 3.0  # issue 15: fresh, switching tabs and an hour in
 RUNS_MARKER = "c32r12"  # the config column (c32r128): only a row of the Runs table shows it
 RUNS_SETTLED = "c32r128"  # ... all of it once the column is as wide as its content
@@ -540,6 +541,7 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
     labels = {
         "bare": "bare Textual app",
         "launch": "benchdeck, empty store (Launch)",
+        "first": "benchdeck, first start (no store)",
         "runs": f"benchdeck, {n:,} runs (Runs rows)",
         "cold": "  the same, store changed since",
     }
@@ -557,15 +559,21 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
     # "changed": that page forgotten, as after any write, so the store is read first.
     pty_bare: list[tuple[float, float | None]] = []
     pty_launch: list[tuple[float, float | None]] = []
+    pty_first: list[tuple[float, float | None]] = []
     pty_rows: list[tuple[float, float | None]] = []
     pty_cold: list[tuple[float, float | None]] = []
-    for _ in range(args.reps):
+    for rep in range(args.reps):
         pty_bare.append(pty_startup([py, "-c", BARE_PTY_CHILD], BARE_MARKER, env, size))
+        # a newcomer's first start (no store file yet), then a store with no runs and nothing
+        # kept for it (the child reads it; later starts find "no runs" kept, as the first)
+        pty_first.append(pty_startup([*cli, str(tmp / f"first-{rep}.duckdb")], LAUNCH_MARKER, env, size))
+        forget()
         pty_launch.append(pty_startup([*cli, str(empty)], LAUNCH_MARKER, env, size))
         forget()
         pty_cold.append(pty_startup([*cli, str(big)], RUNS_MARKER, env, size, settled=RUNS_SETTLED))
         pty_rows.append(pty_startup([*cli, str(big)], RUNS_MARKER, env, size, settled=RUNS_SETTLED))
-    pty_runs = {"bare": pty_bare, "launch": pty_launch, "runs": pty_rows, "cold": pty_cold}
+    pty_runs = {"bare": pty_bare, "first": pty_first, "launch": pty_launch}
+    pty_runs |= {"runs": pty_rows, "cold": pty_cold}
     print(
         "  real terminal (pty 120x36, `python -m benchdeck.tui.cli.main --db ...`),"
         " spawn -> bytes on the tty:"
@@ -575,8 +583,15 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
         xs = [r[0] for r in rs]
         print(f"    {labels[mode]:34s} {stats(xs)[0]:6.3f} {stats(xs)[1]:6.3f} {min(xs):6.3f}")
     ratios = sorted(r[0] / b[0] for r, b in zip(pty_rows, pty_bare, strict=True))
+    first_ratios = sorted(r[0] / b[0] for r, b in zip(pty_first, pty_bare, strict=True))
+    empty_ratios = sorted(r[0] / b[0] for r, b in zip(pty_launch, pty_bare, strict=True))
     cold_ratios = sorted(r[0] / b[0] for r, b in zip(pty_cold, pty_bare, strict=True))
-    for what, rs in (("10k-run store", ratios), ("  changed since", cold_ratios)):
+    for what, rs in (
+        ("10k-run store", ratios),
+        ("  changed since", cold_ratios),
+        ("first start (Launch)", first_ratios),
+        ("empty store (Launch)", empty_ratios),
+    ):
         print(
             f"    {what} / bare Textual, per repetition: median x{statistics.median(rs):.2f} "
             f"(x{rs[0]:.2f} - x{rs[-1]:.2f})"
@@ -588,8 +603,8 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
         f"(+{max(full, default=0):.3f} s after the first rows at most); {truncated} stayed "
         f"truncated to the header widths for 2 s"
     )
-    runs_pty, empty_pty, bare_pty, cold_pty = (
-        stats([r[0] for r in pty_runs[m]]) for m in ("runs", "launch", "bare", "cold")
+    runs_pty, empty_pty, bare_pty, cold_pty, first_pty = (
+        stats([r[0] for r in pty_runs[m]]) for m in ("runs", "launch", "bare", "cold", "first")
     )
     runs_hl = stats([r["frame"] for r in headless["runs"]])
     empty_hl = stats([r["frame"] for r in headless["launch"]])
@@ -602,10 +617,11 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
     verdict = "met" if met else "NOT met"
     print(f"  target first frame with rows < {STARTUP_TARGET_S:.0f} s (every run): {verdict}")
     ratio, cold_ratio = runs_pty[0] / bare_pty[0], cold_pty[0] / bare_pty[0]
+    first_ratio, empty_ratio = first_pty[0] / bare_pty[0], empty_pty[0] / bare_pty[0]
     for what, x in (("", ratio), (", store changed since the last start", cold_ratio)):
         verdict = "met" if x <= STARTUP_TARGET_X else "NOT met"
         print(
-            f"  target first frame with rows{what} <= {STARTUP_TARGET_X:.0f}x bare Textual (tty): {verdict}"
+            f"  target first frame with rows{what} <= {STARTUP_TARGET_X:.1f}x bare Textual (tty): {verdict}"
         )
     return [
         (
@@ -613,7 +629,7 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
             f"{runs_pty[0]:.3f} / {runs_pty[1]:.3f} s",
             f"empty {empty_pty[0]:.3f} s (x{runs_pty[0] / empty_pty[0]:.2f}), "
             f"bare Textual {bare_pty[0]:.3f} s (x{ratio:.2f}; per rep x{statistics.median(ratios):.2f})",
-            f"<= {STARTUP_TARGET_X:.0f}x bare: {'met' if ratio <= STARTUP_TARGET_X else 'NOT met'}; "
+            f"<= {STARTUP_TARGET_X:.1f}x bare: {'met' if ratio <= STARTUP_TARGET_X else 'NOT met'}; "
             f"< {STARTUP_TARGET_S:.0f} s: {'met' if runs_pty[1] < STARTUP_TARGET_S else 'NOT met'}",
         ),
         (
@@ -621,7 +637,19 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
             f"{cold_pty[0]:.3f} / {cold_pty[1]:.3f} s",
             f"bare Textual {bare_pty[0]:.3f} s (x{cold_ratio:.2f}; "
             f"per rep x{statistics.median(cold_ratios):.2f})",
-            f"<= {STARTUP_TARGET_X:.0f}x bare: {'met' if cold_ratio <= STARTUP_TARGET_X else 'NOT met'}",
+            f"<= {STARTUP_TARGET_X:.1f}x bare: {'met' if cold_ratio <= STARTUP_TARGET_X else 'NOT met'}",
+        ),
+        *(
+            (
+                f"startup, {what} (Launch), tty",
+                f"{fig[0]:.3f} / {fig[1]:.3f} s",
+                f"bare Textual {bare_pty[0]:.3f} s (x{x:.2f}; per rep x{statistics.median(rs):.2f})",
+                f"<= {STARTUP_TARGET_X:.1f}x bare: {'met' if x <= STARTUP_TARGET_X else 'NOT met'}",
+            )
+            for what, fig, x, rs in (
+                ("first start, no store", first_pty, first_ratio, first_ratios),
+                ("empty store, nothing kept", empty_pty, empty_ratio, empty_ratios),
+            )
         ),
         (
             "Runs columns fit their content, tty",
