@@ -130,6 +130,9 @@ def main() -> None:
     ap.add_argument("--stacks", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=7)
     args = ap.parse_args()
+    # the first app of the process pays Textual's first-use costs (lazy imports, caches): not
+    # the profile's size, so a warm-up before either measured size
+    asyncio.run(first_frame_ms(build_tree(synthetic(100)), None, 2))
     for n in (1_000, args.stacks):
         stacks = synthetic(n)
         other = synthetic(n, seed=2)
