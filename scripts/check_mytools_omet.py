@@ -28,7 +28,7 @@ from benchdeck.engine.catalogue import default_catalogue, parse_mytools_suffix
 from benchdeck.engine.parsers.mytools_met import parse_met
 from benchdeck.store.compare import HW_KEYS, CompareError, compare
 from benchdeck.store.db import Store
-from benchdeck.store.importers.mytools import split_run_dir
+from benchdeck.store.importers.mytools_tree import split_run_dir
 from benchdeck.store.raw import decompress
 from benchdeck.store.report import fmt_hw, fmt_rel
 

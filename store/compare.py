@@ -1,138 +1,51 @@
 """Comparison of (build, config) columns on one host: rQPS per workload, group summaries,
 per-op metrics, and a confidence interval of each ratio (store/noise.py).
 
-DuckDB aggregates the runs (median over repeats, spread); this module shapes the result into
-typed records that the renderers (text, md, csv, json, rich) print.
+DuckDB aggregates the runs (median over repeats, spread); this module resolves the columns and
+runs the queries; store/compare_rows.py shapes the cells into the typed records of
+store/compare_model.py that the renderers (text, md, csv, json, rich) print.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import duckdb
 
 from benchdeck.engine.metrics import relative
 from benchdeck.store.columns import Column
+from benchdeck.store.compare_model import (
+    HW_COLS,
+    HW_KEYS,
+    Cell,
+    CompareError,
+    Comparison,
+    GroupStat,
+    HwBlock,
+    HwRow,
+    RqpsRow,
+    UnknownName,
+)
+from benchdeck.store.compare_rows import group_stats, hw_blocks, rqps_row
 
 if TYPE_CHECKING:
     from benchdeck.store.counters_per_op import CounterRow
     from benchdeck.store.noise import RatioCI
 
-HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
-_HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
-
-
-class CompareError(Exception):
-    """A comparison that cannot be made, with a one-line reason for the user."""
-
-    exit_code = 1
-
-
-class UnknownName(CompareError):
-    """A host or build the store does not have: a usage error (the CLI exits 2)."""
-
-    exit_code = 2
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """One column's aggregate for one workload: median QPS over its repeated runs."""
-
-    qps: float
-    n: int
-    qps_min: float
-    qps_max: float
-    hw: dict[str, float | None]
-    run_ids: tuple[int, ...] = ()
-    run_qps: tuple[float, ...] = ()
-    """Each run's QPS, in ``run_ids`` order (the repeats a noise interval comes from)."""
-
-    @property
-    def spread(self) -> float:
-        """(max - min) / median over repeats; 0 for a single run."""
-        return (self.qps_max - self.qps_min) / self.qps if self.n > 1 and self.qps else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class RqpsRow:
-    workload: str
-    group: str
-    dop: int | None
-    values: tuple[float | None, ...]
-    within_noise: tuple[bool | None, ...]
-    """The column's confidence interval (``ci``) contains 1.0; None when there is no interval
-    (a script must not read "significant" where nothing was computed)."""
-    repeats: tuple[int, ...]
-    ci: tuple[RatioCI | None, ...] = ()
-    """Per column: the interval of the ratio, None when there is nothing to draw it from."""
-
-
-@dataclass(frozen=True, slots=True)
-class GroupStat:
-    group: str
-    column: str
-    dop: int | None
-    n: int
-    min: float
-    max: float
-    avg: float
-    median: float
-    gmean: float
-
-
-@dataclass(frozen=True, slots=True)
-class HwRow:
-    build: str
-    values: dict[str, float | None]
-    rel: dict[str, float | None]
-    config: str = ""
-    label: str = ""
-    """The column's label (the base's or a ``columns`` entry)."""
-
-
-@dataclass(frozen=True, slots=True)
-class HwBlock:
-    workload: str
-    dop: int | None
-    rows: tuple[HwRow, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """rQPS of ``columns`` against ``base``. Columns are (build, config) pairs; ``base`` and
-    ``columns`` are their labels: the build name when every column has the same config, else
-    ``<build>.<config>`` (the posts' legend). ``cells`` is keyed by (workload, dop, label)."""
-
-    host: str
-    base: str
-    columns: tuple[str, ...]
-    config: str | None
-    dops: tuple[int | None, ...]
-    rqps: tuple[RqpsRow, ...]
-    groups: tuple[GroupStat, ...]
-    hw: tuple[HwBlock, ...]
-    cells: dict[tuple[str, int | None, str], Cell] = field(repr=False)
-    base_column: Column = field(default_factory=lambda: Column(""))
-    column_specs: tuple[Column, ...] = ()
-    """The resolved (build, config) of each of ``columns`` (config never None)."""
-    counters: tuple[CounterRow, ...] = ()
-    """perf stat counters per operation and their ratios (store/counters_per_op.py); empty when
-    no compared run has counter windows."""
-
-    @property
-    def configs_differ(self) -> bool:
-        return len({c.config for c in (self.base_column, *self.column_specs)}) > 1
-
-    def spec(self, label: str) -> Column:
-        """The (build, config) of the base or a column, by label."""
-        if label == self.base:
-            return self.base_column
-        return self.column_specs[self.columns.index(label)]
-
+__all__ = [
+    "HW_KEYS",
+    "Cell",
+    "CompareError",
+    "Comparison",
+    "GroupStat",
+    "HwBlock",
+    "HwRow",
+    "RqpsRow",
+    "UnknownName",
+    "compare",
+]
 
 _AGG_SQL = """
 SELECT w.name, r.threads, b.name, r.config,
@@ -210,7 +123,7 @@ def compare(
             n=int(n),
             qps_min=float(qmin),
             qps_max=float(qmax),
-            hw=dict(zip(_HW_COLS, hw, strict=True)),
+            hw=dict(zip(HW_COLS, hw, strict=True)),
             run_ids=tuple(int(r) for r, _ in runs),
             run_qps=tuple(float(q) for _, q in runs),
         )
@@ -234,7 +147,7 @@ def compare(
         key=lambda k: (sort_key(k[0]), k[1] if k[1] is not None else -1),
     )
     cis = _intervals(cur, cells, keys, base_label, col_labels) if intervals else {}
-    rqps = tuple(_rqps_row(cells, wl, d, base_label, col_labels, group_of, cis) for wl, d in keys)
+    rqps = tuple(rqps_row(cells, wl, d, base_label, col_labels, group_of, cis) for wl, d in keys)
     return Comparison(
         host=host,
         base=base_label,
@@ -242,8 +155,8 @@ def compare(
         config=config,
         dops=tuple(sorted({d for _, d in keys}, key=lambda d: d if d is not None else -1)),
         rqps=rqps,
-        groups=tuple(_group_stats(rqps, col_labels)),
-        hw=tuple(_hw_blocks(cells, keys, specs, labels)),
+        groups=tuple(group_stats(rqps, col_labels)),
+        hw=tuple(hw_blocks(cells, keys, specs, labels)),
         cells=cells,
         base_column=specs[0],
         column_specs=tuple(specs[1:]),
@@ -407,98 +320,3 @@ def _intervals(
         cis = ratio_cis_samples([(by_run.get(c, empty), by_run.get(b, empty), r) for _, c, b, r in single])
         out.update(zip((k for k, *_ in single), cis, strict=True))
     return out
-
-
-def _rqps_row(
-    cells: dict[tuple[str, int | None, str], Cell],
-    wl: str,
-    dop: int | None,
-    base: str,
-    with_builds: Sequence[str],
-    group_of: Callable[[str], str],
-    intervals: dict[tuple[str, int | None, str], RatioCI | None],
-) -> RqpsRow:
-    b = cells[(wl, dop, base)]
-    values: list[float | None] = []
-    noise: list[bool | None] = []
-    repeats: list[int] = []
-    cis: list[RatioCI | None] = []
-    for name in with_builds:
-        c = cells.get((wl, dop, name))
-        ci = intervals.get((wl, dop, name))
-        values.append(relative(c.qps, b.qps) if c is not None else None)
-        repeats.append(c.n if c is not None else 0)
-        cis.append(ci)
-        noise.append(None if ci is None else ci.contains(1.0))
-    return RqpsRow(wl, group_of(wl), dop, tuple(values), tuple(noise), tuple(repeats), tuple(cis))
-
-
-def _group_stats(rqps: Sequence[RqpsRow], with_builds: Sequence[str]) -> list[GroupStat]:
-    out: list[GroupStat] = []
-    order: list[tuple[int | None, str]] = []
-    for row in rqps:
-        if (row.dop, row.group) not in order:
-            order.append((row.dop, row.group))
-    for i, col in enumerate(with_builds):
-        for d, grp in order:
-            vals = [
-                v
-                for r in rqps
-                if r.group == grp and r.dop == d and (v := r.values[i]) is not None and math.isfinite(v)
-            ]
-            if not vals:
-                continue
-            out.append(
-                GroupStat(
-                    group=grp,
-                    column=col,
-                    dop=d,
-                    n=len(vals),
-                    min=min(vals),
-                    max=max(vals),
-                    avg=statistics.fmean(vals),
-                    median=statistics.median(vals),
-                    gmean=statistics.geometric_mean(vals) if all(v > 0 for v in vals) else math.nan,
-                )
-            )
-    return out
-
-
-def _hw_blocks(
-    cells: dict[tuple[str, int | None, str], Cell],
-    keys: Sequence[tuple[str, int | None]],
-    specs: Sequence[Column],
-    labels: Sequence[str],
-) -> list[HwBlock]:
-    blocks: list[HwBlock] = []
-    for wl, d in keys:
-        present = [
-            (spec, label, cells[(wl, d, label)])
-            for spec, label in zip(specs, labels, strict=True)
-            if (wl, d, label) in cells
-        ]
-        if not any(_has_hw(c) for _, _, c in present):
-            continue
-        base_vals = _hw_values(present[0][2])
-        rows = []
-        for spec, label, c in present:
-            vals = _hw_values(c)
-            rel = {k: relative(vals[k], base_vals[k]) for k in HW_KEYS}
-            rows.append(HwRow(build=spec.build, values=vals, rel=rel, config=spec.config or "", label=label))
-        blocks.append(HwBlock(workload=wl, dop=d, rows=tuple(rows)))
-    return blocks
-
-
-def _has_hw(c: Cell) -> bool:
-    return any(v is not None for v in c.hw.values())
-
-
-def _hw_values(c: Cell) -> dict[str, float | None]:
-    vals: dict[str, float | None] = {
-        key: (float(v) if (v := c.hw[col]) is not None else None)
-        for key, col in zip(HW_KEYS, _HW_COLS, strict=False)
-    }
-    # imported per-op metrics are per the o/s their source printed (mytools: rows/ms for scans)
-    ops = c.hw.get("per_op_ops")
-    vals["o/s"] = float(ops) if ops is not None else c.qps
-    return vals

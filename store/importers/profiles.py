@@ -30,7 +30,7 @@ from benchdeck.engine.profiling.folded import (
 )
 from benchdeck.engine.profiling.records import ProfileWindow
 from benchdeck.store.db import Store
-from benchdeck.store.importers.mytools import split_run_dir
+from benchdeck.store.importers.mytools_tree import split_run_dir
 from benchdeck.store.profiles import save_profile_windows
 
 _SB_PERF = re.compile(r"^sb\.perf\.g\.(?P<event>[\w-]+)\.(?P<suffix>.+)\.all\.(?P<ext>svg|folded|perf\.txt)$")
