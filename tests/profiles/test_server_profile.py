@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import bd, inventory_env, local_host
+from tests.cli_helpers import bd, inventory_env, local_host, postgres_build
 from tests.servers.postgres import PostgresServer
 
 pytestmark = pytest.mark.integration
@@ -54,19 +54,8 @@ def test_postgres_function_the_variant_burns_tops_the_difference(
     _psql(pg, pg.database, f"CREATE DATABASE {db} OWNER {pg.bench_user}")
     host = local_host("here", tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 10000")
     role = db  # roles are the cluster's: one of this test's own
-    builds = "".join(
-        f"""
-[[hosts.here.builds]]
-name = "{name}"
-dbms = "postgres"
-version = "15"
-host = "{pg.host}"
-port = {pg.port}
-user = "{user}"
-database = "{db}"
-"""
-        for name, user in ((BUILD, pg.bench_user), (VARIANT, role))
-    )
+    builds = postgres_build("here", BUILD, pg, database=db)
+    builds += postgres_build("here", VARIANT, pg, user=role, database=db)
     env = inventory_env(tmp_path, host + builds)
     plain = _run(env, BUILD)  # prepares the tables
     grants = f"GRANT ALL ON ALL TABLES IN SCHEMA public TO {role}; "
