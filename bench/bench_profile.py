@@ -68,8 +68,8 @@ async def first_frame_ms(
 ) -> tuple[list[float], list[float], list[float]]:
     """Milliseconds from ``show`` to the screen's update that drew it (the compositor's update
     turned into the terminal's bytes, as the app writes them), ``reps`` times; beside it, the
-    same up to Textual's ``pilot.pause()`` (the old measure) and the widget's render alone (the
-    icicle's layout and text, on a tree whose visible frames are already made).
+    same up to Textual's ``pilot.pause()`` (the old measure) and the widget's strips alone (the
+    icicle's layout and segments, on a tree whose visible frames are already made).
 
     What the old measure waited for: ``pilot.pause()`` is Textual's test helper, not a frame:
     it sleeps in 20 ms steps until a step passes with < 1 ms of the process's CPU, so on the
@@ -87,12 +87,12 @@ async def first_frame_ms(
             await pilot.pause()
             rendered = asyncio.Event()
             shown = asyncio.Event()
-            original = flame.render
+            original = flame._make_strips
 
             def render(original=original, rendered=rendered):  # type: ignore[no-untyped-def]
-                text = original()
+                strips = original()
                 rendered.set()
-                return text
+                return strips
 
             def displayed(screen, update, rendered=rendered, shown=shown):  # type: ignore[no-untyped-def]
                 display(screen, update)
@@ -100,7 +100,7 @@ async def first_frame_ms(
                     update.render_segments(app.console)  # headless skips the bytes: made here
                     shown.set()
 
-            flame.render = render  # type: ignore[method-assign]
+            flame._make_strips = render  # type: ignore[method-assign]
             app._display = displayed  # type: ignore[method-assign]
             t0 = time.perf_counter()
             flame.show(tree, scale, colours)
@@ -108,10 +108,10 @@ async def first_frame_ms(
             out.append((time.perf_counter() - t0) * 1000)
             await pilot.pause()
             idle.append((time.perf_counter() - t0) * 1000)
-            flame.render = original  # type: ignore[method-assign]
+            flame._make_strips = original  # type: ignore[method-assign]
             app._display = display  # type: ignore[method-assign]
             t0 = time.perf_counter()
-            flame.render()
+            flame._make_strips()
             alone.append((time.perf_counter() - t0) * 1000)
     return out, idle, alone
 
@@ -151,7 +151,7 @@ def main() -> None:
             f"{n:>7,} stacks: worker: tree {statistics.median(build):7.1f} ms, differential "
             f"{statistics.median(diff):7.1f} ms | UI thread, first frame: plain "
             f"{statistics.median(plain):5.1f} ms (max {max(plain):5.1f}), differential "
-            f"{statistics.median(coloured):5.1f} ms (max {max(coloured):5.1f}); render alone "
+            f"{statistics.median(coloured):5.1f} ms (max {max(coloured):5.1f}); strips alone "
             f"{statistics.median(plain_render):5.1f} ms; to pilot.pause() "
             f"{statistics.median(plain_idle):5.1f} ms"
         )
