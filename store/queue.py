@@ -6,12 +6,13 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from benchdeck.store.dialect import insert_returning, lake_of, next_ids
 from benchdeck.store.following import local_base
+
+if TYPE_CHECKING:  # (types only: Launch's ETA reads the queue's records before DuckDB loads)
+    import duckdb
 
 ITEM_STATUSES = ("pending", "running", "finished", "failed", "cancelled")
 

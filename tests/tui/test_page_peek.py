@@ -34,7 +34,7 @@ forked = opening._peek is not None
 {before_settle}
 {wait}
 opening.settle()
-before_open = {{"peeked": opening.peeked, "started": opening.started,
+before_open = {{"peeked": opening.peeked, "started": opening.started, "empty": opening.empty,
                "duckdb": "duckdb" in sys.modules, "forked": forked}}
 kept = opening.kept
 if not opening.started:
@@ -136,12 +136,17 @@ def test_a_store_held_by_a_writer_opens_as_a_snapshot_as_before(store: Path) -> 
     assert pick(r, "runs", "first") == (168, True)
 
 
-def test_a_store_without_runs_opens_at_once(tmp_path: Path) -> None:
+def test_a_store_without_runs_opens_after_the_first_frame(tmp_path: Path) -> None:
+    """The child finds no runs: the app starts on Launch, which needs no DuckDB, and the store
+    opens after that frame, read-write; the next start knows it from the cache, no child."""
     path = tmp_path / "empty.duckdb"
     Store.open(path).close()
     r = start(path)
-    # no page: the store opens (the app starts on Launch)
-    assert pick(r, "forked", "peeked", "started", "runs", "read_only") == (True, False, True, 0, False)
+    assert pick(r, "forked", "peeked", "empty", "started", "duckdb") == (True, True, True, False, False)
+    assert pick(r, "runs", "read_only", "first", "cached") == (0, False, False, True)
+    again = start(path)
+    assert pick(again, "forked", "empty", "started", "duckdb") == (False, True, False, False)
+    assert pick(again, "runs", "read_only") == (0, False)
 
 
 def test_a_child_too_slow_is_stopped_before_the_store_opens(store: Path) -> None:

@@ -213,3 +213,73 @@ async def test_runs_table_sizes_itself_as_textuals_table_does(fixed: bool) -> No
         assert fast.columns[ColumnKey("run")].get_render_width(fast) == (
             textual.columns[ColumnKey("run")].get_render_width(textual)
         )
+
+
+# `benchdeck`'s start on a store without runs, headless, up to Launch's first frame shown: the
+# screens made by then, the modules loaded; then the store opened after it.
+EMPTY_PROBE = """
+import asyncio, json, sys
+from pathlib import Path
+from benchdeck.tui.startup.store_handle import Opening
+opening = Opening(Path(sys.argv[1]), peek=True)
+from benchdeck.tui.app.app import BenchdeckApp
+app = BenchdeckApp(Path(sys.argv[1]), opening)
+seen = None
+display = app._display
+
+def shown(screen, renderable):
+    global seen
+    display(screen, renderable)
+    if seen is None and renderable is not None and not app._batch_count:
+        seen = dict(screen=type(screen).__name__, modes=sorted(app._screen_stacks),
+                    loaded=sorted(m for m in {mods!r} if m in sys.modules))
+
+app._display = shown
+
+async def main():
+    async with app.run_test() as pilot:
+        while seen is None or not app._opened.done():
+            await pilot.pause()
+        seen["runs"] = app._opened.result()
+        seen["mode"] = app.current_mode
+
+asyncio.run(main())
+print("SEEN", json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("made", [True, False], ids=["no runs", "no store file"])
+def test_a_store_without_runs_starts_on_launch_before_duckdb(tmp_path: Path, made: bool) -> None:
+    """A newcomer's first start: Launch is the first screen made and shown (not Runs, left at
+    once), its first frame loads neither DuckDB nor the run side; the store opens after it."""
+    import json
+
+    from benchdeck.store.db import Store
+
+    path = tmp_path / "s.duckdb"
+    if made:
+        Store.open(path).close()
+    mods = ("duckdb", "benchdeck.store.db", *NOT_FOR_THE_FIRST_FRAME)
+    r = subprocess.run(
+        [sys.executable, "-c", EMPTY_PROBE.format(mods=mods), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout.rsplit("SEEN", 1)[1])
+    assert (seen["screen"], seen["modes"]) == ("LaunchScreen", ["launch"]), "Runs was never made"
+    assert seen["loaded"] == ["benchdeck.tui.app.screens.launch"], "only Launch itself"
+    assert (seen["runs"], seen["mode"]) == (0, "launch")
+    assert path.is_file(), "the store is made once Launch is shown"
+
+
+def test_a_base_remembered_for_another_store_is_dropped_without_duckdb(long_store: tuple[Path, int]) -> None:
+    """Runs drops a remembered base this store does not have before its first frame: what it
+    saves then is the settings' (it loaded DuckDB with the choices before: ~35 ms)."""
+    from benchdeck.tui.services.settings import SavedComparison, UiSettings, save_ui_settings
+
+    save_ui_settings(UiSettings(comparisons=(SavedComparison("elsewhere", None, "gone_rel", (), None),)))
+    loaded = loaded_by_the_first_frame(long_store[0], ("duckdb", "benchdeck.tui.services.choices"))
+    assert loaded == [], f"the app's start imported {loaded}"

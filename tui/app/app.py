@@ -34,6 +34,7 @@ from benchdeck.tui.services.settings import (
     SettingsError,
     UiSettings,
     load_ui_settings,
+    remembered,
     save_ui_settings,
     user_themes_dir,
 )
@@ -139,10 +140,6 @@ class BenchdeckApp(App[None]):
 
     @selection.setter
     def selection(self, sel: Selection) -> None:
-        from benchdeck.tui.services.choices import (
-            remembered,  # (with store.columns: not needed for the first frame)
-        )
-
         self._selection = sel
         saved = remembered(sel)
         if saved is not None and self.saved.comparisons[:1] != (saved,):
@@ -180,6 +177,13 @@ class BenchdeckApp(App[None]):
             self._opening.settle()
         if self._opening.started:  # (else a first page kept or read by the child is shown)
             await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=OPEN_WAIT_S)
+        elif self._opening.empty and self.current_mode == NAV[0].mode:
+            # No runs: the first screen composed is Launch, not Runs left at once. Textual
+            # (8.2) composes the current mode's screen after Load and has no public way to
+            # choose it; switch_mode needs a screen on the stack (tests/tui/test_startup.py)
+            stacks = self._screen_stacks
+            stacks["launch"] = stacks.pop(self._current_mode)
+            self._current_mode = "launch"
 
     def on_mount(self) -> None:
         self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)

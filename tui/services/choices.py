@@ -138,13 +138,6 @@ def _busiest(dops: tuple[int | None, ...]) -> int | None:
     return dops[0] if dops else None
 
 
-def remembered(sel: Selection) -> SavedComparison | None:
-    """What to remember of ``sel`` (nothing until it has a host and a base)."""
-    if sel.host is None or sel.base is None:
-        return None
-    return SavedComparison(sel.host, sel.config, sel.base, sel.with_builds, sel.dop)
-
-
 def is_warmup(workload: str, group: str) -> bool:
     """A warm-up step (``point-query.warm_range=100``, run before the measured ones, often at
     another dop): not a row. ``scan.warm`` is a measured step of the modern suite (it has a group)."""

@@ -14,8 +14,7 @@ import contextlib
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from benchdeck.engine.catalogue import family_of
 from benchdeck.engine.events import Phase
@@ -24,6 +23,9 @@ from benchdeck.engine.families.sysbench.command import WorkloadError, default_du
 from benchdeck.engine.families.tpcc.names import DEFAULT_SECONDS as TPCC_SECONDS
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store import queue as q
+
+if TYPE_CHECKING:  # (Launch imports this: its first frame is drawn before DuckDB loads)
+    import duckdb
 
 SETUP_GUESS_S = 15.0
 """Set-up of a run on a DBMS host with no stored run to learn from (preflight, prepare check)."""

@@ -13,9 +13,12 @@ import os
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
+
+if TYPE_CHECKING:
+    from benchdeck.tui.services.selection import Selection
 
 UI_DIR_ENV = "BENCHDECK_UI_DIR"
 LEGACY_UI_DIR_ENV = "BENCHDECK_CONFIG_DIR"
@@ -38,6 +41,14 @@ class SavedComparison:
     base: str | None = None
     columns: tuple[str, ...] = ()
     dop: int | None = None
+
+
+def remembered(sel: Selection) -> SavedComparison | None:
+    """What to remember of ``sel`` (nothing until it has a host and a base). Here, not with
+    the choices (DuckDB): Runs may set the selection before its first frame."""
+    if sel.host is None or sel.base is None:
+        return None
+    return SavedComparison(sel.host, sel.config, sel.base, sel.with_builds, sel.dop)
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,9 +79,10 @@ def _cache_file(path: Path) -> Path:
     return cache_dir() / f"runs-{key}.json"
 
 
-def save(path: Path, before: Identity | None, runs: int, page: RunsPage) -> bool:
-    """Keep ``page`` (read from ``path`` holding ``runs`` runs) if the store was quiet and did
-    not change while it was read (``before``: its identity before it was opened)."""
+def save(path: Path, before: Identity | None, runs: int, page: RunsPage | None) -> bool:
+    """Keep ``page`` (read from ``path`` holding ``runs`` runs; None when it holds none) if the
+    store was quiet and did not change while it was read (``before``: its identity before it
+    was opened)."""
     if before is None or identity(path) != before or not _quiet(before):
         return False
     doc = {"format": FORMAT, "store": str(path.resolve()), "identity": before, **page_doc(runs, page)}
@@ -135,8 +136,9 @@ def _json(value: Any) -> Any:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
-def load(path: Path) -> tuple[int, RunsPage] | None:
-    """The number of runs and the first page kept for ``path``, if the store is as it was."""
+def load(path: Path) -> tuple[int, RunsPage | None] | None:
+    """The number of runs and the first page kept for ``path``, if the store is as it was
+    (``(0, None)``: it held no runs, and the app opens on Launch without DuckDB)."""
     now = identity(path)
     if now is None:
         return None
@@ -148,6 +150,6 @@ def load(path: Path) -> tuple[int, RunsPage] | None:
         if [list(s) if s is not None else None for s in now] != kept:
             return None
         runs, page = page_from_doc(doc)
-        return (runs, page) if page is not None else None
+        return (runs, page) if page is not None or runs == 0 else None
     except (OSError, ValueError, KeyError, TypeError, IndexError):  # none, or not ours: read the store
         return None

@@ -8,6 +8,7 @@ group=...)``) that end in ``post_message``; a failed worker becomes one error no
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.dom import DOMNode
 from textual.message import Message
@@ -100,13 +101,21 @@ class BenchdeckScreen(Screen[None]):
         report_worker_error(self, event)
 
     def _compositor_refresh(self) -> None:
-        # Textual 8.x renders the first screen while the app still batches its start, drops
-        # that frame, and then draws only what changed since. Not rendering while it batches
-        # saves a frame's work, and the first frame that reaches the terminal is whole.
-        # (Only before that frame: later batches are Textual's business, as they were.)
-        app = self.bd
-        if self.app._batch_count and not app.first_frame_out:
-            return
-        super()._compositor_refresh()
-        if not self.app._batch_count:
-            app.first_frame_out = True
+        if whole_first_frame(self):
+            super()._compositor_refresh()
+
+
+def whole_first_frame(screen: Screen[Any]) -> bool:
+    """Whether ``screen`` may render now (call from its ``_compositor_refresh``).
+
+    Textual 8.x renders the first screen while the app still batches its start, drops that
+    frame, and then draws only what changed since. Not rendering while it batches saves a
+    frame's work, and the first frame that reaches the terminal is whole. (Only before that
+    frame: later batches are Textual's business, as they were.) Once it may, the frame it
+    renders outside a batch marks the app's first frame out (``first_frame_out``).
+    """
+    app = services(screen)
+    if screen.app._batch_count:
+        return app.first_frame_out
+    app.first_frame_out = True  # (set as it renders: its caller draws it next)
+    return True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
@@ -14,20 +16,19 @@ from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
 from textual.worker import Worker
 
-from benchdeck.engine.catalogue import SUITES
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
-from benchdeck.engine.hosts.inventory import ConfigError, Inventory
-from benchdeck.engine.planning.plan import RunOptions
-from benchdeck.engine.profiling.capture import CaptureOptions, parse_kinds
-from benchdeck.store.db import Store
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import report_worker_error, tcss
+from benchdeck.tui.app.screens.base import report_worker_error, tcss, whole_first_frame
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.services.eta import format_s, learned_setup_s, matrix_s, measured_s, or_guess
 from benchdeck.tui.services.selection import Selection
 
+# Launch is the first screen on a store with no runs: what its first frame does not use (the
+# inventory, plans, ETAs, DuckDB: ~35 ms of imports) loads after it (load_choices)
 if TYPE_CHECKING:
     from benchdeck.engine.hosts.facts import HostFacts
+    from benchdeck.engine.hosts.inventory import Inventory
+    from benchdeck.engine.planning.plan import RunOptions
+    from benchdeck.store.db import Store
     from benchdeck.tui.services.live_hub import LiveHub
 
 BUILTIN_SUITE = "builtin"
@@ -46,6 +47,8 @@ CAPTURE_CHOICES = [
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
     """Every suite a user can pick: the built-in SQLite one, the posts' suites, the inventory's."""
+    from benchdeck.engine.catalogue import SUITES
+
     suites = {BUILTIN_SUITE: BUILTIN_WORKLOADS}
     suites |= {name: tuple(n for n, _ in steps) for name, steps in SUITES.items()}
     suites |= dict(inv.suites)
@@ -83,6 +86,8 @@ def impossible(builds: list[str], workloads: list[str]) -> str | None:
 def _setups(store: Store, hosts: Iterable[str]) -> dict[str, float | None]:
     """Each host's learned set-up time, the store held for these reads only (a cursor of
     ``store.cursor()`` would keep the app's shared store from others until the app ends)."""
+    from benchdeck.tui.services.eta import learned_setup_s
+
     with store.reading() as cur:
         return {h: learned_setup_s(cur, h) for h in hosts}
 
@@ -105,6 +110,7 @@ class LaunchScreen(Screen[None]):
         self.inv: Inventory | None = None
         self.setups: dict[str, float | None] = {}
         """Each host's set-up per run, learned from its stored runs (None: none to learn from)."""
+        self._choices_asked = False
 
     @property
     def hub(self) -> LiveHub:
@@ -161,12 +167,35 @@ class LaunchScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.load_choices()
+        """The store's place in the header (Runs puts it there too; on a store with no runs
+        Launch is the first screen): known before it opens, said again once it has (a
+        read-only snapshot says so)."""
+        app = services(self)
+        self.app.sub_title = app.store.label
+        app.store_opened_signal.subscribe(self, self._store_opened)
+
+    def _store_opened(self, _: None) -> None:
+        self.app.sub_title = services(self).store.label
+
+    def _compositor_refresh(self) -> None:
+        """Launch is the first screen on a store with no runs: its first frame is whole (as
+        the app's screens draw theirs, screens/base.py), and out before the choices load
+        (the hub brings the engine's run side and DuckDB)."""
+        if not whole_first_frame(self):
+            return
+        super()._compositor_refresh()
+        if not self._choices_asked:
+            self._choices_asked = True
+            self.call_later(self.load_choices)
 
     @work(exclusive=True, group="launch.inventory", exit_on_error=False)
     async def load_choices(self) -> None:
         """Hosts, builds and suites from the inventory (read on a thread), and each host's
         set-up time learned from the store (for the matrix's ETA)."""
+        # the hub's module (the engine's run side, DuckDB: ~0.1 s) is imported off the UI thread
+        await asyncio.to_thread(importlib.import_module, "benchdeck.tui.services.live_hub")
+        from benchdeck.engine.hosts.inventory import ConfigError
+
         try:
             inv = await self.hub.inventory()  # with the builds benchdeck compiled
         except ConfigError as exc:
@@ -278,6 +307,9 @@ class LaunchScreen(Screen[None]):
         hosts, builds = self._selected("#launch-hosts"), self._selected("#launch-builds")
         workloads = self._selected("#launch-workloads")
         h, b, w = len(hosts), len(builds), len(workloads)
+        from benchdeck.engine.planning.plan import RunOptions
+        from benchdeck.tui.services.eta import format_s, matrix_s, measured_s, or_guess
+
         configs = self.chosen_configs()
         cells = self.inv.config_matrix(hosts, builds, configs) if self.inv is not None else {}
         options = RunOptions(
@@ -349,6 +381,9 @@ class LaunchScreen(Screen[None]):
         if why_not:
             self.notify(f"cannot run: {why_not}", severity="error")
             return
+        from benchdeck.engine.planning.plan import RunOptions
+        from benchdeck.engine.profiling.capture import CaptureOptions, parse_kinds
+
         dops = self._dops()
         profile = self.query_one("#launch-profile", Select).value
         opts = RunOptions(
