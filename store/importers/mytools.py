@@ -9,11 +9,10 @@ A tree holds ``x.<build>.<config>.pk<N>/`` folders; each has ``sb.o.<test>.range
 from __future__ import annotations
 
 import tarfile
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
@@ -29,13 +28,13 @@ from benchdeck.store.importers.mytools_tree import (
     find_run_dirs,
     folder_table_size,
     folder_vacuum,
-    head,
     profile_only,
     read_folder,
+    read_packed,
     split_run_dir,
 )
 from benchdeck.store.importers.perf_files import attach_mytools_perf
-from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run
+from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run, run_bytes
 from benchdeck.store.importers.writer import RunWriter
 from benchdeck.store.limits import path_problem
 
@@ -81,7 +80,7 @@ def import_mytools_tree(
     table_size: int | None = None,
 ) -> MytoolsImport:
     """Import every run of every ``x.*`` folder under ``root`` (packed ``x.*.tar.gz`` ones too:
-    each is unpacked to a temporary folder while its runs are read), a few runs per transaction.
+    each one's files are read into memory while its runs are stored), a few runs per transaction.
 
     A run whose sysbench output is already stored (from any path, or earlier in this tree) is
     counted in ``already``, not stored again. ``table_size`` is used for scan steps when neither
@@ -120,10 +119,11 @@ def import_mytools_tree(
     pipe = _Pipeline(result, writer, known, progress, total)
     try:
         pipe.run(_jobs(folders, host, device, table_size))
-        for tarball in packed:  # one at a time: the disk holds one unpacked folder
-            with _unpacked(tarball, result) as inner:
-                folders += inner
-                pipe.run(_jobs(inner, host, device, table_size))
+        for tarball in packed:  # one at a time: memory holds one packed folder's files
+            inner = _packed(tarball, device is not None)
+            pipe.run(_jobs(inner, host, device, table_size))
+            folders += [replace(f, members=None) for f in inner]  # the warnings' facts, not the bytes
+            del inner  # before the next one is read: one packed folder's bytes in memory
     finally:
         if file:
             store.cursor().execute("RESET checkpoint_threshold")
@@ -155,25 +155,11 @@ def _is_run_output(name: str) -> bool:
     return s is not None and s.dop is not None
 
 
-class _unpacked:
-    """A packed folder unpacked to a temporary folder (tarfile's ``data`` filter: no links out
-    of it, no devices), its ``x.*`` folders; removed on exit."""
-
-    def __init__(self, tarball: Path, result: MytoolsImport):
-        self.tarball, self.result = tarball, result
-        self.tmp = tempfile.TemporaryDirectory(prefix="benchdeck-import-")
-
-    def __enter__(self) -> list[Folder]:
-        out = Path(self.tmp.name)
-        try:
-            with tarfile.open(self.tarball) as tar:
-                tar.extractall(out, filter="data")
-        except (OSError, tarfile.TarError):
-            return []  # said by _packed_runs
-        return [read_folder(d, f"{self.tarball}/{d.relative_to(out)}") for d in find_run_dirs(out)]
-
-    def __exit__(self, *exc: object) -> None:
-        self.tmp.cleanup()
+def _packed(tarball: Path, iostat: bool) -> list[Folder]:
+    try:
+        return read_packed(tarball, iostat)
+    except (OSError, tarfile.TarError, EOFError):
+        return []  # said by _packed_runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,11 +174,11 @@ class _Job:
 
 def _starts(f: Folder) -> list[datetime | None]:
     """Each run's start by the suite's order around the folder's vacuum; None without one."""
-    vacuum = folder_vacuum(f.path)
+    vacuum = folder_vacuum(f)
     if vacuum is None:
         return [None] * len(f.runs)
     names = [out.name for out, _ in f.runs]
-    secs = [suite_order.run_seconds(head(out).split("\n", 1)[0]) for out, _ in f.runs]
+    secs = [suite_order.run_seconds(f.head(name).split("\n", 1)[0]) for name in names]
     return list(suite_order.schedule(names, secs, vacuum))
 
 
@@ -218,13 +204,13 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                 why = f"{f.label}: {exc}" if i == 0 else ""
                 yield _Job(f"{f.build_name} {suffix.workload}", f.label, failed=why)
             continue
-        size = folder_table_size(f.path) or table_size
+        size = folder_table_size(f) or table_size
         starts = _starts(f)
         for (out, suffix), start in zip(f.runs, starts, strict=True):
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
             rest = out.name.removeprefix("sb.o.")
             vm, io, met = (f.path / f"sb.{k}.{rest}" for k in ("vm", "io", "met"))
-            has = {p: p.name in f.names and p.is_file() for p in (vm, io, met)}
+            has = {p: f.has(p.name) for p in (vm, io, met)}
             use_io = has[io] and device is not None
             yield _Job(
                 label,
@@ -245,6 +231,7 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                     dated=start,
                     dated_source=suite_order.SOURCE if start else "",
                     source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
+                    members=f.members,
                 ),
             )
 
@@ -256,9 +243,9 @@ def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
     """The run parsed, or why not; :data:`_ALREADY` when its output is stored already (only
     its sysbench file read: a stored run costs a hash, not a parse)."""
     try:
-        if content_key(files.sysbench.read_bytes()) in known:
+        if content_key(run_bytes(files, files.sysbench)) in known:
             return _ALREADY
-    except OSError:
+    except ImportError_:
         pass  # read_run says why, in one line
     try:
         return read_run(files)

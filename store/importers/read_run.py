@@ -7,6 +7,7 @@ RunWriter`, many runs per transaction. The files themselves travel along zstd-co
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +31,20 @@ _IOSTAT_NCPU = re.compile(r"\((\d+) CPU\)")
 
 class ImportError_(StoreError):
     """A file that cannot be imported, with the reason; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Members:
+    """A packed folder's files read from its tarball into memory, by name (no temporary folder:
+    writing the files out cost more CPU than parsing them), and their mtimes."""
+
+    data: dict[str, bytes]
+    mtimes: Mapping[str, float]
+
+    def take(self, name: str) -> bytes | None:
+        """A member's bytes, given up once its run has them: a packed folder's iostat alone is
+        ~27 MB; kept whole until its last run, the mar25 import peaked at 311 MB RSS."""
+        return self.data.pop(name, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +73,8 @@ class RunFiles:
     dated_source: str = ""
     source_path: str | None = None
     """Where the output was read, when not ``sysbench`` itself (a packed folder's member)."""
+    members: Members | None = None
+    """The files' bytes when they are a packed folder's members (the paths name them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +125,15 @@ def read_bytes(path: Path) -> bytes:
         raise ImportError_(f"{path}: is a directory, not a file") from None
     except OSError as exc:
         raise ImportError_(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def run_bytes(f: RunFiles, path: Path) -> bytes:
+    """One of the run's files: a packed folder's member, else the file on disk."""
+    if f.members is None:
+        return read_bytes(path)
+    if (data := f.members.data.get(path.name)) is None:
+        raise ImportError_(f"{path}: no such member")
+    return data
 
 
 def _resolved(path: Path) -> str:
@@ -215,7 +241,8 @@ def _dated(
         return from_start(t, elapsed, "sysbench")
     if f.dated is not None:
         return from_start(f.dated, elapsed, f.dated_source or "folder")
-    return from_mtime(f.sysbench, elapsed)
+    mtime = f.members.mtimes.get(f.sysbench.name) if f.members else None
+    return from_mtime(f.sysbench, elapsed, mtime)
 
 
 def read_run(f: RunFiles) -> ParsedRun:
@@ -227,10 +254,14 @@ def read_run(f: RunFiles) -> ParsedRun:
         raise ImportError_(f"{f.iostat}: iostat needs --device (the benchmark's storage device)")
     if why := int_problem("threads", f.threads, INT32_MAX):
         raise ImportError_(f"{f.sysbench}: {why}")
-    sb_bytes = read_bytes(f.sysbench)
-    vm_bytes = read_bytes(f.vmstat) if f.vmstat else None
-    io_bytes = read_bytes(f.iostat) if f.iostat else None
-    met_bytes = read_bytes(f.met) if f.met else None
+    sb_bytes = run_bytes(f, f.sysbench)
+    vm_bytes = run_bytes(f, f.vmstat) if f.vmstat else None
+    io_bytes = run_bytes(f, f.iostat) if f.iostat else None
+    met_bytes = run_bytes(f, f.met) if f.met else None
+    if f.members is not None:  # read once: the packed folder's memory shrinks as its runs are read
+        for path in (f.sysbench, f.vmstat, f.iostat, f.met):
+            if path is not None:
+                f.members.take(path.name)
     sb_text = _text(sb_bytes)
     body, met_tail = split_met_tail(sb_text)
 
