@@ -231,3 +231,18 @@ def test_runs_are_stored_as_they_are_read(tmp_path: Path) -> None:
         res = import_mytools_tree(store, tree, HOST, progress=lambda p: seen.append((p.done, p.imported)))
     assert len(res.run_ids) == 40
     assert any(0 < imported < 40 for done, imported in seen if done < 40)
+
+
+def test_a_damaged_packed_folder_is_one_line_and_the_rest_imports(tmp_path: Path) -> None:
+    tree = t.write_tree(tmp_path / "tree")
+    c = t.folder(tree, t.C)
+    with tarfile.open(tarball := tree / f"{c.name}.tar.gz", "w:gz") as tar:
+        tar.add(c, arcname=c.name)
+    shutil.rmtree(c)
+    tarball.write_bytes(tarball.read_bytes()[:-300])  # cut short: a copy that did not finish
+    seen: list[int] = []
+    with Store.open(tmp_path / "s.duckdb") as store:
+        res = import_mytools_tree(store, tree, HOST, progress=lambda p: seen.append(p.total))
+    assert len(res.run_ids) == 6
+    assert res.failed == [f"{tarball}: cannot read the packed folder (unexpected end of data)"]
+    assert seen[-1] == 6
