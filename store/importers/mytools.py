@@ -70,6 +70,7 @@ class MytoolsImport:
     imported_per_op: int = 0
     perf_runs: int = 0
     perf_windows: int = 0
+    unordered_mtimes: list[str] = field(default_factory=list)  # folders whose mtimes say nothing
 
 
 def import_mytools_tree(
@@ -203,6 +204,7 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
             continue
         size = folder_table_size(f) or table_size
         starts = _starts(f)
+        evidence = f.mtimes_in_order()
         for (out, suffix), start in zip(f.runs, starts, strict=True):
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
             rest = out.name.removeprefix("sb.o.")
@@ -229,6 +231,7 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                     dated_source=suite_order.SOURCE if start else "",
                     source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
                     members=f.members,
+                    mtime_evidence=evidence,
                 ),
             )
 
@@ -292,6 +295,9 @@ class _Pipeline:
         elif isinstance(outcome, str):
             result.failed.append(outcome)
         elif outcome is not None:
+            undated = outcome.dated_from == "undated" and job.files and not job.files.mtime_evidence
+            if undated and job.folder not in result.unordered_mtimes:
+                result.unordered_mtimes.append(job.folder)  # said once, for the folders it cost a date
             result.lines += outcome.lines
             result.explain_lines += outcome.explain_lines
             if outcome.run.content_key:
@@ -325,3 +331,9 @@ def _warn(result: MytoolsImport, folders: list[Folder], device: str | None) -> N
             f"any path) in {len(result.already_in)} folder(s), e.g. {where[0]} ({where[1]})"
         )
     result.warnings += profile_only(folders)
+    if n := len(result.unordered_mtimes):
+        result.warnings.append(
+            f"{n} folder(s) whose run files' mtimes do not increase in the suite's order (a copy or "
+            f"checkout gives them one mtime), e.g. {result.unordered_mtimes[0]}: their runs with no "
+            "timestamp, date line or vacuum log are stored undated, not dated by mtime"
+        )

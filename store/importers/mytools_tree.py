@@ -10,6 +10,7 @@ import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 
 from benchdeck.engine.catalogue import ResultSuffix, parse_mytools_suffix
@@ -44,6 +45,19 @@ class Folder:
         if self.members is not None:
             return name in self.members.data
         return name in self.names and (self.path / name).is_file()
+
+    def mtimes_in_order(self) -> bool:
+        """Whether the run outputs' mtimes are evidence of when they ran: distinct and
+        increasing in suite order. A fresh copy or checkout gives a folder's files one mtime
+        (or the order they were copied in), which says nothing about the runs."""
+        if self.members is not None:
+            ts = [self.members.mtimes.get(out.name, 0.0) for out, _ in self.runs]
+        else:
+            try:
+                ts = [out.stat().st_mtime for out, _ in self.runs]
+            except OSError:
+                return False
+        return all(a < b for a, b in pairwise(ts))
 
     def head(self, name: str, tail: bool = False) -> str:
         """A helper file's first 4 KB (``tail``: and its last 4 KB), as text."""

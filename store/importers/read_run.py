@@ -75,6 +75,8 @@ class RunFiles:
     """Where the output was read, when not ``sysbench`` itself (a packed folder's member)."""
     members: Members | None = None
     """The files' bytes when they are a packed folder's members (the paths name them)."""
+    mtime_evidence: bool = True
+    """False: the output's mtime says nothing of when it ran (its folder's files share one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +243,8 @@ def _dated(
         return from_start(t, elapsed, "sysbench")
     if f.dated is not None:
         return from_start(f.dated, elapsed, f.dated_source or "folder")
+    if not f.mtime_evidence:
+        return Dated(None, None, "undated")
     mtime = f.members.mtimes.get(f.sysbench.name) if f.members else None
     return from_mtime(f.sysbench, elapsed, mtime)
 

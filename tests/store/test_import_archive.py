@@ -72,6 +72,8 @@ def test_dates_follow_the_evidence_order(tmp_path: Path) -> None:
     (c / f"sb.vm.scan.{DOP}").write_text(stamped)
     upd = c / f"sb.o.update-index.{DOP}"
     upd.write_text(upd.read_text() + "\nDone at Sun Oct 12 09:30:00 UTC 2025\n")
+    for k, step in enumerate(t.SUITE):  # B dated by mtimes that increase in the suite's order
+        os.utime(t.folder(tree, t.B) / f"sb.o.{step}.{DOP}", (1.75e9 + k, 1.75e9 + k))
     with Store.open(tmp_path / "s.duckdb") as store:
         import_mytools_tree(store, tree, HOST)
         rows = dict(
@@ -107,7 +109,9 @@ def test_a_packed_folder_imports_as_it_is(tmp_path: Path, monkeypatch: pytest.Mo
     c = t.folder(tree, t.C)
     for p in c.glob("sb.o.myvac*"):
         p.unlink()  # dated by the members' mtimes, not the vacuum log
-    os.utime(out := c / f"sb.o.scan.{DOP}", (1.75e9, 1.75e9))
+    for k, step in enumerate(t.SUITE):  # in the suite's order: evidence (scan is second)
+        os.utime(c / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * (k - 1), 1.75e9 + 600 * (k - 1)))
+    out = c / f"sb.o.scan.{DOP}"
     with tarfile.open(packed / f"{c.name}.tar.gz", "w:gz") as tar:
         tar.add(c, arcname=c.name)
     with Store.open(tmp_path / "s.duckdb") as store:
@@ -246,3 +250,24 @@ def test_a_damaged_packed_folder_is_one_line_and_the_rest_imports(tmp_path: Path
     assert len(res.run_ids) == 6
     assert res.failed == [f"{tarball}: cannot read the packed folder (unexpected end of data)"]
     assert seen[-1] == 6
+
+
+def test_mtimes_against_the_suite_order_date_nothing(tmp_path: Path) -> None:
+    """Distinct mtimes, but the last step's file the oldest (copied in another order): not
+    evidence; the same folder with them in the suite's order is dated by them."""
+    tree = t.write_tree(tmp_path / "tree")
+    a = t.folder(tree, t.A)
+    for k, step in enumerate(reversed(t.SUITE)):
+        os.utime(a / f"sb.o.{step}.{DOP}", (1.75e9 + k, 1.75e9 + k))
+    with Store.open(tmp_path / "s.duckdb") as store:
+        res = import_mytools_tree(store, tree, HOST)
+        got = (
+            store.cursor()
+            .execute(
+                "SELECT DISTINCT r.dated_from FROM runs r JOIN builds b USING (build_id) WHERE b.name = ?",
+                [t.A],
+            )
+            .fetchall()
+        )
+    assert got == [("undated",)]
+    assert sorted(res.unordered_mtimes) == sorted(str(t.folder(tree, b)) for b in (t.A, t.B))
