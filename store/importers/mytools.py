@@ -176,8 +176,13 @@ def _starts(f: Folder) -> list[datetime | None]:
     if vacuum is None:
         return [None] * len(f.runs)
     names = [out.name for out, _ in f.runs]
-    secs = [suite_order.run_seconds(f.head(name).split("\n", 1)[0]) for name in names]
+    secs = _seconds(f)
     return list(suite_order.schedule(names, secs, vacuum))
+
+
+def _seconds(f: Folder) -> list[float]:
+    """Each run's length from its sysbench command line (warm-up and run time)."""
+    return [suite_order.run_seconds(f.head(out.name).split("\n", 1)[0]) for out, _ in f.runs]
 
 
 def suite_date(out: Path) -> datetime | None:
@@ -204,7 +209,7 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
             continue
         size = folder_table_size(f) or table_size
         starts = _starts(f)
-        evidence = f.mtimes_in_order()
+        evidence = f.mtimes_are_evidence(list(_seconds(f)))
         for (out, suffix), start in zip(f.runs, starts, strict=True):
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
             rest = out.name.removeprefix("sb.o.")
@@ -333,7 +338,8 @@ def _warn(result: MytoolsImport, folders: list[Folder], device: str | None) -> N
     result.warnings += profile_only(folders)
     if n := len(result.unordered_mtimes):
         result.warnings.append(
-            f"{n} folder(s) whose run files' mtimes do not increase in the suite's order (a copy or "
-            f"checkout gives them one mtime), e.g. {result.unordered_mtimes[0]}: their runs with no "
+            f"{n} folder(s) whose run files' mtimes are not when they ran (one mtime, or closer "
+            f"together than the runs last: a copy or checkout), e.g. {result.unordered_mtimes[0]}: "
+            "their runs with no "
             "timestamp, date line or vacuum log are stored undated, not dated by mtime"
         )

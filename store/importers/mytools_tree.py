@@ -46,10 +46,13 @@ class Folder:
             return name in self.members.data
         return name in self.names and (self.path / name).is_file()
 
-    def mtimes_in_order(self) -> bool:
-        """Whether the run outputs' mtimes are evidence of when they ran: distinct and
-        increasing in suite order. A fresh copy or checkout gives a folder's files one mtime
-        (or the order they were copied in), which says nothing about the runs."""
+    def mtimes_are_evidence(self, seconds: list[float | None]) -> bool:
+        """Whether the run outputs' mtimes can say when they ran: distinct, and no two closer
+        than half the later run's length (``seconds``, in ``runs`` order), as on a disk where
+        the runs were written one after the other. A copy or checkout gives them one mtime
+        (or a few: 39 runs on 2 mtimes in one folder of the packed mar25 tree, the other 17
+        folders 335 s or more apart). Not their order: that is what is in doubt (mar25 ran some
+        steps in another order than ``suite_order``)."""
         if self.members is not None:
             ts = [self.members.mtimes.get(out.name, 0.0) for out, _ in self.runs]
         else:
@@ -57,7 +60,8 @@ class Folder:
                 ts = [out.stat().st_mtime for out, _ in self.runs]
             except OSError:
                 return False
-        return all(a < b for a, b in pairwise(ts))
+        ends = sorted(zip(ts, seconds, strict=True), key=lambda r: r[0])
+        return all(b - a > 0.5 * (s or 0.0) and b > a for (a, _), (b, s) in pairwise(ends))
 
     def head(self, name: str, tail: bool = False) -> str:
         """A helper file's first 4 KB (``tail``: and its last 4 KB), as text."""

@@ -73,7 +73,7 @@ def test_dates_follow_the_evidence_order(tmp_path: Path) -> None:
     upd = c / f"sb.o.update-index.{DOP}"
     upd.write_text(upd.read_text() + "\nDone at Sun Oct 12 09:30:00 UTC 2025\n")
     for k, step in enumerate(t.SUITE):  # B dated by mtimes that increase in the suite's order
-        os.utime(t.folder(tree, t.B) / f"sb.o.{step}.{DOP}", (1.75e9 + k, 1.75e9 + k))
+        os.utime(t.folder(tree, t.B) / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * k, 1.75e9 + 600 * k))
     with Store.open(tmp_path / "s.duckdb") as store:
         import_mytools_tree(store, tree, HOST)
         rows = dict(
@@ -252,22 +252,24 @@ def test_a_damaged_packed_folder_is_one_line_and_the_rest_imports(tmp_path: Path
     assert seen[-1] == 6
 
 
-def test_mtimes_against_the_suite_order_date_nothing(tmp_path: Path) -> None:
-    """Distinct mtimes, but the last step's file the oldest (copied in another order): not
-    evidence; the same folder with them in the suite's order is dated by them."""
+def test_mtimes_closer_than_the_runs_date_nothing(tmp_path: Path) -> None:
+    """Distinct mtimes a second apart (copied one by one) are not evidence: the runs last 305 s;
+    600 s apart they are, in any order (the order the suite ran them is what is in doubt)."""
     tree = t.write_tree(tmp_path / "tree")
-    a = t.folder(tree, t.A)
+    a, b = t.folder(tree, t.A), t.folder(tree, t.B)
     for k, step in enumerate(reversed(t.SUITE)):
         os.utime(a / f"sb.o.{step}.{DOP}", (1.75e9 + k, 1.75e9 + k))
+        os.utime(b / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * k, 1.75e9 + 600 * k))
     with Store.open(tmp_path / "s.duckdb") as store:
         res = import_mytools_tree(store, tree, HOST)
-        got = (
+        got = dict(
             store.cursor()
             .execute(
-                "SELECT DISTINCT r.dated_from FROM runs r JOIN builds b USING (build_id) WHERE b.name = ?",
-                [t.A],
+                "SELECT b.name, list(DISTINCT r.dated_from) FROM runs r JOIN builds b USING (build_id) "
+                "WHERE b.name IN (?, ?) GROUP BY 1",
+                [t.A, t.B],
             )
             .fetchall()
         )
-    assert got == [("undated",)]
-    assert sorted(res.unordered_mtimes) == sorted(str(t.folder(tree, b)) for b in (t.A, t.B))
+    assert got == {t.A: ["undated"], t.B: ["mtime"]}
+    assert res.unordered_mtimes == [str(a)]
