@@ -12,7 +12,12 @@ series with one or two steps, the rest flat with 1-2% noise), then times
 
 Target: the 1,000 x 50 analysis under 1 s.
 
+With ``--store PATH`` (an archive store, e.g. the author's 1,975 runs) it instead times the whole
+command ``benchdeck changes --host H`` as a process beside ``python -c "import duckdb"``,
+interleaved (bench/archive_cli.py; issue 29's target: CPU <= 2x the baseline).
+
     python bench/bench_changes.py [--workloads 1000] [--versions 50] [--repeat 5]
+    python bench/bench_changes.py --store /tmp/p29/arc.duckdb [--host hetz] [--repeat 15] [--cached-bytecode]
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.archive_cli import bench_commands
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.changepoints import Options, detect
 from benchdeck.store.change_series import load_series
@@ -120,7 +126,16 @@ def main() -> None:
     ap.add_argument("--workloads", type=int, default=1000)
     ap.add_argument("--versions", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--store", type=Path, help="time the whole command on this archive store instead")
+    ap.add_argument("--host", default="hetz", help="with --store: the host (default: %(default)s)")
+    ap.add_argument(
+        "--cached-bytecode", action="store_true", help="with --store: keep bytecode between processes"
+    )
     args = ap.parse_args()
+    if args.store:
+        name = f"changes --host {args.host}"
+        bench_commands(args.store, {name: name.split()}, max(args.repeat, 15), 2.0, args.cached_bytecode)
+        return
     series = make_series(args.workloads, args.versions)
     size = f"{args.workloads:,} workloads x {args.versions} versions"
 

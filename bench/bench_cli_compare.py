@@ -13,18 +13,23 @@ a temporary ``$PYTHONPYCACHEPREFIX``, as an installed benchdeck does. ``__pycach
 the tree (written by a process without that variable) are read even so: the header says so.
 
     python bench/bench_cli_compare.py [--repeat 15] [--tree PATH] [--format text] [--cached-bytecode]
+
+With ``--store PATH`` (the author's 1,975-run archive store, hosts hetz and pn53) it instead times
+two compares on that store beside ``import duckdb``, interleaved (bench/archive_cli.py; issue 29's
+target: CPU <= 1.5x the baseline): 2 columns (MySQL 5.6.51 vs 9.4.0, dop 40) and 16 columns
+(MariaDB 10.2.44 vs 15 later versions, config z12b_c32r128, dop 40).
+
+    python bench/bench_cli_compare.py --store /tmp/p29/arc.duckdb [--repeat 15] [--cached-bytecode]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,20 +38,24 @@ HOST = "h1"
 BASE = "my5651_rel_o2nofp"
 WITH = ("my8044_rel_o2nofp", "my9500_rel_o2nofp")
 TARGET = 2.0
-CLI = "from benchdeck.tui.cli.main import main; main()"
+sys.path.insert(0, str(ROOT))
 
+from bench.archive_cli import CLI, bench_commands, interleaved  # noqa: E402  (after the path)
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU (user + sys of the child) seconds of one process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    r = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(argv)} failed: {r.stderr.decode(errors='replace').strip()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+ARCHIVE_TARGET = 1.5
+_MARIADB_VERSIONS = (
+    "100339 100434 100529 100623 101114 110006 110106 110206 110302 110408 110502 110602 110702 110803 120002"
+)
+MARIADB = [f"ma{v}_rel_withdbg" for v in _MARIADB_VERSIONS.split(" ")]
+ARCHIVE = {
+    "compare, 2 columns": [
+        *("compare", "--host", "hetz", "--base", "my5651_rel_o2nofp"),
+        *("--with", "my9400_rel_o2nofp", "--dop", "40"),
+    ],
+    "compare, 16 columns": ["compare", "--host", "hetz", "--base", "ma100244_rel_withdbg"]
+    + [a for w in MARIADB for a in ("--with", w)]
+    + ["--config", "z12b_c32r128", "--dop", "40"],
+}
 
 
 def line(name: str, values: list[float]) -> str:
@@ -62,7 +71,11 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=TREE, help="mytools tree to import (default: %(default)s)")
     ap.add_argument("--format", default="text", choices=("text", "md", "csv", "json"))
     ap.add_argument("--cached-bytecode", action="store_true", help="keep bytecode between processes")
+    ap.add_argument("--store", type=Path, help="time compares on this archive store instead (see above)")
     args = ap.parse_args()
+    if args.store:
+        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode)
+        return
     if not args.tree.is_dir():
         sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,17 +109,7 @@ def main() -> None:
             "import duckdb (baseline)": [sys.executable, "-c", "import duckdb"],
             "python -c pass": [sys.executable, "-c", "pass"],
         }
-        for argv in procs.values():  # warm the page cache
-            timed(argv, env)
-        load0 = os.getloadavg()[0]
-        wall: dict[str, list[float]] = {k: [] for k in procs}
-        cpu: dict[str, list[float]] = {k: [] for k in procs}
-        for _ in range(args.repeat):
-            for name, argv in procs.items():
-                w, c = timed(argv, env)
-                wall[name].append(w)
-                cpu[name].append(c)
-        load1 = os.getloadavg()[0]
+        wall, cpu, (load0, load1) = interleaved(procs, env, args.repeat)
     print(
         f"store: {runs} runs from {args.tree}; compare --format {args.format}, {len(WITH)} columns; "
         f"{args.repeat} interleaved repeats; bytecode {bytecode}; {os.cpu_count()} CPUs, "

@@ -12,6 +12,8 @@ Other workload families are named so that :func:`family_of` can tell them apart:
   ``overwrite.iodir`` ... -> ``dbbench``;
 - pgbench built-in scripts as ``pgbench.<script>``: ``pgbench.select-only``,
   ``pgbench.tpcb-like`` -> ``pgbench``;
+- the TPC-C-like mix on N warehouses as ``tpcc.wN``: ``tpcc.w1``, ``tpcc.w4`` -> ``tpcc`` (its
+  QPS is tpmC: New-Order transactions committed per minute);
 - everything else -> ``sysbench``.
 """
 
@@ -25,11 +27,24 @@ from pathlib import Path
 from benchdeck.engine.families.dbbench import command as dbbench_cmd
 from benchdeck.engine.families.insertbench.steps import STEP_NAMES as INSERTBENCH_STEPS
 from benchdeck.engine.families.insertbench.steps import step_kind
+from benchdeck.engine.families.tpcc.names import warehouses_of
 
 # Group order: the posts' sysbench groups, then those of the other families.
-GROUPS = ("point-1", "point-2", "range-1", "range-2", "writes", "load", "queries", "write", "read", "pgbench")
+GROUPS = (
+    "point-1",
+    "point-2",
+    "range-1",
+    "range-2",
+    "writes",
+    "load",
+    "queries",
+    "write",
+    "read",
+    "pgbench",
+    "tpcc",
+)
 OTHER_GROUP = "other"
-FAMILIES = ("sysbench", "insertbench", "dbbench", "pgbench")
+FAMILIES = ("sysbench", "insertbench", "dbbench", "pgbench", "tpcc")
 PGBENCH_PREFIX = "pgbench."
 
 
@@ -144,6 +159,9 @@ PGBENCH: tuple[tuple[str, str], ...] = (
     (f"{PGBENCH_PREFIX}tpcb-like", "pgbench"),
 )
 
+# The TPC-C-like mix on 1 and 4 warehouses (any tpcc.wN runs).
+TPCC: tuple[tuple[str, str], ...] = (("tpcc.w1", "tpcc"), ("tpcc.w4", "tpcc"))
+
 SUITES: dict[str, tuple[tuple[str, str], ...]] = {
     "classic": CLASSIC_42,
     "modern": MODERN_33,
@@ -152,16 +170,19 @@ SUITES: dict[str, tuple[tuple[str, str], ...]] = {
     "dbbench-iobuf": dbbench_suite("iobuf"),
     "dbbench-iodir": dbbench_suite("iodir"),
     "pgbench": PGBENCH,
+    "tpcc": TPCC,
 }
 # Suites of the families other than sysbench, appended to the default catalogue's order.
-_FAMILY_SUITES = ("insertbench", "dbbench", "dbbench-iobuf", "dbbench-iodir", "pgbench")
+_FAMILY_SUITES = ("insertbench", "dbbench", "dbbench-iobuf", "dbbench-iodir", "pgbench", "tpcc")
 
 
 def family_of(workload: str) -> str:
     """Which tool runs a workload (and reads its output): ``sysbench``, ``insertbench``,
-    ``dbbench`` or ``pgbench`` (see the module docstring for the naming)."""
+    ``dbbench``, ``pgbench`` or ``tpcc`` (see the module docstring for the naming)."""
     if step_kind(workload) is not None:
         return "insertbench"
+    if warehouses_of(workload) is not None:
+        return "tpcc"
     if workload.startswith(PGBENCH_PREFIX):
         return "pgbench"
     step = workload.split(".", 1)[0]

@@ -53,6 +53,9 @@ class SysbenchSummary:
     lat_sum_ms: float | None = None
     command: str | None = None
     options: dict[str, str] = field(default_factory=dict)
+    # Per operation type, figures by name (the TPC-C-like family: each transaction type's count,
+    # avg/p95/p99/max ms, rollbacks, retries); stored under the run's params "transactions".
+    per_type: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ BY_NAME: Final[dict[str, str]] = {
     "variant": "Build variant, e.g. rel_o2nofp, rel_lto.",
     "config": "DBMS server config name, e.g. z11a_c32r128 ('' when none).",
     "workload": "Workload (benchmark step) name, e.g. point-query_range=100.",
-    "family": "Workload family: sysbench, dbbench, insertbench, pgbench or builtin.",
+    "family": "Workload family: sysbench, dbbench, insertbench, pgbench, tpcc or builtin.",
     "dop": "Concurrency (client threads) of the run.",
     "device": "Storage device of the benchmark, as iostat names it (e.g. nvme0n1).",
     "status": "State: queued, running, finished, failed or cancelled (builds and queue items: "

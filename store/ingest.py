@@ -40,7 +40,7 @@ from benchdeck.store.limits import fit_records
 from benchdeck.store.live import save_started, save_step
 from benchdeck.store.profiling import append_counters, append_gaps, append_profiles
 from benchdeck.store.records import save_outputs, save_record
-from benchdeck.store.runs import RunSummary, save_summary, set_status
+from benchdeck.store.runs import RunSummary, save_per_type, save_summary, set_status
 from benchdeck.store.samples import append_many, append_skipped_many
 from benchdeck.store.shared_hold import SHARED_HOLD_S, SharedHold
 
@@ -230,6 +230,8 @@ class EventSink:
                 ).fetchone()
                 nb, nv, ni = counts if counts else (0, 0, 0)
                 save_summary(cur, event.run_id, RunSummary.of(s, event.qps, event.per_op, (nb, nv, ni)))
+                if s.per_type:
+                    save_per_type(cur, event.run_id, s.per_type)
                 set_status(cur, event.run_id, "finished", finished_at=event.finished_at)
             elif isinstance(event, RunFailed):
                 set_status(cur, event.run_id, "failed", error=event.error, finished_at=event.finished_at)

@@ -220,6 +220,15 @@ def save_summary(cur: duckdb.DuckDBPyConnection, run_id: int, s: RunSummary) -> 
     )
 
 
+def save_per_type(cur: duckdb.DuckDBPyConnection, run_id: int, per_type: dict[str, dict[str, float]]) -> None:
+    """Each operation type's figures (TPC-C-like transactions) into the run's params, under
+    ``transactions``: per-run figures beside the run's options, no table of their own."""
+    cur.execute(
+        "UPDATE runs SET params = json_merge_patch(coalesce(params, '{}'), ?) WHERE run_id = ?",
+        [json.dumps({"transactions": per_type}), run_id],
+    )
+
+
 def set_status(
     cur: duckdb.DuckDBPyConnection,
     run_id: int,

@@ -136,3 +136,30 @@ def test_only_a_reading_command_skips_the_last_collections(tmp_path: Path) -> No
 
     assert frozen("import", "mytools", str(TREE), "--host", "hx") == 0
     assert frozen("compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp") > 0
+
+
+BLAS_PROBE = (
+    "import os, sys\n"
+    "from benchdeck.tui.cli.main import main\n"
+    "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+    "import numpy\n"
+    "print('BLAS', os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))\n"
+)
+
+
+def test_changes_loads_numpy_without_a_blas_thread_pool(tmp_path: Path) -> None:
+    """changes' numpy does no linear algebra: OpenBLAS's threads (one per core, ~40 ms CPU to
+    start) are not started; a value the user set is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["HOME"] = str(tmp_path)
+
+    def probe(extra: dict[str, str]) -> list[str]:
+        argv = [sys.executable, "-c", BLAS_PROBE, "changes", "--help"]
+        r = subprocess.run(argv, env={**env, **extra}, capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.rsplit("BLAS", 1)[1].split()
+
+    # DuckDB's import starts a thread of its own: the count is the one with the variable set
+    one_thread = probe({"OPENBLAS_NUM_THREADS": "1"})[1]
+    assert probe({}) == ["1", one_thread], "no OpenBLAS threads but the caller's"
+    assert probe({"OPENBLAS_NUM_THREADS": "2"})[0] == "2"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.families.insertbench.plan import IB_PACKAGE, insertbench_client_files
+from benchdeck.engine.families.tpcc.plan import tpcc_client_files
 from tests.cli_helpers import CLI, ROOT, bd, db_rows, inventory_env, mariadb_build, remote_output, sshd_host
 from tests.servers.mariadb import MariaDBServer
 from tests.servers.sshd import SshdServer
@@ -305,6 +306,23 @@ def test_a_queue_runs_each_picked_server_config_one_server_at_a_time(tmp_path: P
         assert db_rows(e, "SELECT config FROM runs ORDER BY run_id DESC LIMIT 1") == [("big",)]
     finally:
         _kill_servers(work)
+
+
+def test_tpcc_runs_over_ssh_from_the_run_directory(env: dict[str, str]) -> None:
+    """The TPC-C-like client ships as the Insert Benchmark's does (with the modules it reuses);
+    the stored QPS is the tpmC the remote client printed."""
+    r = bd(env, "run", "--host", "sshd", "--build", BUILD, "--workload", "tpcc.w1", "--time", "2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"^run (\d+) finished qps ([\d.]+)", r.stdout, re.M)
+    assert m, r.stdout
+    text = remote_output(env, int(m.group(1)))
+    assert text.splitlines()[0].startswith("python3 -m benchdeck.engine.families.tpcc.client "), text[:300]
+    printed = re.search(r"^tpmC: ([\d.]+)$", text, re.M)
+    assert printed, text[-1000:]
+    ((qps,),) = db_rows(env, "SELECT qps FROM run_summary WHERE run_id = ?", [int(m.group(1))])
+    assert qps == float(printed.group(1)) > 0
+    shipped = [path for path, _ in tpcc_client_files()]
+    assert "tpcc/benchdeck/engine/families/insertbench/workers.py" in shipped
 
 
 def test_insert_benchmark_runs_over_ssh_from_the_run_directory(env: dict[str, str]) -> None:

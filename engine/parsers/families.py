@@ -1,4 +1,5 @@
-"""Which parser reads a workload family's output (sysbench, db_bench, pgbench, Insert Benchmark)."""
+"""Which parser reads a workload family's output (sysbench, db_bench, pgbench, Insert Benchmark,
+TPC-C-like)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ _FAMILY_PARSERS = {
     "dbbench": ("benchdeck.engine.parsers.dbbench", "DbBenchParser"),
     "pgbench": ("benchdeck.engine.parsers.pgbench", "PgbenchParser"),
     "insertbench": ("benchdeck.engine.parsers.insertbench", "InsertBenchParser"),
+    "tpcc": ("benchdeck.engine.parsers.tpcc", "TpccParser"),
 }
 
 

@@ -2,7 +2,7 @@
 workload's family (:func:`engine.catalogue.family_of`) picks the module that plans it.
 
 Each family plans in a module of its own (``sysbench_plan``, ``insertbench_plan``,
-``pgbench_plan``, ``dbbench_plan``; the built-in SQLite workloads in ``builtin.plan``), which
+``pgbench_plan``, ``dbbench_plan``, ``tpcc_plan``; the built-in SQLite workloads in ``builtin.plan``), which
 says how :class:`RunOptions` map to its tool. Options a family has no use for (``tables`` for
 pgbench and db_bench, a warm-up for the Insert Benchmark and fillseq) are ignored, so that one
 queue can mix families.
@@ -24,6 +24,7 @@ from benchdeck.engine.families.pgbench import command as pgbench_cmd
 from benchdeck.engine.families.pgbench.plan import pgbench_plan
 from benchdeck.engine.families.sysbench.command import WorkloadError
 from benchdeck.engine.families.sysbench.plan import sysbench_plan
+from benchdeck.engine.families.tpcc.plan import tpcc_plan
 from benchdeck.engine.hosts.inventory import BuildConfig, HostConfig
 from benchdeck.engine.planning.context import PlanContext
 from benchdeck.engine.planning.plan import RunPlan, RunRequest
@@ -35,6 +36,7 @@ _SQL_DBMS = ("mysql", "mariadb", "postgres")
 _FAMILY_DBMS: dict[str, tuple[tuple[str, ...], str]] = {
     "insertbench": (_SQL_DBMS, "a MySQL, MariaDB or PostgreSQL build"),
     "pgbench": (("postgres",), "a PostgreSQL build"),
+    "tpcc": (_SQL_DBMS, "a MySQL, MariaDB or PostgreSQL build"),
     "dbbench": (("rocksdb",), "a RocksDB build"),
 }
 
@@ -72,6 +74,8 @@ def _family_plan(
     try:
         if family == "insertbench":
             return insertbench_plan(ctx, build, server)
+        if family == "tpcc":
+            return tpcc_plan(ctx, build, server)
         if family == "pgbench":
             return pgbench_plan(ctx, build, server)
         if family == "dbbench":

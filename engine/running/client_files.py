@@ -9,6 +9,11 @@ The paths follow the package's import name, whatever namespace benchdeck is inst
 from __future__ import annotations
 
 import importlib
+import os
+import posixpath
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -34,3 +39,28 @@ def import_root(package: str) -> str | None:
         if d.is_dir() and (d.name == top.__name__):
             return str(d.resolve().parent)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class ClientLaunch:
+    """How a plan starts a shipped client: the interpreter, its environment, the files to write."""
+
+    python: str
+    env: dict[str, str]
+    files: tuple[tuple[str, str], ...]
+
+
+def client_launch(
+    transport: str,
+    package: str,
+    remote_dir: str,
+    into: str,
+    files: Callable[[], tuple[tuple[str, str], ...]],
+) -> ClientLaunch:
+    """A local host runs this interpreter importing this benchdeck's ``package``; any other
+    runs ``python3`` on the sources ``files()`` writes into ``remote_dir/into`` (nothing of
+    benchdeck to install there)."""
+    if transport == "local":
+        path = os.pathsep.join(p for p in (import_root(package), os.environ.get("PYTHONPATH")) if p)
+        return ClientLaunch(sys.executable, {"PYTHONPATH": path} if path else {}, ())
+    return ClientLaunch("python3", {"PYTHONPATH": posixpath.join(remote_dir, into)}, files())

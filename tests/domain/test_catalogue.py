@@ -120,6 +120,9 @@ def test_a_suite_orders_its_own_steps_first() -> None:
         ("readww", "dbbench"),  # no setup: the db_bench planner says what is missing
         ("pgbench.select-only", "pgbench"),
         ("pgbench.tpcb-like", "pgbench"),
+        ("tpcc.w1", "tpcc"),
+        ("tpcc.w128", "tpcc"),  # any tpcc.wN
+        ("tpcc.w0", "sysbench"),
         ("point-query.pre_range=100", "sysbench"),
         ("scan.warm_range=100", "sysbench"),
         ("qx100", "sysbench"),
@@ -169,6 +172,7 @@ def test_every_suite_step_is_of_the_suites_family() -> None:
         "modern": "sysbench",
         "insertbench": "insertbench",
         "pgbench": "pgbench",
+        "tpcc": "tpcc",
     }
     for suite, steps in SUITES.items():
         assert {family_of(n) for n, _ in steps} == {expected.get(suite, "dbbench")}, suite

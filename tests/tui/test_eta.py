@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.builds import parse_build_name
+from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.engine.records import BenchInterval
 from benchdeck.store.db import Store
 from benchdeck.store.runs import NewRun, create_run, set_status
 from benchdeck.store.samples import append_bench
 from benchdeck.tui.app.app import BenchdeckApp
-from benchdeck.tui.services.eta import SETUP_GUESS_S, learned_setup_s, setup_s
+from benchdeck.tui.services.eta import SETUP_GUESS_S, learned_setup_s, measured_s, setup_s
 from tests.tui.test_launch_live import (  # noqa: F401  (the fixture: only the local host)
     RUN_WAIT_S,
     WORKLOAD,
@@ -91,3 +92,9 @@ async def test_launch_log_and_header_give_one_eta(tmp_path: Path) -> None:
         assert "queue 1/1 ETA 0m0" in headline(app), headline(app)
         assert eta_of(headline(app)) <= "0m09s", "the header counts down from the log's figure"
         await wait_for(pilot, lambda: app.hub.outcomes, "the run's end", RUN_WAIT_S)
+
+
+def test_a_tpcc_run_counts_its_own_default_time() -> None:
+    """The TPC-C-like client runs 60 s without --time (not the 300 s guessed for unknown families)."""
+    assert measured_s("tpcc.w4", RunOptions()) == 60.0
+    assert measured_s("tpcc.w4", RunOptions(duration_s=5, warmup_s=2)) == 7.0

@@ -39,3 +39,15 @@ async def test_compare_keys_come_first_and_once(demo: Demo) -> None:
         await pilot.press("question_mark")
         await settle(pilot)
         assert not app.screen.query(KeysHelp), "? hides it again"
+
+
+async def test_the_focused_widget_is_named_in_words(demo: Demo) -> None:
+    """The middle section was headed "Here (RunsTable)": a class name, not what the user sees."""
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        titles = [title for title, _rows in key_rows(app.screen)]
+        assert "Here (table)" in titles, titles
+        assert not any("Table)" in t or "Screen" in t for t in titles), titles

@@ -21,6 +21,7 @@ from benchdeck.engine.catalogue import family_of
 from benchdeck.engine.events import Phase
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.sysbench.command import WorkloadError, default_duration, step_for
+from benchdeck.engine.families.tpcc.names import DEFAULT_SECONDS as TPCC_SECONDS
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store import queue as q
 
@@ -62,6 +63,8 @@ def measured_s(workload: str, options: RunOptions) -> float:
         with contextlib.suppress(WorkloadError):
             writes = step_for(workload).writes
             duration = (options.write_s if writes else options.read_s) or default_duration(workload)
+    elif duration is None and family_of(workload) == "tpcc":
+        duration = TPCC_SECONDS
     return float((duration or 300) + options.warmup_s)
 
 

@@ -9,16 +9,14 @@ benchdeck to install there.
 
 from __future__ import annotations
 
-import os
 import posixpath
-import sys
 from dataclasses import replace
 
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, builtin_argv, is_builtin
 from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.engine.planning.context import PlanContext
 from benchdeck.engine.planning.plan import RunPlan
-from benchdeck.engine.running.client_files import import_root, package_files
+from benchdeck.engine.running.client_files import client_launch, package_files
 
 CLIENT_DIR = "bi"  # in the run directory: engine/families/builtin/*.py, importable from here
 CLIENT_PACKAGE = "benchdeck.engine.families.builtin"
@@ -52,17 +50,8 @@ def sqlite_build_plan(ctx: PlanContext, build: BuildConfig) -> RunPlan:
     check_sqlite_build(req.workload, build)
     assert build.library_dir is not None
     duration = req.options.duration_s or 60
-    env = {"LD_LIBRARY_PATH": build.library_dir}
-    files: tuple[tuple[str, str], ...] = ()
-    if host.transport == "local":
-        python = sys.executable
-        path = os.pathsep.join(p for p in (import_root(CLIENT_PACKAGE), os.environ.get("PYTHONPATH")) if p)
-        if path:
-            env["PYTHONPATH"] = path
-    else:
-        python = "python3"
-        files = client_files()
-        env["PYTHONPATH"] = posixpath.join(remote_dir, CLIENT_DIR)
+    launch = client_launch(host.transport, CLIENT_PACKAGE, remote_dir, CLIENT_DIR, client_files)
+    env, files, python = {"LD_LIBRARY_PATH": build.library_dir, **launch.env}, launch.files, launch.python
 
     def argv(command: str) -> tuple[str, ...]:
         a = _workload_argv(ctx, duration, command)

@@ -62,15 +62,20 @@ def _positive(kind: type[int] | type[float]) -> Any:
     return conv
 
 
-def parse_args(argv: Sequence[str] | None = None) -> Config:
-    """Options -> Config (step defaults filled in from engine.insertbench.steps); exits 2 if invalid."""
-    p = argparse.ArgumentParser(prog="python3 -m " + CLIENT_MODULE, description="Insert Benchmark client")
+def add_connection_options(p: argparse.ArgumentParser, database: str) -> None:
+    """--dbms, --host, --port (default: the DBMS's), --user, --password, --database."""
     p.add_argument("--dbms", required=True, choices=schema.DBMS_NAMES)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int)
     p.add_argument("--user", default="root")
     p.add_argument("--password", default="")
-    p.add_argument("--database", default="ib")
+    p.add_argument("--database", default=database)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Config:
+    """Options -> Config (step defaults filled in from engine.insertbench.steps); exits 2 if invalid."""
+    p = argparse.ArgumentParser(prog="python3 -m " + CLIENT_MODULE, description="Insert Benchmark client")
+    add_connection_options(p, database="ib")
     p.add_argument("--table-count", type=int, default=1)
     p.add_argument("--table-prefix", default="pi")
     p.add_argument(

@@ -16,9 +16,6 @@ directory (standard library plus PyMySQL or psycopg on that host).
 from __future__ import annotations
 
 import math
-import os
-import posixpath
-import sys
 from dataclasses import replace
 
 from benchdeck.engine.families.insertbench import steps as ib_steps
@@ -27,7 +24,7 @@ from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.engine.planning.build_conn import connection
 from benchdeck.engine.planning.context import OPEN_ENDED_S, PlanContext
 from benchdeck.engine.planning.plan import RunPlan
-from benchdeck.engine.running.client_files import import_root, package_files
+from benchdeck.engine.running.client_files import client_launch, package_files
 from benchdeck.engine.servers import ManagedServer
 
 # Insert Benchmark client options a run may set with RunOptions.extra (--param KEY=VALUE);
@@ -66,17 +63,7 @@ def insertbench_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer
     else:  # a load step runs until its rows are in (``seconds`` caps it)
         duration = max(1, math.ceil(seconds)) if "seconds" in overrides else OPEN_ENDED_S
     c = connection(build, server)
-    env: dict[str, str] = {}
-    files: tuple[tuple[str, str], ...] = ()
-    if host.transport == "local":
-        python = sys.executable
-        path = os.pathsep.join(p for p in (import_root(IB_PACKAGE), os.environ.get("PYTHONPATH")) if p)
-        if path:  # import this benchdeck's client
-            env["PYTHONPATH"] = path
-    else:  # the client's sources go into the run directory: nothing of benchdeck to install
-        python = "python3"
-        files = insertbench_client_files()
-        env["PYTHONPATH"] = posixpath.join(remote_dir, IB_CLIENT_DIR)
+    launch = client_launch(host.transport, IB_PACKAGE, remote_dir, IB_CLIENT_DIR, insertbench_client_files)
     argv = ib_steps.step_argv(
         step,
         dbms=c.dbms,
@@ -85,7 +72,7 @@ def insertbench_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer
         user=c.user,
         password=c.password,
         database=c.database,
-        python=python,
+        python=launch.python,
         table_count=o.tables or host.tables,
         overrides=overrides,
     )
@@ -93,8 +80,8 @@ def insertbench_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer
         ctx.plan(tuple(argv), duration),
         table_size=o.table_size or host.table_size,
         family="insertbench",
-        env=tuple(env.items()),
-        files=files,
+        env=tuple(launch.env.items()),
+        files=launch.files,
         open_ended=defaults.kind != "query",
     )
 

@@ -73,7 +73,7 @@ def build_jobs(cfg: Config, counts: Sequence[int]) -> list[Job]:
     return jobs
 
 
-def _record(slots: Any, slot: int, rows: int, seconds: float) -> None:
+def record(slots: Any, slot: int, rows: int, seconds: float) -> None:
     b = slot * SLOT
     us = int(seconds * 1e6)
     slots[b + OPS] += 1
@@ -110,7 +110,7 @@ def _insert(cfg: Config, job: Job, conn: Any, slots: Any, ids: Any, stop: Any, r
             conn.rollback()
             slots[job.slot * SLOT + ERRS] += 1
             continue
-        _record(slots, job.slot, n, time.perf_counter() - t0)
+        record(slots, job.slot, n, time.perf_counter() - t0)
         done += n
         ids[2 * job.tindex + 1] = max(ids[2 * job.tindex + 1], hi)
 
@@ -137,7 +137,7 @@ def _delete(cfg: Config, job: Job, conn: Any, slots: Any, ids: Any, stop: Any, r
             conn.rollback()
             slots[job.slot * SLOT + ERRS] += 1
             continue
-        _record(slots, job.slot, max(cur.rowcount, 0), time.perf_counter() - t0)
+        record(slots, job.slot, max(cur.rowcount, 0), time.perf_counter() - t0)
         width += n
         ids[2 * job.tindex] = lo + n
 
@@ -158,7 +158,7 @@ def _query(cfg: Config, job: Job, conn: Any, slots: Any, ids: Any, stop: Any, rn
         t0 = time.perf_counter()
         cur.execute(sql, params)
         rows = len(cur.fetchall())
-        _record(slots, job.slot, rows, time.perf_counter() - t0)
+        record(slots, job.slot, rows, time.perf_counter() - t0)
 
 
 def _index(cfg: Config, job: Job, conn: Any, slots: Any, ids: Any, stop: Any, rng: random.Random) -> None:
@@ -169,7 +169,7 @@ def _index(cfg: Config, job: Job, conn: Any, slots: Any, ids: Any, stop: Any, rn
             return
         t0 = time.perf_counter()
         cur.execute(schema.create_index_sql(cfg.dbms, job.table, suffix, cols))
-        _record(slots, job.slot, rows * (i + 1) // n - rows * i // n, time.perf_counter() - t0)
+        record(slots, job.slot, rows * (i + 1) // n - rows * i // n, time.perf_counter() - t0)
 
 
 WORKERS = {"insert": _insert, "delete": _delete, "query": _query, "index": _index}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import date
 from typing import ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,7 +18,7 @@ from benchdeck.store.queries import HistoryRow, RunFilter
 from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
-from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, run_cells, widths
+from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, cell_texts, run_cells, widths
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.startup.runs_page import RunsPage
@@ -214,7 +213,7 @@ class RunsScreen(RunActions):
         cells = [run_cells(r, self.marked) for r in msg.runs]
         # Widths from the data, given explicitly: the table never has to re-measure (which
         # raced with drawing and could leave cells cut to the header widths).
-        for name, width in zip(COLUMNS, widths(cells), strict=True):
+        for name, width in zip(COLUMNS, table.fit(widths(cells)), strict=True):
             table.add_column(name, key=name, width=width)
         # The rows a screen shows first, the rest once that frame is out: adding 1,000 rows
         # (~30 µs each) would hold the first frame back (the selected run among them: the
@@ -239,10 +238,8 @@ class RunsScreen(RunActions):
         """Add the ``first`` rows now, the rest ``LATER_ROWS`` at a time: after each frame (the
         rows a screen shows first), or ``appended`` (a page below the view) as soon as the
         keys and messages waiting have been handled."""
-        qps_col = COLUMNS.index("QPS")
         for r, row in rows[:first]:
-            texts = [Text(c, justify="right" if i == qps_col else "left") for i, c in enumerate(row)]
-            table.add_row(*texts, key=str(r.run_id))
+            table.add_row(*cell_texts(row), key=str(r.run_id))
         if len(rows) > first:
             later = (self._add_later, table, rows[first:], self.pages.generation, appended)
             if appended:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.widgets import DataTable
@@ -14,6 +17,9 @@ from benchdeck.store.queries import HistoryRow
 
 COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags", "reason")
 REASON_WIDTH = 60  # the reason column's first line, cut; the status line shows it whole
+SHRINK = (("build", 14), ("workload", 16))  # cut first (down to these widths) to keep QPS and status in view
+PADDING = 2  # a DataTable cell's padding, one each side
+SCROLLBAR = 2  # the vertical scrollbar's width
 
 
 def reason(run: HistoryRow) -> str:
@@ -45,6 +51,66 @@ def widths(cells: Sequence[Sequence[str]]) -> list[int]:
     return [max([len(name), *map(len, column)]) for name, column in zip(COLUMNS, columns, strict=True)]
 
 
+def fitted(natural: Sequence[int], room: int) -> list[int]:
+    """Widths that keep the columns up to ``status`` within ``room`` cells: the build, then the
+    workload column is narrowed (its names cut in the middle, down to a floor); the columns after
+    ``status`` stay as they are (scrolled to). At 80 columns the author's names
+    (``ma100244_rel_withdbg``, ``update-index_range=100``) pushed QPS past the edge."""
+    out = list(natural)
+    shown = COLUMNS.index("status") + 1
+    over = sum(w + PADDING for w in out[:shown]) + SCROLLBAR - room
+    for name, floor in SHRINK:
+        i = COLUMNS.index(name)
+        cut = max(0, min(over, out[i] - floor))
+        out[i] -= cut
+        over -= cut
+    return out
+
+
+class MiddleCut(Text):
+    """A name cut in its middle when its column is narrower (``my8040…o2nofp``): a build's
+    version and variant, a workload's name and range stay readable. ``plain`` stays whole."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
+        width = options.max_width
+        if self.cell_len <= width or width < 3:
+            yield from super().__rich_console__(console, options)
+            return
+        plain = self.plain
+        head = self.head(width)
+        tail = width - 1 - head
+        cut = Text(plain[:head] + "…" + plain[len(plain) - tail :], style=self.style, no_wrap=True, end="")
+        yield from cut.__rich_console__(console, options)
+
+    def head(self, width: int) -> int:
+        """How many characters to keep before the "…"."""
+        return (width - 1) // 2
+
+
+class BuildCut(MiddleCut):
+    """A build name cut after its version (``my8040…_o2nofp``): the version whole, then as
+    much of the variant's end as fits."""
+
+    def head(self, width: int) -> int:
+        plain = self.plain
+        return min(plain.index("_"), width - 6) if "_" in plain else super().head(width)
+
+
+def cell_texts(row: Sequence[str]) -> list[Text]:
+    """A row's cells as Text: QPS right-aligned, build and workload cut in the middle."""
+    return [
+        (BuildCut if i == _BUILD else MiddleCut)(c, no_wrap=True, end="")
+        if i in _MIDDLE
+        else Text(c, justify="right" if i == _QPS else "left", overflow="ellipsis", no_wrap=True)
+        for i, c in enumerate(row)
+    ]
+
+
+_QPS = COLUMNS.index("QPS")
+_BUILD = COLUMNS.index("build")
+_MIDDLE = {COLUMNS.index(name) for name, _ in SHRINK}
+
+
 class RunsTable(DataTable[object]):
     """The runs table: every column has its width given and every row is one line, so a new
     row need not be measured. (Textual measures each cell of each new row, ~30 µs apiece: the
@@ -58,11 +124,30 @@ class RunsTable(DataTable[object]):
         Binding("end,ctrl+end", "screen.last_run", "Last run", show=False),
     ]
 
+    natural: tuple[int, ...] = ()
+    """The widths the rows read so far need (before :func:`fitted`)."""
+
+    def fit(self, natural: Sequence[int]) -> list[int]:
+        """Remember the rows' widths; the widths to give the columns at the table's width."""
+        self.natural = tuple(natural)
+        return fitted(self.natural, self._room())
+
+    def _room(self) -> int:
+        return self.size.width or self.app.size.width
+
     def widen(self, cells: Sequence[Sequence[str]]) -> None:
         """Make the columns wide enough for these rows too (a later page's longer values)."""
+        self.natural = tuple(max(a, b) for a, b in zip(self.natural, widths(cells), strict=True))
+        self._apply()
+
+    def on_resize(self) -> None:
+        if self.natural:
+            self._apply()
+
+    def _apply(self) -> None:
         changed = False
-        for column, width in zip(self.ordered_columns, widths(cells), strict=True):
-            if width > column.width:
+        for column, width in zip(self.ordered_columns, fitted(self.natural, self._room()), strict=True):
+            if width != column.width:
                 column.width = width
                 changed = True
         if changed:

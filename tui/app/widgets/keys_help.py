@@ -7,6 +7,7 @@ shown already as part of another row (Compare's ``[ ]`` and ``[``) is listed onc
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich import box
@@ -68,9 +69,30 @@ def key_rows(screen: Screen[object]) -> list[tuple[str, list[KeyRow]]]:
             widget = widget or node
             rows.append(KeyRow(" ".join(displays), row.description, row.tooltip, row.enabled))
         if rows:
-            title = SECTIONS[rank].format(type(widget).__name__) if rank == 1 else SECTIONS[rank]
+            title = SECTIONS[rank].format(widget_name(widget)) if rank == 1 else SECTIONS[rank]
             sections.append((title, rows))
     return sections
+
+
+_KINDS = (("DataTable", "table"), ("Input", "text field"), ("Select", "list"), ("SelectOverlay", "list"),
+          ("OptionList", "list"), ("Tabs", "tabs"), ("Tree", "tree"), ("Checkbox", "checkbox"),
+          ("RadioSet", "choice"), ("Button", "button"))  # fmt: skip
+
+
+def widget_name(widget: DOMNode | None) -> str:
+    """What the focused widget is, in words: its ``KEYS_NAME`` if it has one, else what kind of
+    Textual widget it is (``table``, ``text field``), else its class name in words
+    (``FlameGraph`` -> ``flame graph``). Class names such as ``RunsTable`` meant nothing to a user."""
+    if widget is None:
+        return ""
+    named = getattr(widget, "KEYS_NAME", None)
+    if isinstance(named, str):
+        return named
+    for cls in type(widget).__mro__:
+        for kind, words in _KINDS:
+            if cls.__name__ == kind:
+                return words
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(widget).__name__).lower()
 
 
 class ScreenFirstTable(BindingsTable):
