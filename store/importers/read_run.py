@@ -22,7 +22,7 @@ from benchdeck.store.importers.checked import Checked
 from benchdeck.store.importers.dating import Dated, from_mtime, from_start, parse_stamp
 from benchdeck.store.importers.identity import content_key
 from benchdeck.store.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
-from benchdeck.store.raw import compress
+from benchdeck.store.raw import compress, decompress
 from benchdeck.store.runs import NewRun, RunSummary
 
 _NCPU = re.compile(r"(?am)^\s*(\d+) CPUs?\s*$")
@@ -40,11 +40,23 @@ class Members:
 
     data: dict[str, bytes]
     mtimes: Mapping[str, float]
+    zstd: dict[str, bytes] = field(default_factory=dict)
+    """Members held compressed as the store keeps raw files (iostat: ~27 MB of a mar25 packed
+    folder's ~36 MB; held plain, the import peaked at 303-311 MB RSS)."""
+
+    def has(self, name: str) -> bool:
+        return name in self.data or name in self.zstd
+
+    def get(self, name: str) -> bytes | None:
+        if (plain := self.data.get(name)) is not None:
+            return plain
+        return decompress("zstd", z) if (z := self.zstd.get(name)) is not None else None
 
     def take(self, name: str) -> bytes | None:
-        """A member's bytes, given up once its run has them: a packed folder's iostat alone is
-        ~27 MB; kept whole until its last run, the mar25 import peaked at 311 MB RSS."""
-        return self.data.pop(name, None)
+        """Give a member up once its run has read it (memory shrinks as the runs are read); its
+        compressed bytes if it was held so (the raw file's, not compressed again)."""
+        self.data.pop(name, None)
+        return self.zstd.pop(name, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +145,7 @@ def run_bytes(f: RunFiles, path: Path) -> bytes:
     """One of the run's files: a packed folder's member, else the file on disk."""
     if f.members is None:
         return read_bytes(path)
-    if (data := f.members.data.get(path.name)) is None:
+    if (data := f.members.get(path.name)) is None:
         raise ImportError_(f"{path}: no such member")
     return data
 
@@ -262,10 +274,11 @@ def read_run(f: RunFiles) -> ParsedRun:
     vm_bytes = run_bytes(f, f.vmstat) if f.vmstat else None
     io_bytes = run_bytes(f, f.iostat) if f.iostat else None
     met_bytes = run_bytes(f, f.met) if f.met else None
+    zipped: dict[str, bytes | None] = {}
     if f.members is not None:  # read once: the packed folder's memory shrinks as its runs are read
         for path in (f.sysbench, f.vmstat, f.iostat, f.met):
             if path is not None:
-                f.members.take(path.name)
+                zipped[path.name] = f.members.take(path.name)
     sb_text = _text(sb_bytes)
     body, met_tail = split_met_tail(sb_text)
 
@@ -331,7 +344,7 @@ def read_run(f: RunFiles) -> ParsedRun:
     for kind, path, data in (("vmstat", f.vmstat, vm_bytes), ("iostat", f.iostat, io_bytes),
                              ("met", f.met, met_bytes)):  # fmt: skip
         if path is not None and data is not None:
-            raw.append(RawBlob(kind, path.name, len(data), compress(data)))
+            raw.append(RawBlob(kind, path.name, len(data), zipped.get(path.name) or compress(data)))
 
     kept = tuple((src, rows) for src, rows in skipped if rows)
     n_skipped = sum(len(rows) for _, rows in kept)
