@@ -18,6 +18,7 @@ from benchdeck.engine.builds import parse_build_name
 from benchdeck.store.db import Store
 from benchdeck.store.importers import RunFiles, import_mytools_tree, import_run_files
 from benchdeck.store.queries import RunFilter, run_history, run_history_after
+from benchdeck.store.raw import read_raw
 from benchdeck.tui.cli.main import cli
 from tests.store import mytools_tree as t
 
@@ -180,10 +181,22 @@ def test_device_rows_only(tmp_path: Path) -> None:
     (d / f"sb.io.point-query.{DOP}").write_text(
         "Linux 5.15 (h) \t03/18/2025 \t_x86_64_\t(48 CPU)\n\n" + report * 3
     )
-    with Store.open(tmp_path / "s.duckdb") as store:
-        import_mytools_tree(store, tree, HOST, device="md2")
-        devices = store.cursor().execute("SELECT DISTINCT device FROM iostat_samples").fetchall()
-    assert devices == [("md2",)]
+    packed = tmp_path / "packed"  # the same folder packed: its iostat held compressed in memory
+    packed.mkdir()
+    with tarfile.open(packed / f"{d.name}.tar.gz", "w:gz") as tar:
+        tar.add(d, arcname=d.name)
+    got = []
+    for where in (tree, packed):
+        with Store.open(tmp_path / f"{where.name}.duckdb") as store:
+            import_mytools_tree(store, where, HOST, device="md2")
+            cur = store.cursor()
+            devices = cur.execute("SELECT DISTINCT device FROM iostat_samples").fetchall()
+            rows = cur.execute("SELECT count(*), sum(r_s), sum(wkb_s) FROM iostat_samples").fetchall()
+            (raw,) = read_raw(cur, 1, "iostat")
+        assert devices == [("md2",)]
+        got.append((rows, raw.name, raw.text))
+    assert got[0] == got[1]
+    assert got[0][2] == (d / f"sb.io.point-query.{DOP}").read_text()
 
 
 def test_a_symlink_loop_and_an_out_of_range_time_are_one_line_each(tmp_path: Path) -> None:
