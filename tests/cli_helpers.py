@@ -86,15 +86,18 @@ database = "{database or db.database}"
 """
 
 
-def postgres_build(host: str, name: str, pg: PostgresServer) -> str:
-    """Inventory TOML of an external PostgreSQL build ``name`` of ``host`` (the test server)."""
+def postgres_build(
+    host: str, name: str, pg: PostgresServer, *, user: str | None = None, database: str | None = None
+) -> str:
+    """Inventory TOML of an external PostgreSQL build ``name`` of ``host`` (the test server; its
+    benchmark user and database unless given)."""
     return f"""
 [[hosts.{host}.builds]]
 name = "{name}"
 host = "{pg.host}"
 port = {pg.port}
-user = "{pg.bench_user}"
-database = "{pg.database}"
+user = "{user or pg.bench_user}"
+database = "{database or pg.database}"
 """
 
 

@@ -23,6 +23,7 @@ import argparse
 import glob
 import os
 import pwd
+import select
 import shutil
 import signal
 import subprocess
@@ -139,16 +140,23 @@ def _perf_stat(pids: list[int], events: str, seconds: float, tmp: str) -> tuple[
 
 
 def _perf_cpu(
-    pids: list[int], event: str, hz: int, seconds: float, tmp: str, ended: list[float]
+    pids: list[int], event: str, hz: int, seconds: float, tmp: str, span: list[float]
 ) -> tuple[str | None, str]:
-    """A ``perf record -g`` window folded; ``ended`` gets when the recording ended (the folding
-    after it is not part of the window)."""
+    """A ``perf record -g`` window folded; ``span`` gets when perf's events were enabled and
+    disabled (monotonic): the window is that, not perf's run. Measured on this 2-core host under
+    load: perf record -g took 0.5 s to start and 1 s to exit (build ids), so a "1 s" window
+    timed around it lasted 2.2 s and its queries were counted 2.2x (the planted regression's
+    growth came out at 0.3-0.5x). perf starts with its events off (``-D -1``) and is switched
+    by ``--control`` FIFOs (perf >= 5.10); an older perf is timed around its ``sleep``."""
     data = os.path.join(tmp, "perf.data")
     argv = ["perf", "record", "-q", "-g", "-F", str(hz), "-e", event, "-o", data]
-    argv += ["-p", ",".join(map(str, pids)), "--", "sleep", f"{seconds:g}"]
-    res = subprocess.run(argv, capture_output=True, text=True)
-    ended.append(time.monotonic())
-    if res.returncode != 0:
+    argv += ["-p", ",".join(map(str, pids))]
+    res = _record_switched(argv, seconds, tmp, span)
+    if res is not None and "control" in (res.stderr or ""):  # this perf has no --control
+        t0 = time.monotonic()
+        res = subprocess.run([*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True)
+        span[:] = [t0, time.monotonic()]
+    if res is not None and res.returncode != 0:
         return None, _why(res)
     # Folding resolves every frame's symbol: seconds of CPU for a large server binary, taken
     # while the benchmark runs (bench/bench_capture.py), so at the lowest priority
@@ -165,6 +173,58 @@ def _perf_cpu(
     return "".join(f"{stack} {n}\n" for stack, n in stacks.most_common()), ""
 
 
+def _record_switched(
+    argv: list[str], seconds: float, tmp: str, span: list[float]
+) -> subprocess.CompletedProcess[str] | None:
+    """Run ``argv`` with its events enabled for ``seconds`` by perf's control FIFOs; None when
+    it recorded (``span`` set), else perf's failure (it exited before acknowledging)."""
+    ctl, ack = os.path.join(tmp, "ctl.fifo"), os.path.join(tmp, "ack.fifo")
+    for path in (ctl, ack):
+        if os.path.exists(path):
+            os.unlink(path)
+        os.mkfifo(path)
+    # O_RDWR: opening a FIFO so never blocks, whether perf opened its end yet or never will
+    ctl_fd, ack_fd = os.open(ctl, os.O_RDWR), os.open(ack, os.O_RDWR)
+    proc = subprocess.Popen(
+        [*argv, "-D", "-1", "--control", f"fifo:{ctl},{ack}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        if _command(proc, ctl_fd, ack_fd, "enable"):
+            span[:] = [time.monotonic()]
+            time.sleep(seconds)
+            if _command(proc, ctl_fd, ack_fd, "disable"):
+                span.append(time.monotonic())
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)  # perf record's own stop: it writes perf.data
+        _, err = proc.communicate()
+    finally:
+        os.close(ctl_fd)
+        os.close(ack_fd)
+    if len(span) == 2:
+        return None if proc.returncode in (0, -signal.SIGINT) else _done(proc, err)
+    return _done(proc, err)
+
+
+def _done(proc: subprocess.Popen[str], err: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.CompletedProcess(proc.args, proc.returncode or 1, "", err)
+
+
+def _command(proc: subprocess.Popen[str], ctl_fd: int, ack_fd: int, word: str) -> bool:
+    """Send perf ``word`` and wait for its ``ack`` (False: perf exited, or 60 s passed)."""
+    os.write(ctl_fd, word.encode() + b"\n")
+    got = b""
+    deadline = time.monotonic() + 60.0
+    while b"ack" not in got:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        if select.select([ack_fd], [], [], 0.1)[0]:
+            got += os.read(ack_fd, 64)
+    return True
+
+
 def _why(res: subprocess.CompletedProcess[str]) -> str:
     if res.returncode < 0:
         return f"perf killed by signal {-res.returncode}"
@@ -172,14 +232,15 @@ def _why(res: subprocess.CompletedProcess[str]) -> str:
     return f"perf exited {res.returncode}: {lines[-1] if lines else 'no message'}"
 
 
-def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | None, str, float]:
-    """One window on ``pids``: (its text or None, why not, when perf ended)."""
-    ended: list[float] = []
+def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | None, str, list[float]]:
+    """One window on ``pids``: (its text or None, why not, [start, end] when perf recorded, else
+    [])."""
+    span: list[float] = []
     if args.kind == "counters":
         body, why = _perf_stat(pids, args.events, args.window, tmp)
     else:
-        body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp, ended)
-    return body, why, ended[0] if ended else time.monotonic()
+        body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp, span)
+    return body, why, span
 
 
 def loop(args: argparse.Namespace) -> None:
@@ -207,12 +268,15 @@ def _windows(args: argparse.Namespace, t0: float, tmp: str) -> None:
             _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
             n += 1
             continue
-        body, why, ended = _take(args, pids, tmp)
+        body, why, span = _take(args, pids, tmp)
         if body is None and (now := resolve(args.target, args.children)) and now != pids:
             pids = now  # a process of the list ended as perf started (a backend): once more
             start = time.monotonic() - t0
-            body, why, ended = _take(args, pids, tmp)
-        seconds = ended - t0 - start
+            body, why, span = _take(args, pids, tmp)
+        if len(span) == 2:  # what perf recorded (cpu), not its start-up and exit
+            start, seconds = span[0] - t0, span[1] - span[0]
+        else:
+            seconds = time.monotonic() - t0 - start
         if body is None and _bench_ended(args.target):
             break  # perf failed because the benchmark it watched ended: not a gap
         if body is None:

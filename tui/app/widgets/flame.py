@@ -10,13 +10,15 @@ slower; rqps-good: shrank; neutral within ``SAME``). The layout is tui/services/
 from __future__ import annotations
 
 import zlib
-from typing import ClassVar
+from typing import ClassVar, Self
 
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.color import Color
+from textual.geometry import Region, Size
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 
 from benchdeck.engine.profiling.tree import Frame
@@ -57,6 +59,8 @@ class FlameGraph(Widget, can_focus=True):
         self.colours = RqpsColours("#E5534B", "#57AB5A", "#8B949E")
         self._scale = 0.0
         self._rows: list[list[Cell]] = []
+        self._strips: list[Strip] | None = None
+        self._strips_key: tuple[Size, Style] | None = None
 
     @property
     def zoomed(self) -> Frame | None:
@@ -105,30 +109,45 @@ class FlameGraph(Widget, can_focus=True):
             self.refresh()
         self.post_message(self.Selected(self.cursor))
 
-    def render(self) -> Text:
+    def refresh(self, *regions: Region, **kwargs: bool) -> Self:
+        self._strips = None  # every change of what is drawn goes through here (and resizes)
+        return super().refresh(*regions, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the icicle, as segments (Textual's line API): a frame's cells are
+        already laid out, so going through a Rich ``Text`` (Textual re-parses it into its
+        ``Content`` and wraps it) took twice the layout's time (bench/bench_profile.py)."""
+        key = (self.size, self.visual_style.rich_style)  # a resize or a theme change redraws
+        if self._strips is None or self._strips_key != key:
+            self._strips, self._strips_key = self._make_strips(), key
+        if y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
+
+    def _make_strips(self) -> list[Strip]:
         zoomed = self.zoomed
         width, height = self.size.width, self.size.height
+        base = self.visual_style.rich_style
         if zoomed is None:
             self._rows = []
-            return Text("no profile", style="dim")
+            return [Strip([Segment("no profile"[:width].ljust(width), base + Style(dim=True))], width)]
         self._rows = layout(zoomed, width, height)
-        lines = [self._line(row, width) for row in self._rows]
-        return Text("\n").join(lines)
+        return [Strip(self._line(row, width, base), width) for row in self._rows]
 
-    def _line(self, row: list[Cell], width: int) -> Text:
-        text = Text(no_wrap=True, overflow="crop", end="")
+    def _line(self, row: list[Cell], width: int, base: Style) -> list[Segment]:
+        out: list[Segment] = []
         x = 0
         for cell in row:
             if cell.x0 > x:
-                text.append(" " * (cell.x0 - x))
+                out.append(Segment(" " * (cell.x0 - x), base))
             w = cell.x1 - cell.x0
             name = cell.frame.name
             label = name if len(name) <= w else (name[: w - 1] + "…" if w > 1 else "")
-            text.append(label.ljust(w), self._style(cell.frame))
+            out.append(Segment(label.ljust(w), base + self._style(cell.frame)))
             x = cell.x1
         if x < width:
-            text.append(" " * (width - x))
-        return text
+            out.append(Segment(" " * (width - x), base))
+        return out
 
     def _style(self, f: Frame) -> Style:
         bg = self._diff_colour(f) if self.differential else _warm(f.name)
