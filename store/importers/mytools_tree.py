@@ -51,8 +51,8 @@ class Folder:
         """Whether the run outputs' mtimes can say when they ran: distinct, and no two closer
         than half the later run's length (``seconds``, in ``runs`` order), as on a disk where
         the runs were written one after the other. A copy or checkout gives them one mtime
-        (or a few: 39 runs on 2 mtimes in one folder of the packed mar25 tree, the other 17
-        folders 335 s or more apart). Not their order: that is what is in doubt (mar25 ran some
+        (or a few: 39 runs on 2 mtimes in one folder of the packed mar25 tree; 15 of its 18
+        folders pass). Not their order: that is what is in doubt (mar25 ran some
         steps in another order than ``suite_order``)."""
         if self.members is not None:
             ts = [self.members.mtimes.get(out.name, 0.0) for out, _ in self.runs]
