@@ -78,11 +78,12 @@ def from_start(start: datetime, elapsed_s: float | None, source: str) -> Dated:
     return Dated(start, _plus(start, elapsed_s or 0.0), source)
 
 
-def from_mtime(path: Path, elapsed_s: float | None) -> Dated:
-    """The file was last written when the run ended: its mtime, less the run's length;
-    undated when the mtime is out of a date's range (``touch -d @1e12``)."""
+def from_mtime(path: Path, elapsed_s: float | None, mtime: float | None = None) -> Dated:
+    """The file was last written when the run ended: its mtime (``mtime``: a tar member's),
+    less the run's length; undated when the mtime is out of a date's range (``touch -d @1e12``)."""
     try:
-        end = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).replace(tzinfo=None)
+        st = path.stat().st_mtime if mtime is None else mtime
+        end = datetime.fromtimestamp(st, tz=UTC).replace(tzinfo=None)
     except (OverflowError, OSError, ValueError):
         return Dated(None, None, "undated")
     return Dated(_plus(end, -(elapsed_s or 0.0)), end, "mtime")

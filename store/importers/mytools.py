@@ -8,12 +8,14 @@ A tree holds ``x.<build>.<config>.pk<N>/`` folders; each has ``sb.o.<test>.range
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import tarfile
-import tempfile
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
@@ -29,18 +31,19 @@ from benchdeck.store.importers.mytools_tree import (
     find_run_dirs,
     folder_table_size,
     folder_vacuum,
-    head,
     profile_only,
     read_folder,
+    read_packed,
     split_run_dir,
 )
 from benchdeck.store.importers.perf_files import attach_mytools_perf
-from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run
+from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run, run_bytes
 from benchdeck.store.importers.writer import RunWriter
 from benchdeck.store.limits import path_problem
 
 READ_THREADS = 2
 READ_AHEAD = 8  # runs read ahead of the one being stored
+TRIM_EVERY = 16  # runs: glibc's free pages given back (see _trim)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,7 @@ class MytoolsImport:
     imported_per_op: int = 0
     perf_runs: int = 0
     perf_windows: int = 0
+    unordered_mtimes: list[str] = field(default_factory=list)  # folders whose mtimes say nothing
 
 
 def import_mytools_tree(
@@ -81,7 +85,7 @@ def import_mytools_tree(
     table_size: int | None = None,
 ) -> MytoolsImport:
     """Import every run of every ``x.*`` folder under ``root`` (packed ``x.*.tar.gz`` ones too:
-    each is unpacked to a temporary folder while its runs are read), a few runs per transaction.
+    each one's files are read into memory while its runs are stored), a few runs per transaction.
 
     A run whose sysbench output is already stored (from any path, or earlier in this tree) is
     counted in ``already``, not stored again. ``table_size`` is used for scan steps when neither
@@ -99,7 +103,7 @@ def import_mytools_tree(
             result.failed.append(why)
         else:
             folders.append(read_folder(d))
-    total = sum(len(f.runs) for f in folders) + sum(_packed_runs(t, result) for t in packed)
+    total = sum(len(f.runs) for f in folders)
     with store.transaction() as cur:
         known = known_keys(cur)
 
@@ -120,10 +124,16 @@ def import_mytools_tree(
     pipe = _Pipeline(result, writer, known, progress, total)
     try:
         pipe.run(_jobs(folders, host, device, table_size))
-        for tarball in packed:  # one at a time: the disk holds one unpacked folder
-            with _unpacked(tarball, result) as inner:
-                folders += inner
-                pipe.run(_jobs(inner, host, device, table_size))
+        packed_runs = 0
+        for i, tarball in enumerate(packed, 1):  # one at a time: memory holds one packed folder's files
+            inner = _packed(tarball, device is not None, result)
+            # the total counts the packed folders read so far and guesses the rest alike: counting
+            # first was a second pass through every tarball (~3 of 16 CPU-s on the mar25 tree)
+            packed_runs += sum(len(f.runs) for f in inner)
+            pipe.total = total + packed_runs + round(packed_runs / i * (len(packed) - i))
+            pipe.run(_jobs(inner, host, device, table_size))
+            folders += [replace(f, members=None) for f in inner]  # the warnings' facts, not the bytes
+            del inner  # before the next one is read: one packed folder's bytes in memory
     finally:
         if file:
             store.cursor().execute("RESET checkpoint_threshold")
@@ -135,19 +145,9 @@ def import_mytools_tree(
     result.perf_runs, result.perf_windows = perf.runs, perf.windows
     result.warnings += perf.warnings
     if progress:
-        progress(ImportProgress(total, total, "", len(writer.run_ids), result.lines))
+        progress(ImportProgress(pipe.done, pipe.done, "", len(writer.run_ids), result.lines))
     _warn(result, folders, device)
     return result
-
-
-def _packed_runs(tarball: Path, result: MytoolsImport) -> int:
-    """Run files in a packed folder (for the progress total), from its member names."""
-    try:
-        with tarfile.open(tarball) as tar:
-            return sum(1 for n in tar.getnames() if _is_run_output(n.rsplit("/", 1)[-1]))
-    except (OSError, tarfile.TarError) as exc:
-        result.failed.append(f"{tarball}: cannot read the packed folder ({exc})")
-        return 0
 
 
 def _is_run_output(name: str) -> bool:
@@ -155,25 +155,21 @@ def _is_run_output(name: str) -> bool:
     return s is not None and s.dop is not None
 
 
-class _unpacked:
-    """A packed folder unpacked to a temporary folder (tarfile's ``data`` filter: no links out
-    of it, no devices), its ``x.*`` folders; removed on exit."""
+def _trim() -> None:
+    """Give glibc's free heap pages back every few runs: packed members and parsed runs (~700 KB
+    each) freed by other threads leave the heap fragmented (glibc raises its mmap threshold
+    after the first large free). mar25, 18 packed folders: peak RSS 303-311 MB without it,
+    292-299 MB with it (255 MB with a fixed mmap threshold, but 375k lines/CPU-s, not 440k)."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
-    def __init__(self, tarball: Path, result: MytoolsImport):
-        self.tarball, self.result = tarball, result
-        self.tmp = tempfile.TemporaryDirectory(prefix="benchdeck-import-")
 
-    def __enter__(self) -> list[Folder]:
-        out = Path(self.tmp.name)
-        try:
-            with tarfile.open(self.tarball) as tar:
-                tar.extractall(out, filter="data")
-        except (OSError, tarfile.TarError):
-            return []  # said by _packed_runs
-        return [read_folder(d, f"{self.tarball}/{d.relative_to(out)}") for d in find_run_dirs(out)]
-
-    def __exit__(self, *exc: object) -> None:
-        self.tmp.cleanup()
+def _packed(tarball: Path, iostat: bool, result: MytoolsImport) -> list[Folder]:
+    try:
+        return read_packed(tarball, iostat)
+    except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
+        result.failed.append(f"{tarball}: cannot read the packed folder ({exc})")
+        return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,12 +184,17 @@ class _Job:
 
 def _starts(f: Folder) -> list[datetime | None]:
     """Each run's start by the suite's order around the folder's vacuum; None without one."""
-    vacuum = folder_vacuum(f.path)
+    vacuum = folder_vacuum(f)
     if vacuum is None:
         return [None] * len(f.runs)
     names = [out.name for out, _ in f.runs]
-    secs = [suite_order.run_seconds(head(out).split("\n", 1)[0]) for out, _ in f.runs]
+    secs = _seconds(f)
     return list(suite_order.schedule(names, secs, vacuum))
+
+
+def _seconds(f: Folder) -> list[float]:
+    """Each run's length from its sysbench command line (warm-up and run time)."""
+    return [suite_order.run_seconds(f.head(out.name).split("\n", 1)[0]) for out, _ in f.runs]
 
 
 def suite_date(out: Path) -> datetime | None:
@@ -218,13 +219,14 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                 why = f"{f.label}: {exc}" if i == 0 else ""
                 yield _Job(f"{f.build_name} {suffix.workload}", f.label, failed=why)
             continue
-        size = folder_table_size(f.path) or table_size
+        size = folder_table_size(f) or table_size
         starts = _starts(f)
+        evidence = f.mtimes_are_evidence(list(_seconds(f)))
         for (out, suffix), start in zip(f.runs, starts, strict=True):
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
             rest = out.name.removeprefix("sb.o.")
             vm, io, met = (f.path / f"sb.{k}.{rest}" for k in ("vm", "io", "met"))
-            has = {p: p.name in f.names and p.is_file() for p in (vm, io, met)}
+            has = {p: f.has(p.name) for p in (vm, io, met)}
             use_io = has[io] and device is not None
             yield _Job(
                 label,
@@ -245,6 +247,8 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                     dated=start,
                     dated_source=suite_order.SOURCE if start else "",
                     source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
+                    members=f.members,
+                    mtime_evidence=evidence,
                 ),
             )
 
@@ -256,9 +260,9 @@ def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
     """The run parsed, or why not; :data:`_ALREADY` when its output is stored already (only
     its sysbench file read: a stored run costs a hash, not a parse)."""
     try:
-        if content_key(files.sysbench.read_bytes()) in known:
+        if content_key(run_bytes(files, files.sysbench)) in known:
             return _ALREADY
-    except OSError:
+    except ImportError_:
         pass  # read_run says why, in one line
     try:
         return read_run(files)
@@ -297,6 +301,8 @@ class _Pipeline:
     def _take(self, job: _Job, outcome: ParsedRun | str | None) -> None:
         result = self.result
         self.done += 1
+        if self.done % TRIM_EVERY == 0:
+            _trim()
         if job.failed is not None:  # one line per folder whose build name is unknown
             if job.failed:
                 result.failed.append(job.failed)
@@ -308,6 +314,9 @@ class _Pipeline:
         elif isinstance(outcome, str):
             result.failed.append(outcome)
         elif outcome is not None:
+            undated = outcome.dated_from == "undated" and job.files and not job.files.mtime_evidence
+            if undated and job.folder not in result.unordered_mtimes:
+                result.unordered_mtimes.append(job.folder)  # said once, for the folders it cost a date
             result.lines += outcome.lines
             result.explain_lines += outcome.explain_lines
             if outcome.run.content_key:
@@ -341,3 +350,10 @@ def _warn(result: MytoolsImport, folders: list[Folder], device: str | None) -> N
             f"any path) in {len(result.already_in)} folder(s), e.g. {where[0]} ({where[1]})"
         )
     result.warnings += profile_only(folders)
+    if n := len(result.unordered_mtimes):
+        result.warnings.append(
+            f"{n} folder(s) whose run files' mtimes are not when they ran (one mtime, or closer "
+            f"together than the runs last: a copy or checkout), e.g. {result.unordered_mtimes[0]}: "
+            "their runs with no "
+            "timestamp, date line or vacuum log are stored undated, not dated by mtime"
+        )

@@ -29,7 +29,7 @@ TABLE_SIZE = 2_000_000
 TABLES = 4
 DOP = 40
 NCPU = 16
-MTIME_A = datetime(2025, 9, 1, 12, 0, 0)  # folder A's files: no dated line, this mtime (UTC)
+MTIME_A = datetime(2025, 9, 1, 12, 0, 0)  # folder A's first run ends then (UTC), no dated line
 MYVAC_C = "vac_my starts at Sat Oct 11 02:03:04 PM UTC 2025 with sleep_secs = 60"
 DATED_C = datetime(2025, 10, 11, 14, 3, 4)
 
@@ -247,6 +247,12 @@ def write_tree(root: Path) -> Path:
                 f"Inserting {TABLE_SIZE} records into 'sbtest1'\n"
             )
     stamp = (MTIME_A - datetime(1970, 1, 1)).total_seconds()
-    for p in folder(root, A).iterdir():
+    for p in folder(root, A).iterdir():  # the run outputs 10 minutes apart in the suite's order
+        k = SUITE.index(p.name.split(".")[2]) if p.name.startswith("sb.o.") else 0
+        os.utime(p, (stamp + 600 * k, stamp + 600 * k))
+    for p in folder(root, B).iterdir():  # as a copy leaves them: one mtime, no evidence
         os.utime(p, (stamp, stamp))
     return root
+
+
+SUITE = ("update-index", "scan", "point-query")  # the suite's order of the steps in MET

@@ -7,15 +7,18 @@ from __future__ import annotations
 import os
 import shutil
 import tarfile
+import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.store.db import Store
 from benchdeck.store.importers import RunFiles, import_mytools_tree, import_run_files
 from benchdeck.store.queries import RunFilter, run_history, run_history_after
+from benchdeck.store.raw import read_raw
 from benchdeck.tui.cli.main import cli
 from tests.store import mytools_tree as t
 
@@ -70,6 +73,8 @@ def test_dates_follow_the_evidence_order(tmp_path: Path) -> None:
     (c / f"sb.vm.scan.{DOP}").write_text(stamped)
     upd = c / f"sb.o.update-index.{DOP}"
     upd.write_text(upd.read_text() + "\nDone at Sun Oct 12 09:30:00 UTC 2025\n")
+    for k, step in enumerate(t.SUITE):  # B dated by mtimes that increase in the suite's order
+        os.utime(t.folder(tree, t.B) / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * k, 1.75e9 + 600 * k))
     with Store.open(tmp_path / "s.duckdb") as store:
         import_mytools_tree(store, tree, HOST)
         rows = dict(
@@ -95,21 +100,31 @@ def test_dates_follow_the_evidence_order(tmp_path: Path) -> None:
     assert order != sorted(order, reverse=True)  # not the import's order
 
 
-def test_a_packed_folder_imports_as_it_is(tmp_path: Path) -> None:
+def test_a_packed_folder_imports_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read from the tarball's stream into memory: no temporary folder (none can be made here),
+    member mtimes kept."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
     tree = t.write_tree(tmp_path / "tree")
     packed = tmp_path / "packed"
     packed.mkdir()
     c = t.folder(tree, t.C)
+    for p in c.glob("sb.o.myvac*"):
+        p.unlink()  # dated by the members' mtimes, not the vacuum log
+    for k, step in enumerate(t.SUITE):  # in the suite's order: evidence (scan is second)
+        os.utime(c / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * (k - 1), 1.75e9 + 600 * (k - 1)))
+    out = c / f"sb.o.scan.{DOP}"
     with tarfile.open(packed / f"{c.name}.tar.gz", "w:gz") as tar:
         tar.add(c, arcname=c.name)
     with Store.open(tmp_path / "s.duckdb") as store:
         res = import_mytools_tree(store, packed, HOST)
         assert (len(res.run_ids), res.failed) == (3, [])
-        paths = [p for (p,) in store.cursor().execute("SELECT source_path FROM runs").fetchall()]
+        rows = store.cursor().execute("SELECT source_path, finished_at, dated_from FROM runs").fetchall()
         again = import_mytools_tree(store, tree, HOST)  # the same runs, unpacked
-    assert all(p.startswith(f"{packed / c.name}.tar.gz/{c.name}/sb.o.") for p in paths)
+    assert all(p.startswith(f"{packed / c.name}.tar.gz/{c.name}/sb.o.") for p, _, _ in rows)
+    assert {(f, d) for p, f, d in rows if p.endswith(out.name)} == {
+        (datetime(2025, 6, 15, 15, 6, 40), "mtime")
+    }
     assert (len(again.run_ids), again.already) == (6, 3)
-    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("benchdeck-import-*"))
 
 
 OLD_EXPLAIN = [  # a March 2025 PostgreSQL tree: plan nodes not indented
@@ -166,10 +181,22 @@ def test_device_rows_only(tmp_path: Path) -> None:
     (d / f"sb.io.point-query.{DOP}").write_text(
         "Linux 5.15 (h) \t03/18/2025 \t_x86_64_\t(48 CPU)\n\n" + report * 3
     )
-    with Store.open(tmp_path / "s.duckdb") as store:
-        import_mytools_tree(store, tree, HOST, device="md2")
-        devices = store.cursor().execute("SELECT DISTINCT device FROM iostat_samples").fetchall()
-    assert devices == [("md2",)]
+    packed = tmp_path / "packed"  # the same folder packed: its iostat held compressed in memory
+    packed.mkdir()
+    with tarfile.open(packed / f"{d.name}.tar.gz", "w:gz") as tar:
+        tar.add(d, arcname=d.name)
+    got = []
+    for where in (tree, packed):
+        with Store.open(tmp_path / f"{where.name}.duckdb") as store:
+            import_mytools_tree(store, where, HOST, device="md2")
+            cur = store.cursor()
+            devices = cur.execute("SELECT DISTINCT device FROM iostat_samples").fetchall()
+            rows = cur.execute("SELECT count(*), sum(r_s), sum(wkb_s) FROM iostat_samples").fetchall()
+            (raw,) = read_raw(cur, 1, "iostat")
+        assert devices == [("md2",)]
+        got.append((rows, raw.name, raw.text))
+    assert got[0] == got[1]
+    assert got[0][2] == (d / f"sb.io.point-query.{DOP}").read_text()
 
 
 def test_a_symlink_loop_and_an_out_of_range_time_are_one_line_each(tmp_path: Path) -> None:
@@ -221,3 +248,41 @@ def test_runs_are_stored_as_they_are_read(tmp_path: Path) -> None:
         res = import_mytools_tree(store, tree, HOST, progress=lambda p: seen.append((p.done, p.imported)))
     assert len(res.run_ids) == 40
     assert any(0 < imported < 40 for done, imported in seen if done < 40)
+
+
+def test_a_damaged_packed_folder_is_one_line_and_the_rest_imports(tmp_path: Path) -> None:
+    tree = t.write_tree(tmp_path / "tree")
+    c = t.folder(tree, t.C)
+    with tarfile.open(tarball := tree / f"{c.name}.tar.gz", "w:gz") as tar:
+        tar.add(c, arcname=c.name)
+    shutil.rmtree(c)
+    tarball.write_bytes(tarball.read_bytes()[:-300])  # cut short: a copy that did not finish
+    seen: list[int] = []
+    with Store.open(tmp_path / "s.duckdb") as store:
+        res = import_mytools_tree(store, tree, HOST, progress=lambda p: seen.append(p.total))
+    assert len(res.run_ids) == 6
+    assert res.failed == [f"{tarball}: cannot read the packed folder (unexpected end of data)"]
+    assert seen[-1] == 6
+
+
+def test_mtimes_closer_than_the_runs_date_nothing(tmp_path: Path) -> None:
+    """Distinct mtimes a second apart (copied one by one) are not evidence: the runs last 305 s;
+    600 s apart they are, in any order (the order the suite ran them is what is in doubt)."""
+    tree = t.write_tree(tmp_path / "tree")
+    a, b = t.folder(tree, t.A), t.folder(tree, t.B)
+    for k, step in enumerate(reversed(t.SUITE)):
+        os.utime(a / f"sb.o.{step}.{DOP}", (1.75e9 + k, 1.75e9 + k))
+        os.utime(b / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * k, 1.75e9 + 600 * k))
+    with Store.open(tmp_path / "s.duckdb") as store:
+        res = import_mytools_tree(store, tree, HOST)
+        got = dict(
+            store.cursor()
+            .execute(
+                "SELECT b.name, list(DISTINCT r.dated_from) FROM runs r JOIN builds b USING (build_id) "
+                "WHERE b.name IN (?, ?) GROUP BY 1",
+                [t.A, t.B],
+            )
+            .fetchall()
+        )
+    assert got == {t.A: ["undated"], t.B: ["mtime"]}
+    assert res.unordered_mtimes == [str(a)]

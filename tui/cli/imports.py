@@ -214,7 +214,7 @@ class ImportBar:
         if self._bar is not None:
             if self._task is None:
                 self._task = self._bar.add_task("", total=p.total)
-            self._bar.update(self._task, completed=p.done, description=p.label)
+            self._bar.update(self._task, total=p.total, completed=p.done, description=p.label)
             return
         now = time.monotonic()
         if now - self._last >= PLAIN_EVERY_S or (p.done == p.total and not p.label):
