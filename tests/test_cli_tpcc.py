@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,28 @@ NAMES = ("new_order", "payment", "order_status", "delivery", "stock_level")
 MIX = {"new_order": 0.45, "payment": 0.43, "order_status": 0.04, "delivery": 0.04, "stock_level": 0.04}
 
 
+FRESH = "bd_tpcc"  # a database of this module's own: the servers are the session's, and other
+# modules' TPC-C runs (tests/test_cli_run.py over SSH) leave a complete load in theirs
+
+
+def _fresh_databases(db: MariaDBServer, pg: PostgresServer) -> None:
+    """An empty ``FRESH`` database on each server, so the first run here has to load."""
+    subprocess.run(
+        db.client_argv("-e", f"DROP DATABASE IF EXISTS {FRESH}; CREATE DATABASE {FRESH}"),
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    for statement in (f"DROP DATABASE IF EXISTS {FRESH}", f"CREATE DATABASE {FRESH} OWNER {pg.bench_user}"):
+        argv = [str(pg.bin_dir / "psql"), "-X", "-v", "ON_ERROR_STOP=1", "-c", statement]
+        argv += ["-h", pg.host, "-p", str(pg.port), "-U", pg.user, "-d", "postgres"]
+        subprocess.run(argv, check=True, capture_output=True, timeout=60)
+
+
 @pytest.fixture
 def env(tmp_path: Path, mariadb_server: MariaDBServer, postgres_server: PostgresServer) -> dict[str, str]:
+    _fresh_databases(mariadb_server, postgres_server)
     host = local_host("here", tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 10000")
-    builds = mariadb_build("here", MARIADB, mariadb_server) + postgres_build(
-        "here", POSTGRES, postgres_server
+    builds = mariadb_build("here", MARIADB, mariadb_server, database=FRESH) + postgres_build(
+        "here", POSTGRES, postgres_server, database=FRESH
     )
     return inventory_env(tmp_path, host + builds)
 
