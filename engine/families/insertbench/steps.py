@@ -115,18 +115,26 @@ class Config:
 
     def argv(self) -> list[str]:
         """The effective command line, password masked (the output's first line)."""
-        out = ["python3", "-m", CLIENT_MODULE]
-        for f in fields(self):
-            value, opt = getattr(self, f.name), "--" + f.name.replace("_", "-")
-            if f.name == "kind":
-                continue
-            if isinstance(value, bool):
-                out.append(opt if value else "--no-" + opt[2:])
-            elif isinstance(value, float):
-                out.append(f"{opt}={int(value) if value.is_integer() else value}")
-            else:
-                out.append(f"{opt}={'***' if f.name == 'password' and value else value}")
-        return out
+        return command_line(self, CLIENT_MODULE)
+
+
+def command_line(config: Any, module: str) -> list[str]:
+    """A client's effective command line from its config dataclass: ``--field=value`` each
+    (``--flag``/``--no-flag`` for a bool, a whole float without its ``.0``), the password
+    masked, ``kind`` (derived from the step) left out. The Insert Benchmark's and the TPC-C-like
+    clients print it as their output's first line."""
+    out = ["python3", "-m", module]
+    for f in fields(config):
+        value, opt = getattr(config, f.name), "--" + f.name.replace("_", "-")
+        if f.name == "kind":
+            continue
+        if isinstance(value, bool):
+            out.append(opt if value else "--no-" + opt[2:])
+        elif isinstance(value, float):
+            out.append(f"{opt}={int(value) if value.is_integer() else value}")
+        else:
+            out.append(f"{opt}={'***' if f.name == 'password' and value else value}")
+    return out
 
 
 def step_kind(name: str) -> StepKind | None:

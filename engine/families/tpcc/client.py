@@ -28,7 +28,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from benchdeck.engine.families.insertbench import schema as db
@@ -37,6 +37,7 @@ from benchdeck.engine.families.insertbench.client import (
     add_connection_options,
     percentile_ms,
 )
+from benchdeck.engine.families.insertbench.steps import command_line
 from benchdeck.engine.families.insertbench.workers import (
     ERRS,
     HIST,
@@ -80,14 +81,7 @@ class Config:
 
     def argv(self) -> list[str]:
         """The effective command line, password masked (the output's first line)."""
-        out = ["python3", "-m", CLIENT_MODULE]
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            shown = "***" if f.name == "password" and value else value
-            out.append(f"--{f.name.replace('_', '-')}={shown}")
-        return out
+        return command_line(self, CLIENT_MODULE)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Config:
