@@ -29,6 +29,7 @@ from benchdeck.tui.app.context import AppServices
 from benchdeck.tui.app.nav import NAV
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
 from benchdeck.tui.app.screens.runs_actions import RerunRequested
+from benchdeck.tui.app.stylesheet import KeptParseStylesheet
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
     SettingsError,
@@ -81,6 +82,7 @@ class BenchdeckApp(App[None]):
         """``opening``: the store, already opening (``benchdeck`` starts it before it imports
         Textual); else it starts opening now."""
         super().__init__()
+        self.stylesheet = KeptParseStylesheet(variables=self.get_css_variables())
         self.db = db
         self._opening = opening if opening is not None else Opening(db)
         self.store = self._opening.store

@@ -12,13 +12,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
 from textual.worker import Worker
 
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import report_worker_error, tcss, whole_first_frame
+from benchdeck.tui.app.screens.base import (
+    StyledOnce,
+    preset_breakpoints,
+    report_worker_error,
+    tcss,
+    whole_first_frame,
+)
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.selection import Selection
 
@@ -96,7 +101,7 @@ class OptionsColumn(VerticalScroll, can_focus=False):
     """Options, facts, matrix and Start: scrolls on short terminals (80x24), no tab stop of its own."""
 
 
-class LaunchScreen(Screen[None]):
+class LaunchScreen(StyledOnce):
     """Build a run matrix and queue it; the default runs the built-in workload on this machine."""
 
     CSS_PATH = tcss("launch.tcss")
@@ -111,6 +116,7 @@ class LaunchScreen(Screen[None]):
         self.setups: dict[str, float | None] = {}
         """Each host's set-up per run, learned from its stored runs (None: none to learn from)."""
         self._choices_asked = False
+        preset_breakpoints(self)
 
     @property
     def hub(self) -> LiveHub:

@@ -8,12 +8,11 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Header, Log, Static, Tab, Tabs
 from textual.worker import Worker
 
 from benchdeck.tui.app.context import services
-from benchdeck.tui.app.screens.base import report_worker_error, tcss
+from benchdeck.tui.app.screens.base import StyledOnce, report_worker_error, tcss
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
 from benchdeck.tui.app.widgets.charts import Line, LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
@@ -133,7 +132,7 @@ class HostTabs(Tabs):
         super()._highlight_active(animate=False)
 
 
-class LiveScreen(Screen[None]):
+class LiveScreen(StyledOnce):
     """Live monitoring of running benchmarks, a tab per host; redraws at most once a second.
 
     The tabs share one :class:`HostPane`: switching tabs shows another host's run in the same
