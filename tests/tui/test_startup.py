@@ -251,7 +251,8 @@ print("SEEN", json.dumps(seen))
 @pytest.mark.parametrize("made", [True, False], ids=["no runs", "no store file"])
 def test_a_store_without_runs_starts_on_launch_before_duckdb(tmp_path: Path, made: bool) -> None:
     """A newcomer's first start: Launch is the first screen made and shown (not Runs, left at
-    once), its first frame loads neither DuckDB nor the run side; the store opens after it."""
+    once), its first frame loads neither DuckDB, the run side nor Runs' module; the store opens
+    after it."""
     import json
 
     from benchdeck.store.db import Store
@@ -259,7 +260,7 @@ def test_a_store_without_runs_starts_on_launch_before_duckdb(tmp_path: Path, mad
     path = tmp_path / "s.duckdb"
     if made:
         Store.open(path).close()
-    mods = ("duckdb", "benchdeck.store.db", *NOT_FOR_THE_FIRST_FRAME)
+    mods = ("duckdb", "benchdeck.store.db", "benchdeck.tui.app.screens.runs", *NOT_FOR_THE_FIRST_FRAME)
     r = subprocess.run(
         [sys.executable, "-c", EMPTY_PROBE.format(mods=mods), str(path)],
         capture_output=True,

@@ -28,7 +28,6 @@ from benchdeck.tui.app.commands import BenchdeckCommands
 from benchdeck.tui.app.context import AppServices
 from benchdeck.tui.app.nav import NAV
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
-from benchdeck.tui.app.screens.runs_actions import RerunRequested
 from benchdeck.tui.app.stylesheet import KeptParseStylesheet
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
@@ -43,6 +42,7 @@ from benchdeck.tui.startup.runs_page import RunsPage
 from benchdeck.tui.startup.store_handle import Opening
 
 if TYPE_CHECKING:
+    from benchdeck.tui.app.screens.runs_actions import RerunRequested  # (Runs' module: not for Launch)
     from benchdeck.tui.services.live_hub import LiveHub
 
 
