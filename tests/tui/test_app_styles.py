@@ -1,0 +1,115 @@
+"""The app's start-up savings on Textual's styling: CSS parsed once per set of variables
+(tui/app/stylesheet.py) and a screen's first resume not restyling what it just styled
+(StyledOnce, tui/app/screens/base.py); neither may change what is drawn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import textual.css.stylesheet as textual_stylesheet
+from textual.color import Color
+from textual.css.stylesheet import StylesheetParseError
+
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.stylesheet import KeptParseStylesheet
+
+CSS = "Static { color: $fg; }"
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """Each CSS text Textual's parser is given, with the rest of what it parses it with: where
+    it is from, its tie breaker (a widget class's depth) and the id of the variables' tokens
+    (new ones for new variables). A spy on the real parser."""
+    seen: list[tuple[str, Any]] = []
+    real = textual_stylesheet.parse
+
+    def spy(scope: str, css: str, read_from: Any, **kwargs: Any) -> Any:
+        seen.append((css, (scope, read_from, kwargs["tie_breaker"], id(kwargs["variable_tokens"]))))
+        return real(scope, css, read_from, **kwargs)
+
+    monkeypatch.setattr(textual_stylesheet, "parse", spy)
+    return seen
+
+
+def colour(sheet: KeptParseStylesheet) -> Color:
+    (rule,) = sheet.rules
+    return rule.styles.color
+
+
+def test_same_variables_parse_nothing_again_new_ones_parse_again(parses: list[tuple[str, Any]]) -> None:
+    sheet = KeptParseStylesheet(variables={"fg": "red"})
+    sheet.add_source(CSS, ("test.tcss", ""))
+    sheet.parse()
+    sheet.set_variables({"fg": "red"})
+    sheet.reparse()
+    sheet.reparse()
+    assert [css for css, _ in parses] == [CSS], "parsed once for one set of variables"
+    assert colour(sheet) == Color.parse("red")
+    sheet.set_variables({"fg": "blue"})  # (a theme change)
+    sheet.reparse()
+    assert [css for css, _ in parses] == [CSS, CSS]
+    assert colour(sheet) == Color.parse("blue")
+
+
+def test_bad_css_is_reported_again_and_the_rules_in_use_stay() -> None:
+    sheet = KeptParseStylesheet(variables={"fg": "red"})
+    sheet.add_source(CSS, ("good.tcss", ""))
+    sheet.parse()
+    sheet.add_source("Static { color: nonsense-colour; }", ("bad.tcss", ""))
+    for _ in range(2):  # once parsed, then from the cache: an error each time, as Textual's
+        with pytest.raises(StylesheetParseError):
+            sheet.reparse()
+    assert colour(sheet) == Color.parse("red")
+
+
+async def test_the_app_parses_each_source_once_before_its_first_frame(
+    config_dir: Path, tmp_path: Path, parses: list[tuple[str, Any]]
+) -> None:
+    """Textual 8.2's own stylesheet parsed App's and the screen's CSS again at each reparse."""
+    app = BenchdeckApp(tmp_path / "new.duckdb")  # no store file: Launch
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == "LaunchScreen"
+        twice = sorted({css[:40] for css, how in parses if parses.count((css, how)) > 1})
+        assert twice == [], "parsed more than once with the same variables"
+        assert isinstance(app.stylesheet, KeptParseStylesheet)
+        assert len({how[-1] for _, how in parses}) <= 2, "Textual's defaults, then the theme's"
+        before = app.screen.styles.background
+        app.theme = "benchdeck-light" if app.theme != "benchdeck-light" else "benchdeck-dark"
+        await pilot.pause()
+        assert app.screen.styles.background != before, "a theme change restyles (parsed again)"
+
+
+async def test_a_screen_restyles_on_its_later_resumes_not_its_first(
+    config_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's first ScreenResume restyled every widget Launch had just styled as they
+    mounted; a later resume (after another screen, a theme change meanwhile) still restyles."""
+    from benchdeck.tui.app.screens.launch import LaunchScreen
+
+    restyled: list[str] = []
+    real = LaunchScreen.update_node_styles
+
+    def spy(self: LaunchScreen, animate: bool = True) -> None:
+        restyled.append(app.current_mode)
+        real(self, animate)
+
+    monkeypatch.setattr(LaunchScreen, "update_node_styles", spy)
+    app = BenchdeckApp(tmp_path / "new.duckdb")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LaunchScreen)
+        assert restyled == [], "the first resume restyled Launch"
+        launch = app.screen
+        before = launch.styles.background
+        await app.switch_mode("live")
+        app.theme = "benchdeck-light" if app.theme != "benchdeck-light" else "benchdeck-dark"
+        await pilot.pause()
+        await app.switch_mode("launch")
+        await pilot.pause()
+        assert restyled, "a later resume restyles"
+        assert app.screen is launch
+        assert launch.styles.background != before, "restyled for the new theme"
