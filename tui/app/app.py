@@ -85,7 +85,7 @@ class BenchdeckApp(App[None]):
         """``opening``: the store, already opening (``benchdeck`` starts it before it imports
         Textual); else it starts opening now."""
         super().__init__()
-        self.stylesheet = KeptParseStylesheet(variables=self.get_css_variables())
+        self.stylesheet = KeptParseStylesheet(variables=self.stylesheet._variables)  # (made just now)
         self.db = db
         self._opening = opening if opening is not None else Opening(db)
         self.store = self._opening.store
