@@ -22,6 +22,21 @@
    throttle). Target: under 3% of one core in each case. (The store's side of these events,
    on the writer thread, is bench_app_sharing.py's and bench_capture.py's.)
 
+Last measured (issue 29, round three; `--only startup`, pty, per-repetition medians of the ratio
+to the bare Textual app; load 2-4 on 2 cores from other work, so each figure is given beside the
+code before it, run alternately: 2 runs of the code before, 3 after, 7-9 repetitions each):
+first start, no store file (Launch) 1.77-1.86x -> 1.55-1.65x (0.255-0.270 -> 0.229-0.240 s);
+existing store with no runs, nothing kept (Launch after the peek child's answer) 2.00-2.32x ->
+1.99-2.12x; 10,080 runs, page kept 1.79-1.85x -> 1.76-2.08x; store changed since 1.78-2.40x ->
+2.13-2.26x (the last two within the load's noise). What the saving is (cProfile and timestamps
+up to the first frame, tui/app/stylesheet.py, screens/base.py): CSS parsed once per set of
+variables (Textual re-parsed every source at each reparse: ~20 -> ~13 ms of parsing), no second
+styling of every widget at the screen's first resume and at Launch's first breakpoint class
+(Launch: 390 -> 162 stylesheet.apply calls), Runs' module not imported for Launch. Left:
+the first screen's own widgets (Launch ~60: composing ~35 ms, styling and the first layout
+~35 ms; Runs' DataTable draw), our imports (~25 ms: click, the app, the screen) and, on a store
+with nothing kept, the peek child's DuckDB import (the first frame waits ~45-70 ms for it).
+
     python bench/bench_tui.py [--seconds 30] [--streams 16] [--reps 5] [--profile]
                               [--only startup|live] [--history 3600] [--live-reps 3]
                               [--stacks 2000] [--capture-window 10]
