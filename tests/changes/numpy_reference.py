@@ -1,0 +1,349 @@
+"""The numpy e-divisive that engine/changepoints.py replaced (issue 29), kept as its oracle.
+
+Change points in a series: e-divisive means with a Student's t-test filter (Apache Otava's method).
+
+The method of Matteson & James (e-divisive) as Fleming et al. ("Hunter", ICPE 2023) adapted it,
+and as Apache Otava's ``compute_change_points`` runs it:
+
+1. **Split**: windows of ``window`` observations, each half a window after the last (or at the
+   last change point found). In a window, repeatedly take the split ``tau`` that maximises the
+   energy-distance statistic Q(tau, kappa) over every segment between the change points found so
+   far; keep it while a two-sided t-test of the two sides gives p <= ``10 * max_pvalue`` (weak
+   change points); stop at the first that does not.
+2. **Merge**: recompute each weak point's t-test against its neighbours, then drop the weakest
+   (highest p-value, or if all pass, the smallest magnitude) until every point has
+   p < ``max_pvalue`` and magnitude > ``min_magnitude``; after each drop, recompute the two
+   neighbours.
+
+The t-test is the one Otava runs: pooled variance from each side's population standard deviation
+(``np.std``), ``n1 + n2 - 2`` degrees of freedom, p = 1 when both sides hold one value.
+Magnitude is ``max(|after/before - 1|, |before/after - 1|)``.
+
+Repeats: a point (a version) may hold several observations (repeated runs). Then the
+observations are the series and ``groups`` says which point each belongs to: change points fall
+only between points, and the t-test's variance is the observations' own spread, that is the
+run-to-run noise between binaries and restarts. One run's per-second samples are *not* a
+point's noise (they say how steady the run was, not how far two runs of the same build differ),
+so nothing here takes them.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from benchdeck.engine.student_t import two_sided_p
+
+DEFAULT_MAX_PVALUE = 0.001
+DEFAULT_MIN_MAGNITUDE = 0.05
+DEFAULT_WINDOW = 50
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Thresholds of a detection; the defaults are Otava's p-value and a 5% minimum magnitude."""
+
+    max_pvalue: float = DEFAULT_MAX_PVALUE
+    min_magnitude: float = DEFAULT_MIN_MAGNITUDE
+    window: int = DEFAULT_WINDOW
+    otava_neighbours: bool = False
+    """After dropping a point, recompute the two points *after* it, as Otava 0.8.0 does (its
+    merge leaves the left neighbour's test stale, still split at the dropped point, which lets
+    false changes through). Off: the left and right neighbours are recomputed. For the oracle."""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.max_pvalue <= 1:
+            raise ValueError(f"max p-value must be in (0, 1], not {self.max_pvalue}")
+        if self.min_magnitude < 0:
+            raise ValueError(f"minimum magnitude must be >= 0, not {self.min_magnitude}")
+        if self.window < 2:
+            raise ValueError(f"window must be at least 2, not {self.window}")
+
+
+@dataclass(frozen=True, slots=True)
+class TTest:
+    """Both sides of a split and the probability that they have the same mean."""
+
+    mean_before: float
+    mean_after: float
+    std_before: float
+    std_after: float
+    n_before: int
+    n_after: int
+    pvalue: float
+
+    @property
+    def change(self) -> float:
+        """Relative change, after / before - 1 (0 when before is 0)."""
+        return self.mean_after / self.mean_before - 1.0 if self.mean_before else 0.0
+
+    @property
+    def ratio(self) -> float:
+        """after / before (``inf`` when before is 0 and after is not, 1 when both are 0)."""
+        if self.mean_before:
+            return self.mean_after / self.mean_before
+        return 1.0 if not self.mean_after else math.inf
+
+    @property
+    def magnitude(self) -> float:
+        """max(|after/before - 1|, |before/after - 1|): a halving and a doubling both give 1."""
+        fwd = abs(self.mean_after / self.mean_before - 1.0) if self.mean_before else 0.0
+        back = abs(self.mean_before / self.mean_after - 1.0) if self.mean_after else 0.0
+        return max(fwd, back)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePoint:
+    """A change between point ``index - 1`` and point ``index`` (indices of points, not runs)."""
+
+    index: int
+    test: TTest
+
+    @property
+    def pvalue(self) -> float:
+        return self.test.pvalue
+
+    @property
+    def magnitude(self) -> float:
+        return self.test.magnitude
+
+
+def ttest(left: FloatArray, right: FloatArray) -> TTest:
+    """Otava's two-sided Student's t-test of two sides (population std, pooled variance).
+
+    Means and standard deviations are numpy's ``mean`` and ``std`` spelled out (the same sums in
+    the same order, so the same bits), without their per-call overhead.
+    """
+    n1, n2 = len(left), len(right)
+    if not n1 or not n2:
+        raise ValueError("both sides of a split need at least one value")
+    m1, s1 = _mean_std(left)
+    m2, s2 = _mean_std(right)
+    p = 1.0
+    if n1 + n2 > 2:
+        df = n1 + n2 - 2
+        var = ((n1 - 1) * s1 * s1 + (n2 - 1) * s2 * s2) / df
+        denom = math.sqrt(var * (1.0 / n1 + 1.0 / n2))
+        diff = m1 - m2
+        # a zero variance: any difference is certain, no difference is undefined (as in scipy)
+        p = two_sided_p(diff / denom, df) if denom > 0 else (0.0 if diff else math.nan)
+    return TTest(m1, m2, s1, s2, n1, n2, p)
+
+
+def _mean_std(x: FloatArray) -> tuple[float, float]:
+    n = len(x)
+    mean = float(_SUM(x)) / n
+    if n < 2:
+        return mean, 0.0
+    d = x - mean
+    return mean, math.sqrt(float(_SUM(d * d)) / n)
+
+
+_SUM = np.add.reduce
+
+
+@functools.lru_cache(maxsize=512)
+def _coefficients(size: int) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.bool_]]:
+    """2/(n+m), the X and Y pair-sum coefficients, and kappa > tau, for a segment of ``size``."""
+    taus = np.arange(1, size)[:, None]  # local split: X = [0, tau)
+    kappas = np.arange(2, size + 1)[None, :]  # Y = [tau, kappa)
+    n = taus.astype(np.float64)
+    m = (kappas - taus).astype(np.float64)
+    total = kappas.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cx = np.where(n > 1, 2.0 * m / (total * (n - 1.0)), 0.0)
+        cy = np.where(m > 1, 2.0 * n / (total * (m - 1.0)), 0.0)
+    return 2.0 / total, cx, cy, m >= 1
+
+
+def block_sums(x: FloatArray) -> FloatArray:
+    """``S[i, j]``: the sum of ``|x[a] - x[b]|`` over a <= i, b <= j (leading axes are a batch)."""
+    dist = np.abs(x[..., :, None] - x[..., None, :])
+    out: FloatArray = dist.cumsum(axis=-2).cumsum(axis=-1)
+    return out
+
+
+def q_matrix(s: FloatArray) -> FloatArray:
+    """Q(tau, kappa) of a segment from its :func:`block_sums` ``s`` (..., size, size).
+
+    Q for X = x[0:tau], Y = x[tau:kappa] (n and m values) is
+    ``2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_pairs|X-X'| - 2n/((n+m)(m-1)) * sum_pairs|Y-Y'|``
+    (a term with a single value is 0); row tau - 1, column kappa - 2; like Otava's, the matrix
+    holds 0 where kappa <= tau. The terms are summed in this order on purpose: with exact ties
+    (rounded values) a rearranged sum moves the argmax by a rounding error, away from Otava's.
+    """
+    size = s.shape[-1]
+    two_total, cx, cy, valid = _coefficients(size)
+    diag = np.diagonal(s, axis1=-2, axis2=-1)  # D(a + 1): the block [0, a] x [0, a]
+    d_tau = diag[..., : size - 1, None]
+    p_tk = s[..., : size - 1, 1:]
+    within_x = d_tau / 2.0
+    cross = p_tk - d_tau
+    within_y = (diag[..., None, 1:] - 2.0 * p_tk + d_tau) / 2.0
+    q: FloatArray = np.where(valid, two_total * cross - cx * within_x - cy * within_y, 0.0)
+    return q
+
+
+class _Window:
+    """The Q statistic of every split of every segment of one window, from one prefix-sum table."""
+
+    def __init__(self, x: FloatArray, allowed: NDArray[np.bool_]) -> None:
+        self.x = x
+        # allowed[i]: a change may start at observation i (the first of a new point)
+        self.allowed = allowed
+        self.prefix = np.zeros((len(x) + 1, len(x) + 1))
+        self.prefix[1:, 1:] = block_sums(x)
+
+    def candidate(self, start: int, end: int) -> tuple[int, float] | None:
+        """The split ``tau`` in (start, end) that maximises Q over kappa, and that maximum (the
+        first maximum in row order wins, as in Otava)."""
+        size = end - start
+        if size < 2:
+            return None
+        p = self.prefix[start : end + 1, start : end + 1]
+        if start:
+            p = p - p[0:1, :] - p[:, 0:1] + p[0, 0]  # prefix sums of the segment alone
+        q = q_matrix(p[1:, 1:])
+        allowed = self.allowed[start + 1 : end]
+        if not allowed.all():
+            if not allowed.any():
+                return None
+            q = np.where(allowed[:, None] & _coefficients(size)[3], q, -np.inf)
+        flat = int(np.argmax(q))
+        i, j = divmod(flat, size - 1)
+        return start + i + 1, float(q[i, j])
+
+
+def _intervals(cps: Sequence[int], n: int) -> list[tuple[int, int]]:
+    bounds = [0, *cps, n]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if a != b]
+
+
+def _split_test(x: FloatArray, index: int, cps: Sequence[int]) -> TTest:
+    """The t-test of a change at ``index`` against its neighbouring change points ``cps``."""
+    before = max((c for c in cps if c < index), default=0)
+    after = min((c for c in cps if c > index), default=len(x))
+    return ttest(x[before:index], x[index:after])
+
+
+def _detect_window(x: FloatArray, allowed: NDArray[np.bool_], max_p: float) -> list[int]:
+    """Weak change points of one window (local indices, sorted)."""
+    win = _Window(x, allowed)
+    cps: list[int] = []
+    while True:
+        best: tuple[int, float] | None = None
+        for a, b in _intervals(cps, len(x)):
+            cand = win.candidate(a, b)
+            if cand is not None and (best is None or cand[1] > best[1]):
+                best = cand
+        if best is None:
+            return cps
+        test = _split_test(x, best[0], cps)
+        if not test.pvalue <= max_p:
+            return cps
+        cps = sorted([*cps, best[0]])
+
+
+def _weak_points(x: FloatArray, allowed: NDArray[np.bool_], window: int, max_p: float) -> list[int]:
+    step = window // 2
+    start = 0
+    found: set[int] = set()
+    while start < len(x):
+        end = min(start + window, len(x))
+        local = _detect_window(x[start:end], allowed[start:end], max_p)
+        found.update(start + c for c in local)
+        last = start + local[-1] if local else 0
+        start = max(last, start + step)
+    return sorted(found)
+
+
+def _merge(x: FloatArray, weak: list[int], opts: Options) -> list[tuple[int, TTest]]:
+    max_p, min_mag = opts.max_pvalue, opts.min_magnitude
+    cps = [(c, _split_test(x, c, weak)) for c in weak]
+    while cps:
+        weakest = max(range(len(cps)), key=lambda i: _nan_high(cps[i][1].pvalue))
+        if cps[weakest][1].pvalue < max_p:
+            weakest = min(range(len(cps)), key=lambda i: cps[i][1].magnitude)
+            if cps[weakest][1].magnitude > min_mag:
+                return cps
+        del cps[weakest]
+        indices = [c for c, _ in cps]
+        for i in (weakest, weakest + 1) if opts.otava_neighbours else (weakest - 1, weakest):
+            if 0 <= i < len(cps):
+                cps[i] = (cps[i][0], _split_test(x, cps[i][0], indices))
+    return cps
+
+
+def _nan_high(p: float) -> float:
+    return math.inf if math.isnan(p) else p
+
+
+def first_pass_pvalue(max_pvalue: float) -> float:
+    """The split step's looser threshold for weak change points (Otava's: 10x below 0.05)."""
+    if max_pvalue < 0.05:
+        return max_pvalue * 10
+    if max_pvalue < 0.5:
+        return max_pvalue * 2
+    return max_pvalue
+
+
+def detect(
+    values: Sequence[float] | FloatArray,
+    groups: Sequence[int] | None = None,
+    options: Options | None = None,
+) -> list[ChangePoint]:
+    """Change points of a series, in order.
+
+    ``values`` are observations; ``groups`` (non-decreasing point indices from 0, one per
+    observation) says which point each belongs to, so repeats of one version stay together.
+    Without ``groups`` every observation is its own point. A returned ``index`` is a point
+    index: the change happened between point ``index - 1`` and point ``index``.
+    """
+    opts = options or Options()
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError("a series is one-dimensional")
+    if not np.isfinite(x).all():
+        raise ValueError("a series holds only finite values")
+    if groups is None:
+        g = np.arange(len(x))
+    else:
+        g = np.asarray(groups, dtype=np.int64)
+        if len(g) != len(x):
+            raise ValueError("one group per value")
+        if len(g) and (np.diff(g) < 0).any():
+            raise ValueError("groups must not decrease")
+    if len(x) < 3:
+        return []
+    allowed = np.ones(len(x), dtype=bool)
+    allowed[1:] = g[1:] != g[:-1]
+    allowed[0] = False
+    weak = _weak_points(x, allowed, opts.window, first_pass_pvalue(opts.max_pvalue))
+    merged = _merge(x, weak, opts)
+    return [ChangePoint(int(g[i]), t) for i, t in merged]
+
+
+def split_test(
+    values: Sequence[float] | FloatArray, groups: Sequence[int] | None, bounds: tuple[int, int, int]
+) -> TTest | None:
+    """The t-test of points ``[lo, at)`` against ``[at, hi)`` (point indices) of another series.
+
+    Used to ask whether a per-op metric moved where QPS changed. ``None`` when a side is empty.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    g = np.arange(len(x)) if groups is None else np.asarray(groups, dtype=np.int64)
+    lo, at, hi = bounds
+    keep = np.isfinite(x)
+    left = x[keep & (g >= lo) & (g < at)]
+    right = x[keep & (g >= at) & (g < hi)]
+    if not len(left) or not len(right):
+        return None
+    return ttest(left, right)
