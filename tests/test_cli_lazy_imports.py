@@ -39,6 +39,7 @@ NOT_FOR_COMPARE = (
     # the catalogue reads the other families' steps only for a name that may be theirs (~3 ms)
     "benchdeck.engine.families.dbbench.command",
     "benchdeck.engine.families.insertbench.steps",
+    "benchdeck.store.counters_per_op",  # a store without counters
 )
 PROBE = (
     "import sys\n"
