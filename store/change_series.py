@@ -153,7 +153,10 @@ def load_series(
     qps = [float(r[6]) for r in order]
     hw = {m: [float(r[7 + k]) for r in order] for k, (m, _col) in enumerate(METRICS)}
     # means as the numpy version's np.add.reduceat (its sums, bit for bit) over the runs of a point
-    means = [np_sum_at(qps, a, b) / (b - a) for a, b in zip(point_starts, point_ends, strict=True)]
+    means = [
+        qps[a] if b - a == 1 else np_sum_at(qps, a, b) / (b - a)
+        for a, b in zip(point_starts, point_ends, strict=True)
+    ]
     hw_means = {m: _nanmeans(v, point_starts, point_ends) for m, v in hw.items()}
     out = []
     short: dict[str, int] = {}  # line -> the most points of its series too short to analyse
@@ -214,12 +217,18 @@ def _line(build: tuple[object, ...], over: Over, without_fork: bool = False) -> 
 
 def _nanmeans(v: list[float], starts: list[int], ends: list[int]) -> list[float | None]:
     """Per point the mean of its values that are not NaN (None when all are): the numpy
-    version's reduceat of the values with NaN as 0.0, over the count, bit for bit."""
-    filled = [0.0 if math.isnan(x) else x for x in v]
+    version's reduceat of the values with NaN as 0.0, over the count, bit for bit (a point of
+    one run, the usual case, is that run's value)."""
+    isnan = math.isnan
     out: list[float | None] = []
     for a, b in zip(starts, ends, strict=True):
-        count = sum(1 for x in v[a:b] if not math.isnan(x))
-        out.append(np_sum_at(filled, a, b) / count if count else None)
+        if b - a == 1:
+            x = v[a]
+            out.append(None if isnan(x) else x)
+            continue
+        part = v[a:b]
+        count = len(part) - sum(map(isnan, part))
+        out.append(np_sum_at([0.0 if isnan(x) else x for x in part], 0, len(part)) / count if count else None)
     return out
 
 

@@ -3,6 +3,7 @@ and standard deviations (tests/changes/numpy_reference.py is that version, kept 
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -41,12 +42,19 @@ def test_detect_gives_the_numpy_versions_bits() -> None:
         mine = ours.detect(x, groups, ours.Options(*args))
         theirs = ref.detect(x, groups, ref.Options(*args))
         assert [(c.index, c.test) for c in mine] == [(c.index, ours.TTest(*_fields(c.test))) for c in theirs]
+        if k % 4 == 0:  # numpy's window for a big batch: the same bits again
+            assert ours.detect(x, groups, ours.Options(*args), vectorised=True) == mine
         found += len(mine)
     assert found > 200  # real change points were compared, not only empty lists
 
 
 def _fields(t: ref.TTest) -> tuple[float | int, ...]:
     return tuple(getattr(t, f) for f in ref.TTest.__slots__)
+
+
+def test_only_a_big_batch_is_worth_numpy() -> None:
+    assert not ours.worth_numpy([17] * 114)  # the archive's biggest host
+    assert ours.worth_numpy([50] * 1000)  # bench/bench_changes.py's 1,000 x 50
 
 
 def test_every_split_candidate_is_the_same() -> None:
@@ -73,3 +81,23 @@ def test_sums_are_numpys_reduce_and_reduceat() -> None:
         assert [np_sum_at(a, s, e) for s, e in zip(starts, ends, strict=True)] == np.add.reduceat(
             np.array(a), starts
         ).tolist()
+
+
+def test_point_means_are_the_numpy_versions() -> None:
+    """store/change_series.py's per-point means of a metric (NaN where a run has none) against
+    the numpy version's reduceat of the values with NaN as 0, over the count."""
+    from benchdeck.store.change_series import _nanmeans
+
+    rng = random.Random(11)
+    for _ in range(300):
+        n = rng.randint(1, 60)
+        v = [math.nan if rng.random() < 0.3 else rng.gauss(0, 1) * 10 ** rng.randint(-4, 3) for _ in range(n)]
+        starts = sorted({0, *(rng.randrange(n) for _ in range(rng.randint(0, 12)))})
+        ends = [*starts[1:], n]
+        a = np.array(v)
+        ok = ~np.isnan(a)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ref_means = np.add.reduceat(np.where(ok, a, 0.0), starts) / np.add.reduceat(
+                ok.astype(float), starts
+            )
+        assert _nanmeans(v, starts, ends) == [None if math.isnan(x) else x for x in ref_means.tolist()]
