@@ -30,91 +30,24 @@ so nothing here takes them.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from benchdeck.engine.changepoints import (  # the records and trivial helpers: the same code
+    ChangePoint,
+    Options,
+    TTest,
+    _intervals,
+    _nan_high,
+    first_pass_pvalue,
+)
 from benchdeck.engine.changepoints_numpy import NumpyWindow
 from benchdeck.engine.student_t import two_sided_p
 
-DEFAULT_MAX_PVALUE = 0.001
-DEFAULT_MIN_MAGNITUDE = 0.05
-DEFAULT_WINDOW = 50
-
 FloatArray = NDArray[np.float64]
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Thresholds of a detection; the defaults are Otava's p-value and a 5% minimum magnitude."""
-
-    max_pvalue: float = DEFAULT_MAX_PVALUE
-    min_magnitude: float = DEFAULT_MIN_MAGNITUDE
-    window: int = DEFAULT_WINDOW
-    otava_neighbours: bool = False
-    """After dropping a point, recompute the two points *after* it, as Otava 0.8.0 does (its
-    merge leaves the left neighbour's test stale, still split at the dropped point, which lets
-    false changes through). Off: the left and right neighbours are recomputed. For the oracle."""
-
-    def __post_init__(self) -> None:
-        if not 0 < self.max_pvalue <= 1:
-            raise ValueError(f"max p-value must be in (0, 1], not {self.max_pvalue}")
-        if self.min_magnitude < 0:
-            raise ValueError(f"minimum magnitude must be >= 0, not {self.min_magnitude}")
-        if self.window < 2:
-            raise ValueError(f"window must be at least 2, not {self.window}")
-
-
-@dataclass(frozen=True, slots=True)
-class TTest:
-    """Both sides of a split and the probability that they have the same mean."""
-
-    mean_before: float
-    mean_after: float
-    std_before: float
-    std_after: float
-    n_before: int
-    n_after: int
-    pvalue: float
-
-    @property
-    def change(self) -> float:
-        """Relative change, after / before - 1 (0 when before is 0)."""
-        return self.mean_after / self.mean_before - 1.0 if self.mean_before else 0.0
-
-    @property
-    def ratio(self) -> float:
-        """after / before (``inf`` when before is 0 and after is not, 1 when both are 0)."""
-        if self.mean_before:
-            return self.mean_after / self.mean_before
-        return 1.0 if not self.mean_after else math.inf
-
-    @property
-    def magnitude(self) -> float:
-        """max(|after/before - 1|, |before/after - 1|): a halving and a doubling both give 1."""
-        fwd = abs(self.mean_after / self.mean_before - 1.0) if self.mean_before else 0.0
-        back = abs(self.mean_before / self.mean_after - 1.0) if self.mean_after else 0.0
-        return max(fwd, back)
-
-
-@dataclass(frozen=True, slots=True)
-class ChangePoint:
-    """A change between point ``index - 1`` and point ``index`` (indices of points, not runs)."""
-
-    index: int
-    test: TTest
-
-    @property
-    def pvalue(self) -> float:
-        return self.test.pvalue
-
-    @property
-    def magnitude(self) -> float:
-        return self.test.magnitude
 
 
 def ttest(left: FloatArray, right: FloatArray) -> TTest:
@@ -152,11 +85,6 @@ _SUM = np.add.reduce
 
 
 _Window = NumpyWindow
-
-
-def _intervals(cps: Sequence[int], n: int) -> list[tuple[int, int]]:
-    bounds = [0, *cps, n]
-    return [(a, b) for a, b in itertools.pairwise(bounds) if a != b]
 
 
 def _split_test(x: FloatArray, index: int, cps: Sequence[int]) -> TTest:
@@ -212,19 +140,6 @@ def _merge(x: FloatArray, weak: list[int], opts: Options) -> list[tuple[int, TTe
             if 0 <= i < len(cps):
                 cps[i] = (cps[i][0], _split_test(x, cps[i][0], indices))
     return cps
-
-
-def _nan_high(p: float) -> float:
-    return math.inf if math.isnan(p) else p
-
-
-def first_pass_pvalue(max_pvalue: float) -> float:
-    """The split step's looser threshold for weak change points (Otava's: 10x below 0.05)."""
-    if max_pvalue < 0.05:
-        return max_pvalue * 10
-    if max_pvalue < 0.5:
-        return max_pvalue * 2
-    return max_pvalue
 
 
 def detect(
