@@ -1,31 +1,8 @@
-"""The numpy e-divisive that engine/changepoints.py replaced (issue 29), kept as its oracle
-(its Q window is engine/changepoints_numpy.py's, the old code moved there).
+"""The numpy e-divisive that engine/changepoints.py replaced (issue 29), kept as its oracle.
 
-Change points in a series: e-divisive means with a Student's t-test filter (Apache Otava's method).
-
-The method of Matteson & James (e-divisive) as Fleming et al. ("Hunter", ICPE 2023) adapted it,
-and as Apache Otava's ``compute_change_points`` runs it:
-
-1. **Split**: windows of ``window`` observations, each half a window after the last (or at the
-   last change point found). In a window, repeatedly take the split ``tau`` that maximises the
-   energy-distance statistic Q(tau, kappa) over every segment between the change points found so
-   far; keep it while a two-sided t-test of the two sides gives p <= ``10 * max_pvalue`` (weak
-   change points); stop at the first that does not.
-2. **Merge**: recompute each weak point's t-test against its neighbours, then drop the weakest
-   (highest p-value, or if all pass, the smallest magnitude) until every point has
-   p < ``max_pvalue`` and magnitude > ``min_magnitude``; after each drop, recompute the two
-   neighbours.
-
-The t-test is the one Otava runs: pooled variance from each side's population standard deviation
-(``np.std``), ``n1 + n2 - 2`` degrees of freedom, p = 1 when both sides hold one value.
-Magnitude is ``max(|after/before - 1|, |before/after - 1|)``.
-
-Repeats: a point (a version) may hold several observations (repeated runs). Then the
-observations are the series and ``groups`` says which point each belongs to: change points fall
-only between points, and the t-test's variance is the observations' own spread, that is the
-run-to-run noise between binaries and restarts. One run's per-second samples are *not* a
-point's noise (they say how steady the run was, not how far two runs of the same build differ),
-so nothing here takes them.
+The method is engine/changepoints.py's (see its docstring); here every sum is numpy's (``np.add.
+reduce`` on arrays) and the Q statistic is engine/changepoints_numpy.py's window (the old code,
+moved there), so the plain-Python code can be held to the bits it replaced.
 """
 
 from __future__ import annotations
