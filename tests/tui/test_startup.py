@@ -260,9 +260,7 @@ def test_a_store_without_runs_starts_on_launch_before_duckdb(tmp_path: Path, mad
     path = tmp_path / "s.duckdb"
     if made:
         Store.open(path).close()
-    # (a store to read: the wait for the child's answer may load Runs' module too, app.py)
-    runs_module = () if made else ("benchdeck.tui.app.screens.runs",)
-    mods = ("duckdb", "benchdeck.store.db", *runs_module, *NOT_FOR_THE_FIRST_FRAME)
+    mods = ("duckdb", "benchdeck.store.db", "benchdeck.tui.app.screens.runs", *NOT_FOR_THE_FIRST_FRAME)
     r = subprocess.run(
         [sys.executable, "-c", EMPTY_PROBE.format(mods=mods), str(path)],
         capture_output=True,

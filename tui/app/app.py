@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
@@ -50,8 +49,6 @@ if TYPE_CHECKING:
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
 CLOSE_WAIT_S = 10.0  # at most this long, quitting, for a store still opening to have opened
 FREEZE_AFTER_S = 2.0  # startup is over: its objects are frozen (gc.freeze) then
-# The screens a store the child reads (tui/startup/page_peek.py) may open on: no runs, runs
-FIRST_SCREEN_MODULES = ("benchdeck.tui.app.screens.launch", "benchdeck.tui.app.screens.runs")
 
 
 class BenchdeckApp(App[None]):
@@ -178,7 +175,6 @@ class BenchdeckApp(App[None]):
         gc.disable()
         # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
         if not self._opening.decided.done():  # a child reads the first page (tui.page_peek)
-            self._load_first_screens()
             await asyncio.wait([asyncio.wrap_future(self._opening.decided)], timeout=OPEN_WAIT_S)
             self._opening.settle()
         if self._opening.started:  # (else a first page kept or read by the child is shown)
@@ -190,16 +186,6 @@ class BenchdeckApp(App[None]):
             stacks = self._screen_stacks
             stacks["launch"] = stacks.pop(self._current_mode)
             self._current_mode = "launch"
-
-    def _load_first_screens(self) -> None:
-        """While the child reads the first page: import the modules of the screens its answer
-        chooses between (Launch: no runs; Runs), each that is still undecided. The child
-        (DuckDB's import, ~50-100 ms here) takes longer than both (~10 and ~15 ms), which the
-        chosen screen would import after the answer otherwise."""
-        for module in FIRST_SCREEN_MODULES:
-            if self._opening.decided.done():
-                return
-            importlib.import_module(module)
 
     def on_mount(self) -> None:
         self.set_timer(FREEZE_AFTER_S, self._freeze_startup_objects)
