@@ -83,8 +83,8 @@ def _plainly_fits(record: Any) -> bool:
     any record field has) or a finite float, the rest None or text: what nearly every row is.
     Anything else goes the long way (one check per field, with its reason); this one is ~4x
     cheaper for a vmstat or iostat row, and its checks run in C (map, set, min, max): a
-    Python-level test per field was ~1.2 of the 16 CPU-s of the mar25 import."""
-    vals = _getter(type(record))(record)
+    Python-level test per field cost ~2 µs a row."""
+    vals: Sequence[Any] = _getter(type(record))(record)
     kinds = set(map(type, vals))
     if not kinds <= _PLAIN:
         return False  # bools, numpy numbers, ...: the long way

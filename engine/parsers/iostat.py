@@ -215,7 +215,7 @@ class IostatParser:
             nums = [x * k for x, k in zip(nums, self._factors, strict=True)]
         seq, stamp = self.reports - 1, self._report_timestamp
         if len(nums) == len(_COLUMNS):  # IostatSample's fields follow _COLUMNS' order
-            sample = IostatSample(seq, name, *nums, timestamp=stamp)  # type: ignore[arg-type]
+            sample = IostatSample(seq, name, *nums, timestamp=stamp)  # type: ignore[arg-type, misc]
         else:
             v = dict(zip(self._present, nums, strict=True))
             sample = IostatSample(

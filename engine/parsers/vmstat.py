@@ -110,7 +110,7 @@ class VmstatParser:
             bad = [t for t in tokens if not _is_int(t)]
             raise ValueError(f"non-numeric value {bad[0]!r}")
         values = map(int, self._pick(tokens))  # digits only: int() cannot fail
-        return VmstatSample(len(self.samples), *values, timestamp=timestamp)  # type: ignore[arg-type]
+        return VmstatSample(len(self.samples), *values, timestamp=timestamp)  # type: ignore[arg-type, misc]
 
     def _skip(self, line: str, reason: str) -> None:
         self.skipped.append(SkippedLine(self._lineno, line, reason))
