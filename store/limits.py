@@ -66,7 +66,8 @@ def path_problem(path: os.PathLike[str] | str) -> str | None:
 
 def record_problem(record: Any) -> str | None:
     """Why a parsed record cannot become a row (None: it can)."""
-    if _plainly_fits(record):
+    fits = _FITS.get(type(record))
+    if (fits is not None and fits(record)) or _plainly_fits(record):
         return None
     for name, top in _INT_COLUMNS.get(type(record), {}).items():
         if why := int_problem(_NAMES.get(name, name), getattr(record, name), top):
@@ -107,6 +108,38 @@ def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
         get = _GETTERS[cls] = one if len(names) > 1 else (lambda r: (one(r),))
     return get
 
+
+_VM_INTS = attrgetter("seq", *_VM_BIGINT, "us", "sy", "id", "wa", "st")
+_IO_FLOATS = attrgetter(
+    "r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "r_await", "w_await", "aqu_sz", "util"
+)
+
+
+def _vm_fits(r: VmstatSample) -> bool:
+    """A vmstat row as the parser makes it (ints in 0..INT32_MAX): fits. False: not that plain."""
+    ints = _VM_INTS(r)
+    gu, ts = r.gu, r.timestamp
+    if set(map(type, ints)) != {int} or min(ints) < 0 or max(ints) > INT32_MAX:
+        return False
+    return (gu is None or (gu.__class__ is int and 0 <= gu <= INT32_MAX)) and (
+        ts is None or ts.__class__ is str
+    )
+
+
+def _io_fits(r: IostatSample) -> bool:
+    """An iostat row with every column (finite floats; a DOUBLE holds any): fits. False: not that plain."""
+    seq, dev, ts = r.seq, r.device, r.timestamp
+    if not (seq.__class__ is int and 0 <= seq <= INT32_MAX and dev.__class__ is str):
+        return False
+    nums = _IO_FLOATS(r)
+    return (
+        set(map(type, nums)) == {float} and math.isfinite(sum(nums)) and (ts is None or ts.__class__ is str)
+    )
+
+
+# The two records an import makes by the million, checked in fewer steps than _plainly_fits's
+# (mar25: ~0.4 of 14 CPU-s); a record they do not call plain goes on to _plainly_fits.
+_FITS: dict[type, Callable[[Any], bool]] = {VmstatSample: _vm_fits, IostatSample: _io_fits}
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 

@@ -199,6 +199,14 @@ def test_the_plain_range_check_sends_odd_values_the_long_way() -> None:
     assert (
         record_problem(IostatSample(0, "md2", 1.5, 0.0, 0.0, float("nan"))) == "wkb_s is not a finite number"
     )
+    assert record_problem(IostatSample(0, "md2", 1.5, 0.0, 0.0, 2.0, util=None)) is None  # the general check
+    assert (
+        record_problem(IostatSample(-1, "md2", 1.5, 0.0, 0.0, 2.0))
+        == "seq -1 is out of range (the store holds 0..2147483647)"
+    )
+    assert record_problem(VmstatSample(0, 1, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 98, 0, 0, gu=2**31)) == (
+        "gu 2147483648 is out of range (the store holds 0..2147483647)"
+    )
     big = VmstatSample(0, 1, 0, 0, 2**40, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 98, 0, 0)
     assert record_problem(big) is None  # past INT32_MAX, in a BIGINT column
     assert record_problem(VmstatSample(0, 1, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, INT32_MAX + 1, 1, 98, 0, 0))
