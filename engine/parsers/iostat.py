@@ -16,6 +16,7 @@ _TIMESTAMP = re.compile(
     r"(?: ?[AP]M)?(?:Z|[+-]\d{2}:?\d{2})?"
 )  # 11/21/26 19:52:23, 11/21/2026 07:52:23 PM, 2026-11-21T19:52:23+0000, Time: 07:52:23 PM
 _NUMBER = re.compile(r"(?a)\d+(?:[.,]\d+)?")  # some locales print a decimal comma
+_TIME_FIRST = frozenset("T0123456789")  # what a _TIMESTAMP line starts with
 _NUMBERS = re.compile(r"(?a)\d+(?:[.,]\d+)?(?:\s+\d+(?:[.,]\d+)?)*")  # a line of _NUMBERs only
 _PLAIN_ROW = re.compile(r"(?a)\S+(?:\s+\d+(?:[.,]\d+)?)+")  # a device row: its name, then _NUMBERs
 # IostatSample field -> header names accepted for it, with a factor to kB/s where needed.
@@ -71,6 +72,8 @@ class IostatParser:
         self._dev = 0  # index of the device name column
         self._fields: dict[str, tuple[int, float]] = {}  # sample field -> (column, factor)
         self._header_text = ""  # the header line as last seen (stripped): the same one starts a report
+        self._cpu_text = ""  # the avg-cpu line as last seen, and its tokens
+        self._cpu_tokens: list[str] = []
         # one-line layout, from the header: _COLUMNS' fields it has, in order, their tokens'
         # getter and factors (None: all 1), and the required columns it lacks
         self._present: list[str] = []
@@ -95,6 +98,10 @@ class IostatParser:
             self._start_header(self._header or [])
             self.recognised += 1
             return []
+        if s and s == self._cpu_text and not self._other_device(self._cpu_tokens):  # avg-cpu again
+            self._cpu_values_next, self._has_report = True, False
+            self.recognised += 1
+            return []
         if self._cpu_values_next and _NUMBERS.fullmatch(s):  # the avg-cpu values line
             self._cpu_values_next = False
             self.recognised += 1
@@ -105,10 +112,11 @@ class IostatParser:
             pass  # another device's row: not parsed (a host lists 7 devices, 6 say nothing of the run)
         elif not s or (s.endswith("CPU)") and _BANNER.fullmatch(s)):
             self._cpu_values_next = cpu_values_next and not s
-        elif _TIMESTAMP.fullmatch(s):
+        elif s[0] in _TIME_FIRST and _TIMESTAMP.fullmatch(s):
             self._timestamp, self._has_report = s.removeprefix("Time: "), False
         elif tokens[0] == "avg-cpu:":
             self._cpu_values_next, self._has_report = True, False
+            self._cpu_text, self._cpu_tokens = s, tokens
         elif cpu_values_next and all(_NUMBER.fullmatch(t) for t in tokens):
             pass  # the avg-cpu values line
         elif _is_header(tokens):
