@@ -151,9 +151,10 @@ _SETTINGS = {
     # One thread: the inserts are small (16 runs), and DuckDB's worker threads cost more CPU
     # than they save (mar25: 13.4-14.2 vs 13.7-14.7 CPU-s, the same wall time).
     "threads": "1",
-    # The written blocks need not stay cached (they are on disk): mar25 peak RSS 254 vs 281-299 MB
-    # (50 MB: 217 MB, but ~1 CPU-s more).
-    "memory_limit": "128MB",
+    # The written blocks need not stay cached (they are on disk). mar25 peak RSS and CPU-s:
+    # no limit 281-299 MB; 128 MB 281-296 MB, 11.7-12.0 s; 96 MB 259-261 MB, 11.4-12.2 s;
+    # 64 MB 236-240 MB, 12.0-13.2 s (blocks read back).
+    "memory_limit": "96MB",
 }
 
 
