@@ -6,12 +6,17 @@ expected values are the ones the code before the fast paths produced for these f
 # ruff: noqa: E501 (the files' lines as the tools print them)
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from benchdeck.engine.parsers import parse_iostat, parse_vmstat
 from benchdeck.engine.records import IostatSample, VmstatSample
+from benchdeck.store.db import Store
+from benchdeck.store.importers import import_mytools_tree
 from benchdeck.store.importers.checked import Checked
 from benchdeck.store.limits import INT32_MAX, record_problem
+from tests.store import mytools_tree as t
 
 H12 = "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz  aqu-sz  %util"
 HMB = "Device:         rrqm/s   wrqm/s     r/s     w/s    rMB/s    wMB/s avgrq-sz avgqu-sz   await  %util"
@@ -215,3 +220,19 @@ def test_the_plain_range_check_sends_odd_values_the_long_way() -> None:
     assert record_problem(VmstatSample(0, -1, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 98, 0, 0)) == (
         "r -1 is out of range (the store holds 0..9223372036854775807)"
     )
+
+
+def test_the_imports_duckdb_settings_are_put_back(tmp_path: Path) -> None:
+    tree = t.write_tree(tmp_path / "tree")
+    with Store.open(tmp_path / "s.duckdb") as store:
+        store.cursor().execute("SET threads = 2")
+        settings = "SELECT current_setting('threads'), current_setting('checkpoint_threshold')"
+        before = store.cursor().execute(settings).fetchone()
+        seen: list[object] = []
+        res = import_mytools_tree(
+            store, tree, "h", progress=lambda _: seen.append(store.cursor().execute(settings).fetchone())
+        )
+        assert res.run_ids
+        assert not res.failed
+        assert store.cursor().execute(settings).fetchone() == before == (2, "16.0 MiB")
+    assert (1, "61.0 MiB") in seen  # while it imported: one thread, a checkpoint per 64 MB of WAL
