@@ -168,6 +168,9 @@ def feed_checked_at(
     return kept, out
 
 
+_SEQ = (list, tuple)  # built once: ``list | tuple`` is a new object per call
+
+
 def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list[Any], list[SkippedLine]]:
     """Feed ``lines`` to a parser's ``feed``; the records that fit the store, and the lines of
     those that do not (numbered from 1, as the parsers number them)."""
@@ -177,7 +180,7 @@ def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list
         got = feed(line)
         if got is None:
             continue
-        for rec in got if isinstance(got, list | tuple) else (got,):
+        for rec in got if isinstance(got, _SEQ) else (got,):
             if why := record_problem(rec):
                 out.append(SkippedLine(n, line, why))
             else:
