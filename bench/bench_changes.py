@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.archive_cli import bench_commands
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.engine.changepoints import Options, detect
+from benchdeck.engine.changepoints import Options, detect, worth_numpy
 from benchdeck.store.change_series import load_series
 from benchdeck.store.changes import analyse
 from benchdeck.store.db import Store
@@ -140,8 +140,10 @@ def main() -> None:
     size = f"{args.workloads:,} workloads x {args.versions} versions"
 
     opts = Options()
-    ours = [[cp.index for cp in detect(s, options=opts)] for s in series]
-    t_detect = timed(lambda: [detect(s, options=opts) for s in series], args.repeat)
+    # on numpy when the batch is worth it, as analyse() decides (this one is: 2,500,000 Q cells)
+    vec = worth_numpy((len(s) for s in series), opts.window)
+    ours = [[cp.index for cp in detect(s, options=opts, vectorised=vec)] for s in series]
+    t_detect = timed(lambda: [detect(s, options=opts, vectorised=vec) for s in series], args.repeat)
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.duckdb"

@@ -15,18 +15,22 @@ Other workload families are named so that :func:`family_of` can tell them apart:
 - the TPC-C-like mix on N warehouses as ``tpcc.wN``: ``tpcc.w1``, ``tpcc.w4`` -> ``tpcc`` (its
   QPS is tpmC: New-Order transactions committed per minute);
 - everything else -> ``sysbench``.
+
+The other families' step names live in their modules (db_bench's command lines, the Insert
+Benchmark's step table), which cost ~3 ms CPU to import (their config dataclasses): a command that
+compares sysbench runs never needs them, so they load when a family suite, an unknown name or a
+family is first asked for (:data:`SUITES` reads them per suite; the default catalogue appends them
+on its first miss). Nothing else changes: the same names, groups and order.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchdeck.engine.families.dbbench import command as dbbench_cmd
-from benchdeck.engine.families.insertbench.steps import STEP_NAMES as INSERTBENCH_STEPS
-from benchdeck.engine.families.insertbench.steps import step_kind
 from benchdeck.engine.families.tpcc.names import warehouses_of
 
 # Group order: the posts' sysbench groups, then those of the other families.
@@ -141,17 +145,23 @@ MODERN_33: tuple[tuple[str, str], ...] = (
     ("write-only_range=10000", "writes"),
 )
 
-# The Insert Benchmark's classic steps in their order: loads first, then the query steps.
-INSERTBENCH: tuple[tuple[str, str], ...] = tuple(
-    (name, "queries" if step_kind(name) == "query" else "load") for name in INSERTBENCH_STEPS
-)
+
+def insertbench_suite() -> tuple[tuple[str, str], ...]:
+    """The Insert Benchmark's classic steps in their order: loads first, then the query steps."""
+    from benchdeck.engine.families.insertbench.steps import STEP_NAMES, step_kind
+
+    return tuple((name, "queries" if step_kind(name) == "query" else "load") for name in STEP_NAMES)
+
+
 # db_bench steps in the posts' order; the *ww steps read (beside one rate-limited writer).
 _DBBENCH_GROUP = {"fillseq": "write", "overwrite": "write"}
 
 
 def dbbench_suite(setup: str) -> tuple[tuple[str, str], ...]:
     """The db_bench steps for one setup (``byrx``, ``iobuf``, ``iodir``): ``fillseq.byrx`` ..."""
-    return tuple((f"{step}.{setup}", _DBBENCH_GROUP.get(step, "read")) for step in dbbench_cmd.STEPS)
+    from benchdeck.engine.families.dbbench.command import STEPS
+
+    return tuple((f"{step}.{setup}", _DBBENCH_GROUP.get(step, "read")) for step in STEPS)
 
 
 PGBENCH: tuple[tuple[str, str], ...] = (
@@ -162,16 +172,49 @@ PGBENCH: tuple[tuple[str, str], ...] = (
 # The TPC-C-like mix on 1 and 4 warehouses (any tpcc.wN runs).
 TPCC: tuple[tuple[str, str], ...] = (("tpcc.w1", "tpcc"), ("tpcc.w4", "tpcc"))
 
-SUITES: dict[str, tuple[tuple[str, str], ...]] = {
-    "classic": CLASSIC_42,
-    "modern": MODERN_33,
-    "insertbench": INSERTBENCH,
-    "dbbench": dbbench_suite("byrx"),
-    "dbbench-iobuf": dbbench_suite("iobuf"),
-    "dbbench-iodir": dbbench_suite("iodir"),
-    "pgbench": PGBENCH,
-    "tpcc": TPCC,
-}
+Suite = tuple[tuple[str, str], ...]
+
+
+class _Suites(Mapping[str, Suite]):
+    """The posts' suites by name: the names at once, a family's steps when first read."""
+
+    def __init__(self, make: dict[str, Callable[[], Suite]]) -> None:
+        self._make = make
+        self._made: dict[str, Suite] = {}
+
+    def __getitem__(self, name: str) -> Suite:
+        if name not in self._made:
+            self._made[name] = self._make[name]()
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._make)
+
+    def __len__(self) -> int:
+        return len(self._make)
+
+
+SUITES: Mapping[str, Suite] = _Suites(
+    {
+        "classic": lambda: CLASSIC_42,
+        "modern": lambda: MODERN_33,
+        "insertbench": insertbench_suite,
+        "dbbench": lambda: dbbench_suite("byrx"),
+        "dbbench-iobuf": lambda: dbbench_suite("iobuf"),
+        "dbbench-iodir": lambda: dbbench_suite("iodir"),
+        "pgbench": lambda: PGBENCH,
+        "tpcc": lambda: TPCC,
+    }
+)
+
+
+def __getattr__(name: str) -> Suite:
+    """``INSERTBENCH``: the Insert Benchmark's suite (read from its module when first asked for)."""
+    if name == "INSERTBENCH":
+        return SUITES["insertbench"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # Suites of the families other than sysbench, appended to the default catalogue's order.
 _FAMILY_SUITES = ("insertbench", "dbbench", "dbbench-iobuf", "dbbench-iodir", "pgbench", "tpcc")
 
@@ -179,6 +222,9 @@ _FAMILY_SUITES = ("insertbench", "dbbench", "dbbench-iobuf", "dbbench-iodir", "p
 def family_of(workload: str) -> str:
     """Which tool runs a workload (and reads its output): ``sysbench``, ``insertbench``,
     ``dbbench``, ``pgbench`` or ``tpcc`` (see the module docstring for the naming)."""
+    from benchdeck.engine.families.dbbench.command import ALIASES, BENCHMARK
+    from benchdeck.engine.families.insertbench.steps import step_kind
+
     if step_kind(workload) is not None:
         return "insertbench"
     if warehouses_of(workload) is not None:
@@ -186,7 +232,7 @@ def family_of(workload: str) -> str:
     if workload.startswith(PGBENCH_PREFIX):
         return "pgbench"
     step = workload.split(".", 1)[0]
-    if step in dbbench_cmd.BENCHMARK or step in dbbench_cmd.ALIASES:
+    if step in BENCHMARK or step in ALIASES:
         return "dbbench"
     return "sysbench"
 
@@ -198,24 +244,64 @@ _MYTOOLS = re.compile(
 
 
 class Catalogue:
-    """Order and group of every known workload; unknown names sort last, in group ``other``."""
+    """Order and group of every known workload; unknown names sort last (by name), in group ``other``.
 
-    def __init__(self, entries: Iterable[tuple[str, str]], overrides: Mapping[str, str] | None = None):
+    ``more``: entries that come after ``entries``, read when first needed: for a name not found
+    that ``more_may_hold`` (default: any) says may be among them, or when every name is asked
+    for. The overrides' own names come after those.
+    """
+
+    def __init__(
+        self,
+        entries: Iterable[tuple[str, str]],
+        overrides: Mapping[str, str] | None = None,
+        more: Callable[[], Iterable[tuple[str, str]]] | None = None,
+        more_may_hold: Callable[[str], bool] = lambda name: True,
+    ):
         self._order: dict[str, int] = {}
         self._group: dict[str, str] = {}
+        self._overrides = dict(overrides or {})
+        self._more = more
+        self._more_may_hold = more_may_hold
+        self._add(entries)
+        if more is None:
+            self._override()
+        else:  # the groups of names already here: the overrides' own names wait for ``more``
+            self._group.update((n, g) for n, g in self._overrides.items() if n in self._group)
+
+    def _add(self, entries: Iterable[tuple[str, str]]) -> None:
         for name, group in entries:
             if name not in self._order:
                 self._order[name] = len(self._order)
                 self._group[name] = group
-        for name, group in (overrides or {}).items():
+
+    def _override(self) -> None:
+        for name, group in self._overrides.items():
             self._group[name] = group
             self._order.setdefault(name, len(self._order))
 
+    def _complete(self) -> Catalogue:
+        if self._more is not None:
+            more, self._more = self._more, None
+            self._add(more())
+            self._override()
+        return self
+
+    def _missing(self, name: str) -> bool:
+        """Whether ``name``, not found yet, may be found once ``more`` is read."""
+        return self._more is not None and (name in self._overrides or self._more_may_hold(name))
+
     def group_of(self, name: str) -> str:
-        return self._group.get(name, OTHER_GROUP)
+        group = self._group.get(name)
+        if group is None and self._missing(name):
+            group = self._complete()._group.get(name)
+        return OTHER_GROUP if group is None else group
 
     def sort_key(self, name: str) -> tuple[int, str]:
-        return (self._order.get(name, len(self._order)), name)
+        order = self._order.get(name)
+        if order is None and self._missing(name):
+            order = self._complete()._order.get(name)
+        return (UNKNOWN_ORDER if order is None else order, name)
 
     def workload(self, name: str) -> Workload:
         return Workload(
@@ -223,12 +309,18 @@ class Catalogue:
         )
 
     def groups(self) -> list[str]:
-        seen = [g for g in GROUPS if g in self._group.values()]
-        seen += sorted({g for g in self._group.values()} - set(seen))
+        values = self._complete()._group.values()
+        seen = [g for g in GROUPS if g in values]
+        seen += sorted(set(values) - set(seen))
         return seen
 
     def names(self) -> list[str]:
-        return sorted(self._order, key=self._order.__getitem__)
+        return sorted(self._complete()._order, key=self._order.__getitem__)
+
+
+UNKNOWN_ORDER = sys.maxsize
+"""The order of a name no catalogue knows: after every known one (the same whether or not a
+catalogue has read its ``more``, so keys taken before and after compare as they should)."""
 
 
 def merged_order(
@@ -252,13 +344,23 @@ def default_catalogue(overrides: Mapping[str, str] | None = None, suite: str | N
     families' suites (Insert Benchmark, db_bench per setup, pgbench); with ``suite``, that
     suite's order comes first."""
     entries = merged_order(CLASSIC_42, MODERN_33)
-    for name in _FAMILY_SUITES:
-        entries += SUITES[name]
-    if suite is not None:
-        if suite not in SUITES:
-            raise ValueError(f"unknown suite {suite!r} (expected one of {', '.join(sorted(SUITES))})")
-        return Catalogue(merged_order(SUITES[suite], entries), overrides)
-    return Catalogue(entries, overrides)
+    if suite is None:  # the families' steps come after every sysbench step: read when needed
+        return Catalogue(entries, overrides, more=_family_entries, more_may_hold=_may_be_family)
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r} (expected one of {', '.join(sorted(SUITES))})")
+    return Catalogue(merged_order(SUITES[suite], entries + _family_entries()), overrides)
+
+
+def _family_entries() -> list[tuple[str, str]]:
+    return [entry for name in _FAMILY_SUITES for entry in SUITES[name]]
+
+
+def _may_be_family(name: str) -> bool:
+    """False for a sysbench step with a range (``<test>_range=N``, :func:`workload_name`): no
+    other family's step is named so (``l.i0``, ``qr100``, ``fillseq.byrx``, ``pgbench.tpcb-like``,
+    ``tpcc.w4``; tests/domain/test_catalogue.py holds it), so such an unknown name needs no
+    family module."""
+    return "_range=" not in name
 
 
 def load_group_overrides(path: Path) -> dict[str, str]:

@@ -23,6 +23,11 @@ only between points, and the t-test's variance is the observations' own spread, 
 run-to-run noise between binaries and restarts. One run's per-second samples are *not* a
 point's noise (they say how steady the run was, not how far two runs of the same build differ),
 so nothing here takes them.
+
+Pure Python, no numpy (its import was a quarter of ``changes``' CPU): the sums are numpy's
+pairwise sums spelled out (:mod:`engine.changepoints_sums`) and Q's terms are added in the
+order the numpy version added them, so every p-value and split is the same bits as before and
+as Otava's (tests/changes/test_numpy_reference.py compares with that version, kept in the tests).
 """
 
 from __future__ import annotations
@@ -30,19 +35,16 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-import numpy as np
-from numpy.typing import NDArray
-
+from benchdeck.engine.changepoints_sums import np_sum
 from benchdeck.engine.student_t import two_sided_p
 
 DEFAULT_MAX_PVALUE = 0.001
 DEFAULT_MIN_MAGNITUDE = 0.05
 DEFAULT_WINDOW = 50
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +116,11 @@ class ChangePoint:
         return self.test.magnitude
 
 
-def ttest(left: FloatArray, right: FloatArray) -> TTest:
+def ttest(left: Sequence[float], right: Sequence[float]) -> TTest:
     """Otava's two-sided Student's t-test of two sides (population std, pooled variance).
 
-    Means and standard deviations are numpy's ``mean`` and ``std`` spelled out (the same sums in
-    the same order, so the same bits), without their per-call overhead.
+    Means and standard deviations are numpy's ``mean`` and ``std``: the same sums in the same
+    order (numpy's pairwise summation), so the same bits.
     """
     n1, n2 = len(left), len(right)
     if not n1 or not n2:
@@ -136,88 +138,115 @@ def ttest(left: FloatArray, right: FloatArray) -> TTest:
     return TTest(m1, m2, s1, s2, n1, n2, p)
 
 
-def _mean_std(x: FloatArray) -> tuple[float, float]:
+def _mean_std(x: Sequence[float]) -> tuple[float, float]:
     n = len(x)
-    mean = float(_SUM(x)) / n
+    mean = np_sum(x) / n
     if n < 2:
         return mean, 0.0
-    d = x - mean
-    return mean, math.sqrt(float(_SUM(d * d)) / n)
+    sq = [(v - mean) * (v - mean) for v in x]
+    return mean, math.sqrt(np_sum(sq) / n)
 
 
-_SUM = np.add.reduce
+_Row = tuple[float, ...]
 
 
 @functools.lru_cache(maxsize=512)
-def _coefficients(size: int) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.bool_]]:
-    """2/(n+m), the X and Y pair-sum coefficients, and kappa > tau, for a segment of ``size``."""
-    taus = np.arange(1, size)[:, None]  # local split: X = [0, tau)
-    kappas = np.arange(2, size + 1)[None, :]  # Y = [tau, kappa)
-    n = taus.astype(np.float64)
-    m = (kappas - taus).astype(np.float64)
-    total = kappas.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cx = np.where(n > 1, 2.0 * m / (total * (n - 1.0)), 0.0)
-        cy = np.where(m > 1, 2.0 * n / (total * (m - 1.0)), 0.0)
-    return 2.0 / total, cx, cy, m >= 1
+def _coefficients(size: int) -> tuple[_Row, tuple[_Row, ...], tuple[_Row, ...]]:
+    """For a segment of ``size``: 2/(n+m) per kappa, and the X and Y pair-sum coefficients per
+    (tau, kappa) (row tau - 1, column kappa - 2; 0 where a side holds one value)."""
+    two_total = tuple(2.0 / float(k) for k in range(2, size + 1))
+    cx, cy = [], []
+    for tau in range(1, size):
+        n = float(tau)
+        rx, ry = [], []
+        for kappa in range(2, size + 1):
+            m, total = float(kappa - tau), float(kappa)
+            rx.append(2.0 * m / (total * (n - 1.0)) if n > 1 else 0.0)
+            ry.append(2.0 * n / (total * (m - 1.0)) if m > 1 else 0.0)
+        cx.append(tuple(rx))
+        cy.append(tuple(ry))
+    return two_total, tuple(cx), tuple(cy)
 
 
-def block_sums(x: FloatArray) -> FloatArray:
-    """``S[i, j]``: the sum of ``|x[a] - x[b]|`` over a <= i, b <= j (leading axes are a batch)."""
-    dist = np.abs(x[..., :, None] - x[..., None, :])
-    out: FloatArray = dist.cumsum(axis=-2).cumsum(axis=-1)
+def block_sums(x: Sequence[float]) -> list[list[float]]:
+    """``S[i][j]``: the sum of ``|x[a] - x[b]|`` over a <= i, b <= j, summed as numpy's
+    ``cumsum(axis=0).cumsum(axis=1)`` of the distance matrix (down the columns, then along rows)."""
+    n = len(x)
+    col = [0.0] * n
+    out = []
+    for a in range(n):
+        xa = x[a]
+        col = [c + abs(xa - xb) for c, xb in zip(col, x, strict=True)] if a else [abs(xa - xb) for xb in x]
+        row = []
+        acc = 0.0
+        for j, c in enumerate(col):
+            acc = acc + c if j else c
+            row.append(acc)
+        out.append(row)
     return out
-
-
-def q_matrix(s: FloatArray) -> FloatArray:
-    """Q(tau, kappa) of a segment from its :func:`block_sums` ``s`` (..., size, size).
-
-    Q for X = x[0:tau], Y = x[tau:kappa] (n and m values) is
-    ``2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_pairs|X-X'| - 2n/((n+m)(m-1)) * sum_pairs|Y-Y'|``
-    (a term with a single value is 0); row tau - 1, column kappa - 2; like Otava's, the matrix
-    holds 0 where kappa <= tau. The terms are summed in this order on purpose: with exact ties
-    (rounded values) a rearranged sum moves the argmax by a rounding error, away from Otava's.
-    """
-    size = s.shape[-1]
-    two_total, cx, cy, valid = _coefficients(size)
-    diag = np.diagonal(s, axis1=-2, axis2=-1)  # D(a + 1): the block [0, a] x [0, a]
-    d_tau = diag[..., : size - 1, None]
-    p_tk = s[..., : size - 1, 1:]
-    within_x = d_tau / 2.0
-    cross = p_tk - d_tau
-    within_y = (diag[..., None, 1:] - 2.0 * p_tk + d_tau) / 2.0
-    q: FloatArray = np.where(valid, two_total * cross - cx * within_x - cy * within_y, 0.0)
-    return q
 
 
 class _Window:
     """The Q statistic of every split of every segment of one window, from one prefix-sum table."""
 
-    def __init__(self, x: FloatArray, allowed: NDArray[np.bool_]) -> None:
-        self.x = x
+    def __init__(self, x: Sequence[float], allowed: Sequence[bool]) -> None:
         # allowed[i]: a change may start at observation i (the first of a new point)
         self.allowed = allowed
-        self.prefix = np.zeros((len(x) + 1, len(x) + 1))
-        self.prefix[1:, 1:] = block_sums(x)
+        n = len(x)
+        self.prefix = [[0.0] * (n + 1)] + [[0.0, *row] for row in block_sums(x)]
+
+    def _segment(self, start: int, end: int) -> list[list[float]]:
+        """The block sums of ``x[start:end]`` alone: the numpy version's
+        ``p - p[0:1, :] - p[:, 0:1] + p[0, 0]`` on the prefix table, without its first row and column."""
+        rows = self.prefix[start + 1 : end + 1]
+        if not start:
+            return [r[1 : end + 1] for r in rows]
+        top = self.prefix[start]
+        corner = top[start]
+        tops = top[start + 1 : end + 1]
+        out = []
+        for r in rows:
+            left = r[start]
+            out.append([((v - t) - left) + corner for v, t in zip(r[start + 1 : end + 1], tops, strict=True)])
+        return out
 
     def candidate(self, start: int, end: int) -> tuple[int, float] | None:
-        """The split ``tau`` in (start, end) that maximises Q over kappa, and that maximum (the
-        first maximum in row order wins, as in Otava)."""
+        """The split ``tau`` in (start, end) that maximises Q(tau, kappa) over kappa, and that
+        maximum; the first maximum in row order wins, as in Otava.
+
+        Q for X = x[start:tau], Y = x[tau:kappa] (n and m values) is
+        ``2/(n+m) * sum|X-Y| - 2m/((n+m)(n-1)) * sum_pairs|X-X'| - 2n/((n+m)(m-1)) * sum_pairs|Y-Y'|``
+        (a term with a single value is 0). Like Otava's matrix, the cells with kappa <= tau hold 0
+        (so they count when every Q is negative), or -inf when some split is not allowed. The
+        terms are summed in this order on purpose: with exact ties (rounded values) a rearranged
+        sum moves the argmax by a rounding error, away from Otava's.
+        """
         size = end - start
         if size < 2:
             return None
-        p = self.prefix[start : end + 1, start : end + 1]
-        if start:
-            p = p - p[0:1, :] - p[:, 0:1] + p[0, 0]  # prefix sums of the segment alone
-        q = q_matrix(p[1:, 1:])
         allowed = self.allowed[start + 1 : end]
-        if not allowed.all():
-            if not allowed.any():
-                return None
-            q = np.where(allowed[:, None] & _coefficients(size)[3], q, -np.inf)
-        flat = int(np.argmax(q))
-        i, j = divmod(flat, size - 1)
-        return start + i + 1, float(q[i, j])
+        masked = not all(allowed)
+        if masked and not any(allowed):
+            return None
+        s = self._segment(start, end)
+        diag = [s[a][a] for a in range(size)]
+        two_total, cx, cy = _coefficients(size)
+        best_i, best = -1, -math.inf
+        for i in range(size - 1):
+            if masked and not allowed[i]:
+                continue
+            d = diag[i]
+            wx = d / 2.0
+            si, cxi, cyi = s[i], cx[i], cy[i]
+            top = max(
+                two_total[j] * (si[j + 1] - d) - cxi[j] * wx - cyi[j] * ((dj - 2.0 * si[j + 1] + d) / 2.0)
+                for j, dj in zip(range(i, size - 1), diag[i + 1 :], strict=True)
+            )
+            if i and not masked and top < 0.0:
+                top = 0.0  # the kappa <= tau cells of this row
+            if top > best:
+                best_i, best = i, top
+        return start + best_i + 1, best
 
 
 def _intervals(cps: Sequence[int], n: int) -> list[tuple[int, int]]:
@@ -225,21 +254,30 @@ def _intervals(cps: Sequence[int], n: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in itertools.pairwise(bounds) if a != b]
 
 
-def _split_test(x: FloatArray, index: int, cps: Sequence[int]) -> TTest:
+def _split_test(x: Sequence[float], index: int, cps: Sequence[int]) -> TTest:
     """The t-test of a change at ``index`` against its neighbouring change points ``cps``."""
     before = max((c for c in cps if c < index), default=0)
     after = min((c for c in cps if c > index), default=len(x))
     return ttest(x[before:index], x[index:after])
 
 
-def _detect_window(x: FloatArray, allowed: NDArray[np.bool_], max_p: float) -> list[int]:
+class _Candidates(Protocol):
+    def candidate(self, start: int, end: int) -> tuple[int, float] | None: ...
+
+
+def _detect_window(
+    x: Sequence[float], allowed: Sequence[bool], max_p: float, window: Callable[..., _Candidates]
+) -> list[int]:
     """Weak change points of one window (local indices, sorted)."""
-    win = _Window(x, allowed)
+    win = window(x, allowed)
     cps: list[int] = []
+    seen: dict[tuple[int, int], tuple[int, float] | None] = {}  # a segment's candidate is fixed
     while True:
         best: tuple[int, float] | None = None
         for a, b in _intervals(cps, len(x)):
-            cand = win.candidate(a, b)
+            if (a, b) not in seen:
+                seen[a, b] = win.candidate(a, b)
+            cand = seen[a, b]
             if cand is not None and (best is None or cand[1] > best[1]):
                 best = cand
         if best is None:
@@ -250,20 +288,27 @@ def _detect_window(x: FloatArray, allowed: NDArray[np.bool_], max_p: float) -> l
         cps = sorted([*cps, best[0]])
 
 
-def _weak_points(x: FloatArray, allowed: NDArray[np.bool_], window: int, max_p: float) -> list[int]:
+def _weak_points(
+    x: Sequence[float], allowed: Sequence[bool], window: int, max_p: float, vectorised: bool
+) -> list[int]:
+    make: Callable[..., _Candidates] = _Window
+    if vectorised:
+        from benchdeck.engine.changepoints_numpy import NumpyWindow
+
+        make = NumpyWindow
     step = window // 2
     start = 0
     found: set[int] = set()
     while start < len(x):
         end = min(start + window, len(x))
-        local = _detect_window(x[start:end], allowed[start:end], max_p)
+        local = _detect_window(x[start:end], allowed[start:end], max_p, make)
         found.update(start + c for c in local)
         last = start + local[-1] if local else 0
         start = max(last, start + step)
     return sorted(found)
 
 
-def _merge(x: FloatArray, weak: list[int], opts: Options) -> list[tuple[int, TTest]]:
+def _merge(x: Sequence[float], weak: list[int], opts: Options) -> list[tuple[int, TTest]]:
     max_p, min_mag = opts.max_pvalue, opts.min_magnitude
     cps = [(c, _split_test(x, c, weak)) for c in weak]
     while cps:
@@ -284,6 +329,18 @@ def _nan_high(p: float) -> float:
     return math.inf if math.isnan(p) else p
 
 
+NUMPY_CELLS = 150_000
+"""Above this many Q cells (sum over series of n * min(n, window)) a batch runs on numpy: pure
+Python costs ~0.3 us a cell (~50 ms here), numpy ~40 ms to import and far less per cell
+(1,000 series of 50 versions: 0.70 s pure, 0.15 s + import on numpy; the archive's hetz, 114
+series of 7-17 runs, ~25,000 cells: pure; CPU, python 3.11, a loaded 2-core VM)."""
+
+
+def worth_numpy(lengths: Iterable[int], window: int = DEFAULT_WINDOW) -> bool:
+    """Whether series of these lengths are analysed faster on numpy, its import included."""
+    return sum(n * min(n, window) for n in lengths) > NUMPY_CELLS
+
+
 def first_pass_pvalue(max_pvalue: float) -> float:
     """The split step's looser threshold for weak change points (Otava's: 10x below 0.05)."""
     if max_pvalue < 0.05:
@@ -294,9 +351,11 @@ def first_pass_pvalue(max_pvalue: float) -> float:
 
 
 def detect(
-    values: Sequence[float] | FloatArray,
+    values: Sequence[float],
     groups: Sequence[int] | None = None,
     options: Options | None = None,
+    *,
+    vectorised: bool = False,
 ) -> list[ChangePoint]:
     """Change points of a series, in order.
 
@@ -304,44 +363,49 @@ def detect(
     observation) says which point each belongs to, so repeats of one version stay together.
     Without ``groups`` every observation is its own point. A returned ``index`` is a point
     index: the change happened between point ``index - 1`` and point ``index``.
+    ``vectorised``: the Q statistic on numpy (:mod:`engine.changepoints_numpy`: the same bits;
+    worth its import for a big batch, see :func:`worth_numpy`).
     """
     opts = options or Options()
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 1:
-        raise ValueError("a series is one-dimensional")
-    if not np.isfinite(x).all():
+    x = _floats(values)
+    if not all(map(math.isfinite, x)):
         raise ValueError("a series holds only finite values")
     if groups is None:
-        g = np.arange(len(x))
+        g = list(range(len(x)))
     else:
-        g = np.asarray(groups, dtype=np.int64)
+        g = [int(v) for v in groups]
         if len(g) != len(x):
             raise ValueError("one group per value")
-        if len(g) and (np.diff(g) < 0).any():
+        if any(b < a for a, b in itertools.pairwise(g)):
             raise ValueError("groups must not decrease")
     if len(x) < 3:
         return []
-    allowed = np.ones(len(x), dtype=bool)
-    allowed[1:] = g[1:] != g[:-1]
-    allowed[0] = False
-    weak = _weak_points(x, allowed, opts.window, first_pass_pvalue(opts.max_pvalue))
+    allowed = [False, *(b != a for a, b in itertools.pairwise(g))]
+    weak = _weak_points(x, allowed, opts.window, first_pass_pvalue(opts.max_pvalue), vectorised)
     merged = _merge(x, weak, opts)
-    return [ChangePoint(int(g[i]), t) for i, t in merged]
+    return [ChangePoint(g[i], t) for i, t in merged]
 
 
 def split_test(
-    values: Sequence[float] | FloatArray, groups: Sequence[int] | None, bounds: tuple[int, int, int]
+    values: Sequence[float], groups: Sequence[int] | None, bounds: tuple[int, int, int]
 ) -> TTest | None:
     """The t-test of points ``[lo, at)`` against ``[at, hi)`` (point indices) of another series.
 
     Used to ask whether a per-op metric moved where QPS changed. ``None`` when a side is empty.
     """
-    x = np.asarray(values, dtype=np.float64)
-    g = np.arange(len(x)) if groups is None else np.asarray(groups, dtype=np.int64)
+    x = _floats(values)
+    g = range(len(x)) if groups is None else groups
     lo, at, hi = bounds
-    keep = np.isfinite(x)
-    left = x[keep & (g >= lo) & (g < at)]
-    right = x[keep & (g >= at) & (g < hi)]
-    if not len(left) or not len(right):
+    left = [v for v, k in zip(x, g, strict=True) if lo <= k < at and math.isfinite(v)]
+    right = [v for v, k in zip(x, g, strict=True) if at <= k < hi and math.isfinite(v)]
+    if not left or not right:
         return None
     return ttest(left, right)
+
+
+def _floats(values: Sequence[float]) -> list[float]:
+    """The values as Python floats (a numpy array too, without importing numpy)."""
+    try:
+        return [float(v) for v in values]
+    except TypeError:
+        raise ValueError("a series is one-dimensional") from None

@@ -1,7 +1,9 @@
-"""Loading the series of :mod:`store.changes` from the store: one numeric query, shaped in numpy.
+"""Loading the series of :mod:`store.changes` from the store: one numeric query, shaped in Python.
 
 The big query returns ids and numbers only (strings for 50,000 runs cost more than the query);
-builds and workloads are read apart, and numpy orders the runs into series and points.
+builds and workloads are read apart, and the runs are sorted into series and points in Python:
+numpy's import (~45 ms CPU) cost more than shaping a host's 1,000-2,000 runs, and a point's mean
+is numpy's sum spelled out (:mod:`engine.changepoints_sums`), so the output stays the same bits.
 """
 
 from __future__ import annotations
@@ -11,9 +13,8 @@ from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 
 import duckdb
-import numpy as np
-from numpy.typing import NDArray
 
+from benchdeck.engine.changepoints_sums import np_sum_at
 from benchdeck.store.changes import (
     METRICS,
     MIN_POINTS,
@@ -108,93 +109,94 @@ def load_series(
         raise ChangesError(f"over must be one of {', '.join(OVER)}, not {over!r}")
     params = {"host": host, "config": config, "dbms": dbms, "workload": workload, "dop": dop, "build": build}
     _check_filters(cur, params, include)
-    cols = cur.execute(_RUNS_SQL, params).fetchnumpy()
-    if not len(cols["run_id"]):
+    rows = cur.execute(_RUNS_SQL, params).fetchall()
+    if not rows:
         return []
     builds = {int(r[0]): r[1:] for r in cur.execute(_BUILDS_SQL).fetchall()}
     workloads = {int(r[0]): str(r[1]) for r in cur.execute(_WORKLOADS_SQL).fetchall()}
 
-    build_ids = np.asarray(cols["build_id"], dtype=np.int64)
-    run_ids = np.asarray(cols["run_id"], dtype=np.int64)
-    ran_at = np.asarray(cols["ran_at"], dtype=np.float64)
-    configs, config_code = np.unique(np.asarray(cols["config"], dtype=object), return_inverse=True)
     # per build: its line (what a version series holds fixed) and its rank in version order
     line_of = {b: _line(row, over, row[0] in include) for b, row in builds.items()}
     line_code = {ln: i for i, ln in enumerate(sorted(set(line_of.values())))}
     by_version = sorted(builds, key=lambda b: (str(builds[b][5]), str(builds[b][0])))
-    b_line = _map(build_ids, {b: line_code[ln] for b, ln in line_of.items()})
-    b_rank = _map(build_ids, {b: i for i, b in enumerate(by_version)})
-    wl = np.asarray(cols["workload_id"], dtype=np.int64)
-    dops = np.asarray(cols["dop"], dtype=np.int64)
-    point_key = run_ids if over == "time" else b_rank
-    inner = ran_at if over == "version" else np.zeros_like(ran_at)
-    order = np.lexsort((run_ids, inner, ran_at if over == "time" else b_rank, b_line, config_code, dops, wl))
-    keys = np.stack([wl, dops, config_code, b_line])[:, order]
-    new_series = np.ones(len(order), dtype=bool)
-    new_series[1:] = (keys[:, 1:] != keys[:, :-1]).any(axis=0)
-    pk = point_key[order]
-    new_point = new_series.copy()
-    new_point[1:] |= pk[1:] != pk[:-1]
-    sid = np.cumsum(new_series) - 1
-    pt = np.cumsum(new_point) - 1
-    pt = pt - pt[np.flatnonzero(new_series)][sid]  # point index inside its series
-
-    qps = np.asarray(cols["qps"], dtype=np.float64)[order]
-    hw = {m: np.asarray(cols[col], dtype=np.float64)[order] for m, col in METRICS}
-    starts = np.flatnonzero(new_series).tolist()
-    ends = [*starts[1:], len(order)]
-    point_starts = np.flatnonzero(new_point)
-    point_ends = np.append(point_starts[1:], len(order))
-    p_qps = np.add.reduceat(qps, point_starts) / (point_ends - point_starts)
-    p_hw = {m: _nanmean_at(v, point_starts) for m, v in hw.items()}
-    # per series, the range of its points in point_starts (both are in run order)
-    first_point = np.searchsorted(point_starts, starts).tolist()
+    rank = {b: i for i, b in enumerate(by_version)}
+    # columns: workload_id, dop, config, build_id, run_id, ran_at, qps, cpu_o, cs_o, rkb_o, wkb_o;
+    # the order of the numpy version's lexsort (stable, as sorted is): series keys, then the point,
+    # then (over versions) when each run ran, then the run id
+    code = {b: line_code[ln] for b, ln in line_of.items()}
+    if over == "time":
+        order = sorted(rows, key=lambda r: (r[0], r[1], r[2], code[r[3]], r[5], 0.0, r[4]))
+    else:
+        order = sorted(rows, key=lambda r: (r[0], r[1], r[2], code[r[3]], rank[r[3]], r[5], r[4]))
+    starts: list[int] = []  # first run of each series
+    point_starts: list[int] = []  # first run of each point
+    first_point: list[int] = []  # per series, its first point in point_starts
+    groups: list[int] = []  # point index inside its series, per run
+    prev_series: tuple[object, ...] | None = None
+    prev_point: object = None
+    for i, r in enumerate(order):
+        series_key = (r[0], r[1], r[2], code[r[3]])
+        point_key = r[4] if over == "time" else rank[r[3]]
+        if series_key != prev_series:
+            starts.append(i)
+            first_point.append(len(point_starts))
+            point_starts.append(i)
+            prev_series, prev_point = series_key, point_key
+        elif point_key != prev_point:
+            point_starts.append(i)
+            prev_point = point_key
+        groups.append(len(point_starts) - 1 - first_point[-1])
+    n = len(order)
+    ends = [*starts[1:], n]
+    point_ends = [*point_starts[1:], n]
     last_point = [*first_point[1:], len(point_starts)]
-    ps, pe, means = point_starts.tolist(), point_ends.tolist(), p_qps.tolist()
-    hw_means = {m: [None if math.isnan(x) else x for x in v.tolist()] for m, v in p_hw.items()}
-    o_builds = build_ids[order].tolist()
-    o_runs = run_ids[order].tolist()
-    o_at = ran_at[order].tolist()
+    qps = [float(r[6]) for r in order]
+    hw = {m: [float(r[7 + k]) for r in order] for k, (m, _col) in enumerate(METRICS)}
+    # means as the numpy version's np.add.reduceat (its sums, bit for bit) over the runs of a point
+    means = [
+        qps[a] if b - a == 1 else np_sum_at(qps, a, b) / (b - a)
+        for a, b in zip(point_starts, point_ends, strict=True)
+    ]
+    hw_means = {m: _nanmeans(v, point_starts, point_ends) for m, v in hw.items()}
     out = []
     short: dict[str, int] = {}  # line -> the most points of its series too short to analyse
     for lo, hi, k0, k1 in zip(starts, ends, first_point, last_point, strict=True):
+        first = order[lo]
         if k1 - k0 < MIN_POINTS:
-            ln = line_of[int(build_ids[int(order[lo])])]
+            ln = line_of[first[3]]
             short[ln] = max(short.get(ln, 0), k1 - k0)
             continue
-        i0 = int(order[lo])
-        name = workloads[int(wl[i0])]
+        name = workloads[first[0]]
         ks = range(k0, k1)
-        b_rows = [builds[o_builds[ps[k]]] for k in ks]
+        b_rows = [builds[order[point_starts[k]][3]] for k in ks]
         if over == "version":
             labels = tuple(str(b[4]) for b in b_rows)
         else:
-            labels = tuple(_time_label(o_at[ps[k]], o_runs[ps[k]]) for k in ks)
-        d = int(dops[i0])
+            labels = tuple(_time_label(float(order[i][5]), order[i][4]) for i in point_starts[k0:k1])
+        d = int(first[1])
         out.append(
             Series(
                 host=host,
                 workload=name,
                 group=group_of(name),
                 dop=None if d < 0 else d,
-                config=str(configs[config_code[i0]]),
-                line=line_of[int(build_ids[i0])],
+                config=str(first[2]),
+                line=line_of[first[3]],
                 over=over,
                 labels=labels,
                 builds=tuple(str(b[0]) for b in b_rows),
-                runs=tuple(pe[k] - ps[k] for k in ks),
+                runs=tuple(point_ends[k] - point_starts[k] for k in ks),
                 qps=tuple(means[k0:k1]),
                 point_hw={m: tuple(v[k0:k1]) for m, v in hw_means.items()},
-                values=tuple(qps[lo:hi].tolist()),
-                groups=tuple(pt[lo:hi].tolist()),
-                hw={m: tuple(v[lo:hi].tolist()) for m, v in hw.items()},
+                values=tuple(qps[lo:hi]),
+                groups=tuple(groups[lo:hi]),
+                hw={m: tuple(v[lo:hi]) for m, v in hw.items()},
             )
         )
     out.sort(key=lambda s: (sort_key(s.workload), s.dop or 0, s.config, s.line))
     if left_out is not None:
         used = {b for s in out for b in s.builds}
-        # a set, not np.unique: that imports numpy.ma (~7 ms, python -X importtime) for its mask check
-        for b in sorted(set(build_ids.tolist()), key=lambda b: str(builds[b][0])):
+        for b in sorted({r[3] for r in rows}, key=lambda b: str(builds[b][0])):
             row = builds[b]
             if str(row[0]) in used:
                 continue
@@ -213,20 +215,20 @@ def _line(build: tuple[object, ...], over: Over, without_fork: bool = False) -> 
     return name if over == "time" else " ".join(p for p in (dbms, fork, variant) if p)
 
 
-def _map(ids: NDArray[np.int64], table: dict[int, int]) -> NDArray[np.int64]:
-    keys = np.fromiter(table.keys(), dtype=np.int64, count=len(table))
-    vals = np.fromiter(table.values(), dtype=np.int64, count=len(table))
-    order = np.argsort(keys)
-    out: NDArray[np.int64] = vals[order][np.searchsorted(keys[order], ids)]
-    return out
-
-
-def _nanmean_at(v: NDArray[np.float64], starts: NDArray[np.intp]) -> NDArray[np.float64]:
-    ok = ~np.isnan(v)
-    total = np.add.reduceat(np.where(ok, v, 0.0), starts)
-    count = np.add.reduceat(ok.astype(np.float64), starts)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out: NDArray[np.float64] = total / count
+def _nanmeans(v: list[float], starts: list[int], ends: list[int]) -> list[float | None]:
+    """Per point the mean of its values that are not NaN (None when all are): the numpy
+    version's reduceat of the values with NaN as 0.0, over the count, bit for bit (a point of
+    one run, the usual case, is that run's value)."""
+    isnan = math.isnan
+    out: list[float | None] = []
+    for a, b in zip(starts, ends, strict=True):
+        if b - a == 1:
+            x = v[a]
+            out.append(None if isnan(x) else x)
+            continue
+        part = v[a:b]
+        count = len(part) - sum(map(isnan, part))
+        out.append(np_sum_at([0.0 if isnan(x) else x for x in part], 0, len(part)) / count if count else None)
     return out
 
 

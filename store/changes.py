@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from benchdeck.engine.changepoints import Options, TTest, detect, split_test
+from benchdeck.engine.changepoints import Options, TTest, detect, split_test, worth_numpy
 from benchdeck.store.movers import mover_ratio
 
 Over = Literal["version", "time"]
@@ -150,9 +150,11 @@ class SeriesChanges:
 def analyse(series: Iterable[Series], options: Options | None = None) -> list[SeriesChanges]:
     """Change points of each series, each with the per-op metrics tested at the same split."""
     opts = options or Options()
+    series = list(series)
+    vectorised = worth_numpy((len(s.values) for s in series), opts.window)
     out = []
     for s in series:
-        cps = detect(s.values, s.groups, opts)
+        cps = detect(s.values, s.groups, opts, vectorised=vectorised)
         bounds = [0, *(cp.index for cp in cps), len(s.labels)]
         changes = []
         for k, cp in enumerate(cps):

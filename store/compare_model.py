@@ -50,6 +50,8 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class RqpsRow:
+    """One workload at one dop: each column's QPS relative to the base, and its noise."""
+
     workload: str
     group: str
     dop: int | None
@@ -64,6 +66,8 @@ class RqpsRow:
 
 @dataclass(frozen=True, slots=True)
 class GroupStat:
+    """The summary of one group's rQPS in one column (the posts' per-group table)."""
+
     group: str
     column: str
     dop: int | None
@@ -77,6 +81,8 @@ class GroupStat:
 
 @dataclass(frozen=True, slots=True)
 class HwRow:
+    """One column's per-op metrics of a workload, absolute and relative to the base's."""
+
     build: str
     values: dict[str, float | None]
     rel: dict[str, float | None]
@@ -87,6 +93,8 @@ class HwRow:
 
 @dataclass(frozen=True, slots=True)
 class HwBlock:
+    """The per-op metrics of one workload at one dop: a row per column, the base's first."""
+
     workload: str
     dop: int | None
     rows: tuple[HwRow, ...]

@@ -159,3 +159,29 @@ def test_a_build_in_no_series_is_named_and_can_be_put_in(tmp_path: Path) -> None
     code, _, err = run(path, "--host", HOST, "--include", "my8406v2_rel_o2nofx")
     assert code == 2
     assert "did you mean 'my8406v2_rel_o2nofp'?" in err
+
+
+NUMPY_PROBE = (
+    "import sys\n"
+    "from benchdeck.tui.cli.main import main\n"
+    "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+    "print('LOADED', ' '.join(m for m in ('numpy', 'scipy') if m in sys.modules))\n"
+)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_changes_finds_its_changes_without_numpy(db: Path, fmt: str) -> None:
+    """numpy's import was a quarter of the command's CPU (issue 29): the e-divisive, the t-tests
+    and the series' shaping are pure Python, and nothing brings numpy back silently."""
+    import subprocess
+    import sys
+
+    from tests.cli_helpers import ROOT
+
+    argv = [sys.executable, "-c", NUMPY_PROBE, "changes", "--host", HOST, "--format", fmt]
+    env = {**os.environ, "BENCHDECK_DB": str(db)}
+    r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    out, loaded = r.stdout.rsplit("LOADED", 1)
+    assert "random-points_range=1000" in out, "the changes are printed"
+    assert loaded.split() == []

@@ -198,3 +198,34 @@ def test_a_family_suite_orders_its_own_steps_first() -> None:
     assert cat.names()[:10] == [n for n, _ in SUITES["insertbench"]]
     assert default_catalogue(suite="dbbench-iodir").names()[0] == "fillseq.iodir"
     assert default_catalogue(suite="pgbench").group_of("pgbench.select-only") == "pgbench"
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [None, {"point-query_range=100": "mine", "fillseq.byrx": "loads", "zzz-custom": "custom"}],
+)
+def test_the_default_catalogue_reads_the_families_late_with_the_same_answers(
+    overrides: dict[str, str] | None,
+) -> None:
+    """The families' steps are read on the first name that may be theirs: every name gets the
+    group and order an eagerly built catalogue gives, whatever is asked first."""
+    from benchdeck.engine.catalogue import (
+        CLASSIC_42,
+        MODERN_33,
+        Catalogue,
+        _family_entries,
+        _may_be_family,
+        merged_order,
+    )
+
+    eager = Catalogue(merged_order(CLASSIC_42, MODERN_33) + _family_entries(), overrides)
+    names = [*eager.names(), "read-only-count_range=1000", "qr7", "zzz-custom", "nope"]
+    for first in ("point-query_range=100", "read-only-count_range=1000", "fillseq.byrx", "zzz-custom"):
+        lazy = default_catalogue(overrides)
+        assert lazy.sort_key(first) == eager.sort_key(first)
+        assert [lazy.sort_key(n) for n in names] == [eager.sort_key(n) for n in names]
+        assert [lazy.group_of(n) for n in names] == [eager.group_of(n) for n in names]
+        assert lazy.groups() == eager.groups()
+        assert lazy.names() == eager.names()
+    assert all(_may_be_family(n) for n, _ in _family_entries())  # the rule the late read relies on
+    assert not any(_may_be_family(n) for n, _ in merged_order(CLASSIC_42, MODERN_33))

@@ -76,9 +76,11 @@ def changes_cmd(
     opts = Options(max_pvalue=max_pvalue, min_magnitude=min_magnitude)
     left_out: list[LeftOut] = []
     with obj.open_store_for_reading() as store:
+        cur = store.cursor()
+        cur.execute("SET threads TO 1")  # as compare's: one host's runs are a small query
         try:
             series = load_series(
-                store.cursor(),
+                cur,
                 host=host,
                 group_of=cat.group_of,
                 sort_key=cat.sort_key,
