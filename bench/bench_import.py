@@ -61,10 +61,21 @@ def files_of(tree: Path) -> list[Path]:
 
 
 def plain_read(files: list[Path]) -> tuple[int, float, float]:
-    """Lines, wall seconds and CPU seconds of reading every line of ``files``."""
+    """Lines, wall seconds and CPU seconds of reading every line of ``files``; a packed folder
+    (``*.tar.gz``) is read as its members' lines, decompressed, not as the compressed bytes'
+    newlines (every member: more lines than the import reads, which skips e.g. ps and ls
+    outputs)."""
     t0, c0 = time.perf_counter(), time.process_time()
     n = 0
     for p in files:
+        if p.name.endswith(".tar.gz"):
+            with tarfile.open(p, "r|gz") as tar:
+                for member in tar:
+                    if member.isfile() and (raw := tar.extractfile(member)) is not None:
+                        data = io.BytesIO(raw.read())  # a stream member cannot be wrapped itself
+                        for _ in io.TextIOWrapper(data, encoding="utf-8", errors="replace"):
+                            n += 1
+            continue
         with p.open(encoding="utf-8", errors="replace") as fh:
             for _ in fh:
                 n += 1

@@ -55,7 +55,9 @@ def insert_columns(
     for i, (col, (t, _)) in enumerate(columns.items()):
         # DuckDB reads a NumPy str array as an ENUM: to VARCHAR first (ENUM -> JSON quotes it)
         expr = f"CAST(c{i} AS VARCHAR)" if t in _TEXT else f"c{i}"
-        if arrays is not None and f"m{i}" in arrays:
+        if arrays is not None and f"c{i}" not in arrays:
+            expr = "NULL"  # a text column of NULLs only (vmstat/iostat without -t): no array to read
+        elif arrays is not None and f"m{i}" in arrays:
             expr = f"if(m{i}, NULL, {expr})"
         cast = f"CAST({expr} AS {t})"
         select.append(convert[col].format(cast) if convert and col in convert else cast)
@@ -81,6 +83,8 @@ def _numpy(columns: Columns) -> dict[str, npt.NDArray[Any]] | None:
             continue
         if sql_type not in _INTS and sql_type not in _TEXT:
             return None
+        if sql_type in _TEXT and values.count(None) == len(values):
+            continue  # NULL in the SELECT: a str array is an ENUM DuckDB first sorts out (np.unique)
         if None in values:
             arrays[f"m{i}"] = np.array([v is None for v in values], dtype=np.bool_)
             fill = 0 if sql_type in _INTS else ""
@@ -92,7 +96,7 @@ def _numpy(columns: Columns) -> dict[str, npt.NDArray[Any]] | None:
         if widest * len(values) > _WIDE_TEXT or any(s.endswith("\0") for s in values):
             return None  # NumPy strips trailing NULs
         arrays[f"c{i}"] = np.array(values, dtype=f"<U{max(widest, 1)}")
-    return arrays
+    return arrays or None  # no column to read the rows' count from: an Arrow batch
 
 
 _ARROW_TYPES = {

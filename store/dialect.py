@@ -35,7 +35,8 @@ def next_ids(cur: duckdb.DuckDBPyConnection, seq: str, n: int = 1) -> list[int]:
     """``n`` new ids of the sequence ``seq`` (e.g. ``run_id_seq``)."""
     if (lake := lake_of(cur)) is not None:
         return lake.next_ids(seq, n)
-    rows = cur.execute(f"SELECT nextval('{seq}') FROM range(?)", [n]).fetchall()
+    # n as a literal (an int): a Python parameter costs DuckDB's client a failed pandas import
+    rows = cur.execute(f"SELECT nextval('{seq}') FROM range({int(n)})").fetchall()
     return [int(r[0]) for r in rows]
 
 

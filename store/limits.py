@@ -11,6 +11,8 @@ import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
+from itertools import compress
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
@@ -64,7 +66,8 @@ def path_problem(path: os.PathLike[str] | str) -> str | None:
 
 def record_problem(record: Any) -> str | None:
     """Why a parsed record cannot become a row (None: it can)."""
-    if _plainly_fits(record):
+    fits = _FITS.get(type(record))
+    if (fits is not None and fits(record)) or _plainly_fits(record):
         return None
     for name, top in _INT_COLUMNS.get(type(record), {}).items():
         if why := int_problem(_NAMES.get(name, name), getattr(record, name), top):
@@ -80,14 +83,63 @@ def _plainly_fits(record: Any) -> bool:
     """True when every number of ``record`` is an int in 0..INT32_MAX (the narrowest column
     any record field has) or a finite float, the rest None or text: what nearly every row is.
     Anything else goes the long way (one check per field, with its reason); this one is ~4x
-    cheaper for a vmstat or iostat row."""
-    vals = [getattr(record, n) for n in _field_names(type(record))]
-    nums = [v for v in vals if v.__class__ is int or v.__class__ is float]
-    others = sum(1 for v in vals if v is None or v.__class__ is str)
-    if len(nums) + others != len(vals):
+    cheaper for a vmstat or iostat row, and its checks run in C (map, set, min, max): a
+    Python-level test per field cost ~2 µs a row."""
+    vals: Sequence[Any] = _getter(type(record))(record)
+    kinds = set(map(type, vals))
+    if not kinds <= _PLAIN:
         return False  # bools, numpy numbers, ...: the long way
-    return not nums or (min(nums) >= 0 and max(nums) <= INT32_MAX and math.isfinite(sum(nums)))
+    if kinds & _OTHER:
+        vals = list(compress(vals, map(_NUMS.__contains__, map(type, vals))))
+    return not vals or (min(vals) >= 0 and max(vals) <= INT32_MAX and math.isfinite(sum(vals)))
 
+
+_PLAIN = {int, float, str, type(None)}
+_OTHER = {str, type(None)}
+_NUMS = {int, float}
+_GETTERS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _getter(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    """A record type's fields as a tuple, one C call per record."""
+    if (get := _GETTERS.get(cls)) is None:
+        names = _field_names(cls)
+        one = attrgetter(*names)
+        get = _GETTERS[cls] = one if len(names) > 1 else (lambda r: (one(r),))
+    return get
+
+
+_VM_INTS = attrgetter("seq", *_VM_BIGINT, "us", "sy", "id", "wa", "st")
+_IO_FLOATS = attrgetter(
+    "r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "r_await", "w_await", "aqu_sz", "util"
+)
+
+
+def _vm_fits(r: VmstatSample) -> bool:
+    """A vmstat row as the parser makes it (ints in 0..INT32_MAX): fits. False: not that plain."""
+    ints = _VM_INTS(r)
+    gu, ts = r.gu, r.timestamp
+    if set(map(type, ints)) != {int} or min(ints) < 0 or max(ints) > INT32_MAX:
+        return False
+    return (gu is None or (gu.__class__ is int and 0 <= gu <= INT32_MAX)) and (
+        ts is None or ts.__class__ is str
+    )
+
+
+def _io_fits(r: IostatSample) -> bool:
+    """An iostat row with every column (finite floats; a DOUBLE holds any): fits. False: not that plain."""
+    seq, dev, ts = r.seq, r.device, r.timestamp
+    if not (seq.__class__ is int and 0 <= seq <= INT32_MAX and dev.__class__ is str):
+        return False
+    nums = _IO_FLOATS(r)
+    return (
+        set(map(type, nums)) == {float} and math.isfinite(sum(nums)) and (ts is None or ts.__class__ is str)
+    )
+
+
+# The two records an import makes by the million, checked in fewer steps than _plainly_fits's
+# (mar25: ~0.4 of 14 CPU-s); a record they do not call plain goes on to _plainly_fits.
+_FITS: dict[type, Callable[[Any], bool]] = {VmstatSample: _vm_fits, IostatSample: _io_fits}
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
@@ -116,6 +168,9 @@ def feed_checked_at(
     return kept, out
 
 
+_SEQ = (list, tuple)  # built once: ``list | tuple`` is a new object per call
+
+
 def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list[Any], list[SkippedLine]]:
     """Feed ``lines`` to a parser's ``feed``; the records that fit the store, and the lines of
     those that do not (numbered from 1, as the parsers number them)."""
@@ -125,7 +180,7 @@ def feed_checked(feed: Callable[[str], Any], lines: Iterable[str]) -> tuple[list
         got = feed(line)
         if got is None:
             continue
-        for rec in got if isinstance(got, list | tuple) else (got,):
+        for rec in got if isinstance(got, _SEQ) else (got,):
             if why := record_problem(rec):
                 out.append(SkippedLine(n, line, why))
             else:

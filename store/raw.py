@@ -6,6 +6,7 @@ for rows migrated from the uncompressed schema), ``size`` is the file's length i
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import duckdb
@@ -24,13 +25,23 @@ class RawFile:
     text: str
 
 
+_local = threading.local()
+"""A compressor and a decompressor per thread (one is not for two threads at once): making one
+per call cost a third of the CPU of compressing a mytools run's files (mar25: 0.045 vs 0.030
+CPU-s a folder), for the same bytes."""
+
+
 def compress(data: bytes) -> bytes:
-    return zstandard.ZstdCompressor(level=LEVEL).compress(data)
+    if (z := getattr(_local, "compressor", None)) is None:
+        z = _local.compressor = zstandard.ZstdCompressor(level=LEVEL)
+    return z.compress(data)
 
 
 def decompress(codec: str, data: bytes) -> bytes:
     if codec == "zstd":
-        return zstandard.ZstdDecompressor().decompress(data)
+        if (z := getattr(_local, "decompressor", None)) is None:
+            z = _local.decompressor = zstandard.ZstdDecompressor()
+        return z.decompress(data)
     if codec == "none":
         return data
     raise ValueError(f"raw file stored with unknown codec {codec!r} (known: {', '.join(_CODECS)})")

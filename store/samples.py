@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import duckdb
@@ -79,7 +80,7 @@ def append_many(cur: duckdb.DuckDBPyConnection, kind: str, runs: Sequence[tuple[
     columns: dict[str, tuple[str, Sequence[Any]]] = {"run_id": ("BIGINT", run_ids)}
     # one attrgetter call per row, then a transpose: a third of the CPU of a getattr per cell
     get = operator.attrgetter(*attrs) if len(attrs) > 1 else (lambda r: (getattr(r, next(iter(attrs))),))
-    values = zip(*(get(r) for _, rows in runs for r in rows), strict=True)
+    values = zip(*chain.from_iterable(map(get, rows) for _, rows in runs), strict=True)  # map: in C
     for (column, sql_type), col in zip(attrs.values(), values, strict=True):
         columns[column] = (sql_type, col)
     return bulk.insert_columns(cur, table, columns, _TS if kind != "bench" else None)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 
 from benchdeck.engine.records import IostatSample, SkippedLine
 
@@ -15,6 +16,8 @@ _TIMESTAMP = re.compile(
     r"(?: ?[AP]M)?(?:Z|[+-]\d{2}:?\d{2})?"
 )  # 11/21/26 19:52:23, 11/21/2026 07:52:23 PM, 2026-11-21T19:52:23+0000, Time: 07:52:23 PM
 _NUMBER = re.compile(r"(?a)\d+(?:[.,]\d+)?")  # some locales print a decimal comma
+_TIME_FIRST = frozenset("T0123456789")  # what a _TIMESTAMP line starts with
+_NUMBERS = re.compile(r"(?a)\d+(?:[.,]\d+)?(?:\s+\d+(?:[.,]\d+)?)*")  # a line of _NUMBERs only
 _PLAIN_ROW = re.compile(r"(?a)\S+(?:\s+\d+(?:[.,]\d+)?)+")  # a device row: its name, then _NUMBERs
 # IostatSample field -> header names accepted for it, with a factor to kB/s where needed.
 _COLUMNS: dict[str, tuple[tuple[str, float], ...]] = {
@@ -68,6 +71,15 @@ class IostatParser:
         self._header: list[str] | None = None
         self._dev = 0  # index of the device name column
         self._fields: dict[str, tuple[int, float]] = {}  # sample field -> (column, factor)
+        self._header_text = ""  # the header line as last seen (stripped): the same one starts a report
+        self._cpu_text = ""  # the avg-cpu line as last seen, and its tokens
+        self._cpu_tokens: list[str] = []
+        # one-line layout, from the header: _COLUMNS' fields it has, in order, their tokens'
+        # getter and factors (None: all 1), and the required columns it lacks
+        self._present: list[str] = []
+        self._pick: Callable[[list[str]], tuple[str, ...]] | None = None
+        self._factors: list[float] | None = None
+        self._missing = ""
         self._pretty = False
         self._has_report = False
         self._partial: dict[str, dict[str, float]] = {}  # --pretty: device -> values so far
@@ -81,20 +93,35 @@ class IostatParser:
         self._lineno += 1
         line = line.rstrip("\r\n")
         s = line.strip()
+        if s and s == self._header_text:  # the header of the last report again
+            self._cpu_values_next = False
+            self._start_header(self._header or [])
+            self.recognised += 1
+            return []
+        if s and s == self._cpu_text and not self._other_device(self._cpu_tokens):  # avg-cpu again
+            self._cpu_values_next, self._has_report = True, False
+            self.recognised += 1
+            return []
+        if self._cpu_values_next and _NUMBERS.fullmatch(s):  # the avg-cpu values line
+            self._cpu_values_next = False
+            self.recognised += 1
+            return []
         tokens = s.split()
         cpu_values_next, self._cpu_values_next = self._cpu_values_next, False
         if self._other_device(tokens):  # first: most lines of a many-device host are these
             pass  # another device's row: not parsed (a host lists 7 devices, 6 say nothing of the run)
         elif not s or (s.endswith("CPU)") and _BANNER.fullmatch(s)):
             self._cpu_values_next = cpu_values_next and not s
-        elif _TIMESTAMP.fullmatch(s):
+        elif s[0] in _TIME_FIRST and _TIMESTAMP.fullmatch(s):
             self._timestamp, self._has_report = s.removeprefix("Time: "), False
         elif tokens[0] == "avg-cpu:":
             self._cpu_values_next, self._has_report = True, False
+            self._cpu_text, self._cpu_tokens = s, tokens
         elif cpu_values_next and all(_NUMBER.fullmatch(t) for t in tokens):
             pass  # the avg-cpu values line
         elif _is_header(tokens):
             self._start_header(tokens)
+            self._header_text = s
         else:
             return self._device_row(line, tokens)
         self.recognised += 1
@@ -127,6 +154,12 @@ class IostatParser:
                 found = [(tokens.index(n), f) for n, f in names if n in tokens]
                 if found:
                     self._fields[field] = found[0]
+            self._present = [f for f in _COLUMNS if f in self._fields]
+            idx = [self._fields[f][0] for f in self._present]
+            self._pick = itemgetter(*idx) if len(idx) > 1 else None
+            factors = [self._fields[f][1] for f in self._present]
+            self._factors = factors if any(k != 1.0 for k in factors) else None
+            self._missing = ", ".join(_COLUMNS[f][0][0] for f in _REQUIRED if f not in self._fields)
         # --pretty splits a report into r/w/d/f groups, each with its own header
         if self._pretty and "r/s" not in tokens and self._has_report:
             return
@@ -151,6 +184,8 @@ class IostatParser:
             bad = [t for i, t in enumerate(tokens) if i != self._dev and not _NUMBER.fullmatch(t)]
         if bad or _NUMBER.fullmatch(name):
             return self._skip(line, f"non-numeric value {bad[0]!r}" if bad else "no device name")
+        if not self._pretty:
+            return self._plain_row(line, name, tokens)
         v = {f: float(tokens[i].replace(",", ".")) * k for f, (i, k) in self._fields.items()}
         if self._pretty:
             v = self._partial.setdefault(name, {}) | v
@@ -170,6 +205,32 @@ class IostatParser:
             r_await=v.get("r_await"), w_await=v.get("w_await"), aqu_sz=v.get("aqu_sz"),
             util=v.get("util"), timestamp=self._report_timestamp,
         )  # fmt: skip
+        self.samples.append(sample)
+        return [sample]
+
+    def _plain_row(self, line: str, name: str, tokens: list[str]) -> list[IostatSample]:
+        """A checked row of the one-line layout: its values in one pass (the columns were found
+        once per header), the sample built by position when the header has all _COLUMNS."""
+        if self._missing:
+            return self._skip(line, f"header lacks {self._missing}")
+        if self._dropping or (self.device is not None and name != self.device):
+            self.recognised += 1
+            return []
+        assert self._pick is not None  # 4 columns at least: none missing
+        texts = self._pick(tokens)
+        nums = list(map(float, (t.replace(",", ".") for t in texts) if "," in line else texts))
+        if self._factors is not None:
+            nums = [x * k for x, k in zip(nums, self._factors, strict=True)]
+        seq, stamp = self.reports - 1, self._report_timestamp
+        if len(nums) == len(_COLUMNS):  # IostatSample's fields follow _COLUMNS' order
+            sample = IostatSample(seq, name, *nums, timestamp=stamp)  # type: ignore[arg-type, misc]
+        else:
+            v = dict(zip(self._present, nums, strict=True))
+            sample = IostatSample(
+                seq=seq, device=name, r_s=v["r_s"], w_s=v["w_s"], rkb_s=v["rkb_s"], wkb_s=v["wkb_s"],
+                rrqm_s=v.get("rrqm_s"), wrqm_s=v.get("wrqm_s"), r_await=v.get("r_await"),
+                w_await=v.get("w_await"), aqu_sz=v.get("aqu_sz"), util=v.get("util"), timestamp=stamp,
+            )  # fmt: skip
         self.samples.append(sample)
         return [sample]
 

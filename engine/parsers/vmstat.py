@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 
 from benchdeck.engine.records import SkippedLine, VmstatSample
 
@@ -44,12 +45,15 @@ class VmstatParser:
         self._ncols = 0
         self._tz = False
         self._boot_row_pending = False
+        self._pick: Callable[[list[str]], tuple[str, ...]] = tuple  # the fields' tokens, from the header
 
     def feed(self, line: str) -> VmstatSample | None:
         """Consume one line (without its newline); return the sample it yields, if any."""
         self._lineno += 1
         line = line.rstrip("\r\n")
         tokens = line.split()
+        if tokens and self._columns is not None and tokens[0].isdigit():  # a row: no banner or header
+            return self._data(line, tokens)
         if not tokens or (_BANNER.fullmatch(tokens[0]) and all(map(_BANNER_PART.fullmatch, tokens[1:]))):
             self.recognised += 1
             return None
@@ -59,6 +63,9 @@ class VmstatParser:
         if self._columns is None:
             self._skip(line, "no header yet")
             return None
+        return self._data(line, tokens)
+
+    def _data(self, line: str, tokens: list[str]) -> VmstatSample | None:
         since_boot = self._boot_row_pending and _is_int(tokens[0])
         self._boot_row_pending &= not since_boot
         try:
@@ -85,6 +92,8 @@ class VmstatParser:
             self._boot_row_pending = True  # vmstat's first row averages since boot
         self._columns = {name: i for i, name in enumerate(names)}
         self._ncols, self._tz = len(names), tz
+        # VmstatSample's fields in its order (_REQUIRED's), then gu when the header has it
+        self._pick = itemgetter(*(names.index(c) for c in (*_REQUIRED, *(("gu",) if "gu" in names else ()))))
         self.recognised += 1
 
     def _row(self, tokens: list[str]) -> VmstatSample:
@@ -100,37 +109,11 @@ class VmstatParser:
         if not (joined.isascii() and joined.isdigit()):
             bad = [t for t in tokens if not _is_int(t)]
             raise ValueError(f"non-numeric value {bad[0]!r}")
-        col = self._columns
-        kw = {_FIELD.get(name, name): int(tokens[i]) for name, i in col.items() if name in _FIELDS}
-        return VmstatSample(seq=len(self.samples), **kw, timestamp=timestamp)
+        values = map(int, self._pick(tokens))  # digits only: int() cannot fail
+        return VmstatSample(len(self.samples), *values, timestamp=timestamp)  # type: ignore[arg-type, misc]
 
     def _skip(self, line: str, reason: str) -> None:
         self.skipped.append(SkippedLine(self._lineno, line, reason))
-
-
-_FIELDS = frozenset(
-    [
-        "r",
-        "b",
-        "swpd",
-        "free",
-        "buff",
-        "cache",
-        "si",
-        "so",
-        "bi",
-        "bo",
-        "in",
-        "cs",
-        "us",
-        "sy",
-        "id",
-        "wa",
-        "st",
-        "gu",
-    ]
-)
-_FIELD = {"in": "in_"}  # vmstat column -> VmstatSample field
 
 
 def _is_int(token: str) -> bool:

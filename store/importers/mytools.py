@@ -114,15 +114,8 @@ def import_mytools_tree(
             result.imported_per_op += p.summary.per_op_source == "imported"
 
     writer = RunWriter(store, on_written=written)
-    # A checkpoint per 64 MB of WAL instead of DuckDB's 16 MB: the blob blocks of the raw files
-    # are rewritten less often (a smaller store, less time), and what waits in memory for a
-    # checkpoint stays bounded (1 GB held the whole tree: 311 MB peak RSS for the 702-run
-    # packed mar25 tree; 64 MB: 261 MB, a 58 vs 54 MB store). A team store has no WAL.
-    file = store.lake is None
-    if file:
-        store.cursor().execute("SET checkpoint_threshold = '64MB'")
     pipe = _Pipeline(result, writer, known, progress, total)
-    try:
+    with _import_settings(store):
         pipe.run(_jobs(folders, host, device, table_size))
         packed_runs = 0
         for i, tarball in enumerate(packed, 1):  # one at a time: memory holds one packed folder's files
@@ -134,11 +127,8 @@ def import_mytools_tree(
             pipe.run(_jobs(inner, host, device, table_size))
             folders += [replace(f, members=None) for f in inner]  # the warnings' facts, not the bytes
             del inner  # before the next one is read: one packed folder's bytes in memory
-    finally:
-        if file:
-            store.cursor().execute("RESET checkpoint_threshold")
-    writer.flush()
-    if file:
+        writer.flush()
+    if store.lake is None:
         store.cursor().execute("CHECKPOINT")
     result.run_ids = writer.run_ids
     perf = attach_mytools_perf(store, host, root)  # sb.perf.hw.* files: store/importers/perf_files.py
@@ -148,6 +138,39 @@ def import_mytools_tree(
         progress(ImportProgress(pipe.done, pipe.done, "", len(writer.run_ids), result.lines))
     _warn(result, folders, device)
     return result
+
+
+# DuckDB settings while a tree is written to a store file (a team store has no WAL, and its
+# own server): what they were is put back after.
+_SETTINGS = {
+    # A checkpoint per 64 MB of WAL instead of DuckDB's 16 MB: the blob blocks of the raw files
+    # are rewritten less often (a smaller store, less time), and what waits in memory for a
+    # checkpoint stays bounded (1 GB held the whole tree: 311 MB peak RSS for the 702-run
+    # packed mar25 tree; 64 MB: 261 MB, a 58 vs 54 MB store).
+    "checkpoint_threshold": "64MB",
+    # One thread: the inserts are small (16 runs), and DuckDB's worker threads cost more CPU
+    # than they save (mar25: 13.4-14.2 vs 13.7-14.7 CPU-s, the same wall time).
+    "threads": "1",
+    # The written blocks need not stay cached (they are on disk). mar25 peak RSS and CPU-s:
+    # no limit 281-299 MB; 128 MB 281-296 MB, 11.7-12.0 s; 96 MB 259-261 MB, 11.4-12.2 s;
+    # 64 MB 236-240 MB, 12.0-13.2 s (blocks read back).
+    "memory_limit": "96MB",
+}
+
+
+@contextlib.contextmanager
+def _import_settings(store: Store) -> Iterator[None]:
+    if store.lake is not None:
+        yield
+        return
+    before = {k: store.cursor().execute(f"SELECT current_setting('{k}')").fetchone() for k in _SETTINGS}
+    for k, v in _SETTINGS.items():
+        store.cursor().execute(f"SET {k} = '{v}'")  # the constants above
+    try:
+        yield
+    finally:
+        for k, row in before.items():  # as DuckDB printed it ('16.0 MiB')
+            store.cursor().execute(f"SET {k} = '{row[0]}'" if row else f"RESET {k}")
 
 
 def _is_run_output(name: str) -> bool:

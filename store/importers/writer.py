@@ -109,8 +109,10 @@ class RunWriter:
         for p in runs:  # a host's CPU count, when a file says it and the host has none yet
             if p.ncpu is not None:
                 ncpus.setdefault(p.run.host, p.ncpu)
-        for host, ncpu in ncpus.items():
-            self._ids[("host", host)] = ensure_host(cur, host, ncpu)
+        for host, ncpu in ncpus.items():  # once a host has its CPU count, a batch need not ask again
+            if ("ncpu", host) not in self._ids:
+                self._ids[("host", host)] = ensure_host(cur, host, ncpu)
+                self._ids[("ncpu", host)] = ncpu
         now = datetime.now()  # created_at of an undated run (its date out of range)
         runs_data: dict[str, list[Any]] = {c: [] for c in _RUN_COLS}
         summary: dict[str, list[Any]] = {c: [] for c in _SUMMARY_COLS}

@@ -38,6 +38,7 @@ def _columns(s: list[str | None], b: list[bytes | None] | None = None) -> dict[s
     ("path", "text", "blobs"),
     [
         ("numpy", ["nvme0n1", None, "é😀"], None),  # masks for the NULL int and text
+        ("numpy", [None, None, None], None),  # a text column of NULLs: NULL in the SELECT, no array
         ("nanoarrow", ["ends in NUL\0", None, "x"], None),  # NumPy would strip the NUL
         ("nanoarrow", ["w" * (bulk._WIDE_TEXT // 2), None, ""], None),  # too wide for NumPy
         ("nanoarrow", ["a", None, "c"], [b"\0\xff", None, b""]),  # BLOBs
