@@ -21,7 +21,7 @@ from tests.cli_helpers import ROOT, bd, db_rows
 
 pytestmark = pytest.mark.integration
 
-WORKLOAD = "point-query_range=100"
+WORKLOAD = "scan_range=100"
 
 
 def test_serial_config_scales_worse_and_triage_flags_it(tmp_path: Path) -> None:
