@@ -1,7 +1,12 @@
 """A planted scalability limit is found (issue 28): the built-in SQLite under config ``serial``
 (one exclusive lock held per query, reads too, as a server with one global mutex) against the
 plain build, swept through the real ``benchdeck queue`` at 1 and 4 threads. ``scaling`` shows
-the serial config's scale-up below the plain one's, and Triage's flags point at it."""
+the serial config's scale-up below the plain one's, and Triage's flags point at it.
+
+The workload is a scan: most of a query's time is in SQLite, outside Python's GIL, so the serial
+lock's cost shows (scale-up at 4 threads here: plain 0.46-0.50, serial 0.21-0.23). With point
+queries the client's Python dominates and both configs sit near the GIL's limit (a loaded CI
+run measured plain 0.52, serial 0.47: the 0.9 margin failed)."""
 
 from __future__ import annotations
 
