@@ -17,10 +17,12 @@ def scipy_p(t: float, df: float) -> float:
 
 
 def agree(ours: float, ref: float, rel: float) -> bool:
-    """Tails to ``rel`` relative precision; p near 1 to 1e-9 absolute (scipy's own stdtr rounds
-    1 - 6.4e-10 at t = 1e-9, df = 1, to 1.0; the exact value is 1 - 2 atan(t) / pi)."""
+    """Tails to ``rel`` relative precision; p near 1 to 1e-8 absolute: there scipy's own stdtr
+    is off by more than 1e-9 (t = 1e-9, df = 1: 1.0 for 1 - 6.4e-10; t = 1e-8, df = 1, found by
+    Hypothesis in a CI run: 0.99999999051 for the exact 1 - 2 atan(t) / pi = 0.99999999363, which
+    ours gives). test_near_one_it_is_exact holds ours to the exact value there."""
     if ref > 0.5:
-        return abs(ours - ref) < 1e-9
+        return abs(ours - ref) < 1e-8
     return math.isclose(ours, ref, rel_tol=rel, abs_tol=1e-290)
 
 
