@@ -27,6 +27,18 @@ DEFAULT_EVENTS = (
     "cycles", "instructions", "branches", "branch-misses", "cache-references", "cache-misses",
     "L1-dcache-load-misses", "L1-icache-load-misses", "dTLB-load-misses", "iTLB-load-misses",
 )  # fmt: skip
+# The default cadence: a window, then a pause, as the seed author's loop (run.sh: perf record
+# 10 s after sleeping perf_loop_sleep = 50 s, perf stat after 30 s; the sleep comes first).
+# While a window is open the counted server pays for it: MariaDB under sysbench point queries
+# x1.13-1.15 server CPU per query for perf stat -p (per-thread counters switched at each of its
+# ~10^5 context switches a second; the same with 1, 4 or 14 events open per thread, so rotating
+# event groups would not cut it: bench/bench_perf_events.py) and x1.10-1.12 for perf record -a
+# at 99 Hz with its folding (bench/bench_capture.py). A whole run pays that x window / period:
+# counters 10 s of every 150 s (6.7%: <= 1% at x1.15), cpu 10 s of every 60 s (the author's
+# cadence: 17%, <= 2% at x1.12; the 3% target leaves room). --profile-period overrides both.
+DEFAULT_PERIOD_S = {"counters": 150.0, "cpu": 60.0}
+SETTLE_S = 10.0  # before the first window: connections open, caches warm (the author's sleep)
+GAP_S = 2.0  # cpu's first window this long after counters' first (the author's "sleep 2")
 PACKAGE = "benchdeck.engine.profiling"
 SHIP_DIR = "bp"  # in the run directory: engine/profiling/{host_perf,fold,elf_check}.py
 _SOURCES = ("__init__", "elf_check", "fold", "host_perf")
@@ -40,13 +52,14 @@ class CaptureError(ValueError):
 class CaptureOptions:
     """What the user asked to capture (CLI, Launch or the inventory's ``profile`` keys).
 
-    ``window_s`` of every ``period_s`` seconds (the author's: 10 of 10); ``frequency_hz`` is
+    ``window_s`` of every ``period_s`` seconds (None: each kind's DEFAULT_PERIOD_S, at least the
+    window; the first window after SETTLE_S, less in a short run); ``frequency_hz`` is
     perf record's sampling rate (its cost: bench/bench_capture.py, README); ``optional``:
     the run goes on without what the host cannot capture (else the preflight stops it)."""
 
     kinds: tuple[str, ...] = ()
     window_s: float = 10.0
-    period_s: float = 10.0
+    period_s: float | None = None
     frequency_hz: int = 99
     event: str = "cpu-clock"
     events: tuple[str, ...] = DEFAULT_EVENTS
@@ -56,14 +69,39 @@ class CaptureOptions:
         bad = [k for k in self.kinds if k not in KINDS]
         if bad:
             raise CaptureError(f"unknown capture {bad[0]!r} (use {', '.join(KINDS)})")
-        if not 0 < self.window_s <= self.period_s:
+        if not 0 < self.window_s <= (self.period_s or self.window_s):
             raise CaptureError(
-                f"window {self.window_s:g} s must be > 0 and at most the period {self.period_s:g} s"
+                f"window {self.window_s:g} s must be > 0 and at most the period {self.period(KINDS[0]):g} s"
             )
         if not 1 <= self.frequency_hz <= 10000:
             raise CaptureError(f"sampling frequency {self.frequency_hz} Hz out of 1-10000")
         if self.event not in ("cpu-clock", "cycles", "task-clock"):
             raise CaptureError(f"sampling event {self.event!r}: use cpu-clock or cycles")
+
+    def period(self, kind: str) -> float:
+        """Seconds from one window of ``kind`` to the next."""
+        return (
+            self.period_s
+            if self.period_s is not None
+            else max(DEFAULT_PERIOD_S.get(kind, 0.0), self.window_s)
+        )
+
+    def first_s(self, kind: str, run_s: float | None) -> float:
+        """When the first window of ``kind`` starts, seconds after the loop does (``run_s``: the
+        run's length, None when open-ended). A run shorter than SETTLE_S + a window still gets
+        one: the settle shrinks to a third of the slack, leaving the rest for perf to start, exit
+        and fold before the run ends (a window still open then is lost). cpu's first window follows
+        counters' when both are asked for and it fits, so the two do not count each other. With
+        an explicit ``period_s`` the windows start at once, as before the default cadence."""
+        if self.period_s is not None:
+            return 0.0  # the user's cadence: from the start, as given
+        w = self.window_s
+        settle = SETTLE_S if run_s is None else min(SETTLE_S, max(0.0, (run_s - w) / 3))
+        if kind == "cpu" and "counters" in self.kinds:
+            later = settle + w + GAP_S
+            if run_s is None or later + w + 2 * settle <= run_s:
+                return later
+        return settle
 
 
 def parse_kinds(text: str) -> tuple[str, ...]:
@@ -83,6 +121,8 @@ class CapturePlan:
     children: bool = False
     python: str = "python3"
     pythonpath: str = ""
+    run_s: float | None = None
+    """The run's length (its first windows fit in it), None when open-ended (a load)."""
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -103,7 +143,8 @@ class CapturePlan:
                 argv += ["--target", f"pgid:{bench_pgid}"]
         if self.children:
             argv.append("--children")
-        argv += ["--window", f"{o.window_s:g}", "--period", f"{o.period_s:g}"]
+        argv += ["--window", f"{o.window_s:g}", "--period", f"{o.period(kind):g}"]
+        argv += ["--first", f"{o.first_s(kind, self.run_s):g}"]
         argv += ["--events", ",".join(o.events), "--event", o.event, "--freq", str(o.frequency_hz)]
         argv += ["--kinds", ",".join(o.kinds)]
         if windows is not None:
@@ -115,7 +156,12 @@ class CapturePlan:
 
 
 def capture_plan(
-    opts: CaptureOptions | None, targets: tuple[str, ...], children: bool, remote_dir: str, local: bool
+    opts: CaptureOptions | None,
+    targets: tuple[str, ...],
+    children: bool,
+    remote_dir: str,
+    local: bool,
+    run_s: float | None = None,
 ) -> tuple[CapturePlan | None, tuple[tuple[str, str], ...]]:
     """The plan's capture and the files to ship for it (none when nothing is captured).
 
@@ -123,7 +169,7 @@ def capture_plan(
     remote one its two files go into the run directory and run with the host's ``python3``."""
     if opts is None or not opts.kinds:
         return None, ()
-    base = CapturePlan(opts, targets, children)
+    base = CapturePlan(opts, targets, children, run_s=run_s)
     if local:
         root = os.pathsep.join(p for p in (import_root(PACKAGE), os.environ.get("PYTHONPATH")) if p)
         return replace(base, python=sys.executable, pythonpath=root), ()

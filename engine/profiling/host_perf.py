@@ -1,12 +1,13 @@
 """The capture loop benchdeck runs ON the benchmarked host (standard library only, shipped to
 the run directory like the built-in workload's client; engine/profiling/capture.py).
 
-``counters``: every ``--period`` seconds a ``perf stat -x,`` window of ``--window`` seconds on
-the target's pids; ``cpu``: a ``perf record -g`` window, then ``perf script`` folded into stacks
-here, where the binaries and symbols are. The target is found again at every window (a
-restarted server, PostgreSQL's backends that come and go with connections): the first of the
-``--target`` specs that names a live process, plus its children with ``--children``. Each
-window is one block on stdout, written at once and followed by the runner by byte offset::
+``counters``: ``--first`` seconds in, then every ``--period`` seconds, a ``perf stat -x,``
+window of ``--window`` seconds on the target's pids; ``cpu``: a ``perf record -g`` window, then
+``perf script`` folded into stacks here, where the binaries and symbols are. The target is
+found again at every window (a restarted server, PostgreSQL's backends that come and go with
+connections): the first of the ``--target`` specs that names a live process, plus its children
+with ``--children``. Each window is one block on stdout, written at once and followed by the
+runner by byte offset::
 
     # window 3 start=30.002 seconds=10.004 target=pids 812,901
     <perf stat -x, lines, or folded stacks "comm;root;...;leaf 12">
@@ -267,7 +268,8 @@ def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | No
 
 
 def loop(args: argparse.Namespace) -> None:
-    """Windows every ``period`` seconds until killed (the runner stops it with the benchmark)."""
+    """Windows every ``period`` seconds from ``first`` until killed (the runner stops it with the
+    benchmark)."""
     t0 = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="bdperf.", dir=args.dir)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the runner's stop: clean up
@@ -280,7 +282,7 @@ def loop(args: argparse.Namespace) -> None:
 def _windows(args: argparse.Namespace, t0: float, tmp: str) -> None:
     n = 0
     while args.windows is None or n < args.windows:
-        wait = t0 + n * args.period - time.monotonic()
+        wait = t0 + args.first + n * args.period - time.monotonic()
         if wait > 0:
             time.sleep(wait)
         start = time.monotonic() - t0
@@ -397,6 +399,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--children", action="store_true")
     ap.add_argument("--window", type=float, default=10.0)
     ap.add_argument("--period", type=float, default=10.0)
+    ap.add_argument("--first", type=float, default=0.0, help="seconds before the first window")
     ap.add_argument("--windows", type=int, default=None)
     ap.add_argument("--events", default="task-clock")
     ap.add_argument("--event", default="cpu-clock")

@@ -105,7 +105,18 @@ def test_queue_with_profile_counters_feeds_compare_counters(tmp_path: Path) -> N
     env = dict(os.environ, BENCHDECK_DB=str(tmp_path / "s.duckdb"), BENCHDECK_CONFIG=str(inv))
     runs = ("--host", "local", "--build", "sqlite", "--build", "sqlite-sync", "--workload", "point-query")
     res = bd(
-        env, "queue", *runs, "--time", "3", "--profile", "counters", "--profile-window", "1", timeout=300
+        env,
+        "queue",
+        *runs,
+        "--time",
+        "3",
+        "--profile",
+        "counters",
+        "--profile-window",
+        "1",
+        "--profile-period",
+        "1",
+        timeout=300,
     )
     assert res.returncode == 0, res.stdout + res.stderr
     cmp = ("compare", "--host", "local", "--base", "sqlite", "--with", "sqlite-sync", "--table", "counters")

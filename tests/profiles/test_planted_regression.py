@@ -117,7 +117,7 @@ def _compile(tmp: Path) -> Path:
 
 def _run(env: dict[str, str]) -> int:
     args = ("run", "--host", "local", "--build", "sqlite", "--workload", WORKLOAD, "--time", SECONDS)
-    res = bd(env, *args, "--profile", "cpu", "--profile-window", "1", timeout=300)
+    res = bd(env, *args, "--profile", "cpu", "--profile-window", "1", "--profile-period", "1", timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
     m = re.search(r"\[run (\d+)\]", res.stdout + res.stderr)
     assert m is not None, res.stdout

@@ -39,7 +39,19 @@ def _psql(pg: PostgresServer, db: str, sql: str) -> None:
 
 def _run(env: dict[str, str], build: str) -> int:
     args = ("run", "--host", "here", "--build", build, "--workload", "point-query_range=100")
-    res = bd(env, *args, "--time", "4", "--profile", "cpu", "--profile-window", "1", timeout=300)
+    res = bd(
+        env,
+        *args,
+        "--time",
+        "4",
+        "--profile",
+        "cpu",
+        "--profile-window",
+        "1",
+        "--profile-period",
+        "1",
+        timeout=300,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     m = re.search(r"^run (\d+) finished", res.stdout, re.M)
     assert m is not None, res.stdout

@@ -29,7 +29,7 @@ OPTIONS = [
     click.option(
         "--profile-period",
         type=click.FloatRange(min=0.1),
-        help="Seconds from one window's start to the next (default: the window).",
+        help="Seconds from one window's start to the next (default: counters 150, cpu 60).",
     ),
     click.option(
         "--profile-hz",
@@ -75,7 +75,7 @@ def capture(
         return CaptureOptions(
             parse_kinds(profile),
             window_s=profile_window,
-            period_s=profile_period if profile_period is not None else profile_window,
+            period_s=profile_period,
             frequency_hz=profile_hz,
             event=profile_event,
             optional=profile_optional,
