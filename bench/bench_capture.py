@@ -1,47 +1,52 @@
-"""Benchmark: what ``--profile`` costs the benchmark, as QPS with and without each capture kind.
+"""Benchmark: what ``--profile`` costs the benchmark with its default cadence, as QPS and the
+server's CPU per query with and without each capture kind.
 
-Targets (issue 26): < 1% of QPS for ``counters`` (perf stat, 10 s windows), < 3% for ``cpu``
-(perf record -g at 99 Hz, folded on the host after each window). Short runs of the three modes
-(``none``, ``counters``, ``cpu``) alternate ABCABC... (the order rotated every repeat) on the
-same workload, so every mode sees the same load from the rest of the machine. Per mode: the
-median QPS, the median of the per-repeat ratios to the same repeat's ``none`` and a 95%
-bootstrap interval of that median; on MariaDB also the server's CPU per query (/proc utime +
-stime over the run's queries), which the machine's other load moves far less than QPS. Two
-workloads: the built-in SQLite workload (the benchmark process is the target) and sysbench
-point-query against a private MariaDB (the server is the target, found by its port), both on
-this machine through benchdeck's runner (LocalTransport).
+Targets (issue 26): < 1% of QPS for ``counters`` (perf stat), < 3% for ``cpu`` (perf record -g
+at 99 Hz, folded on the host after each window). The defaults capture a window with a pause
+after it (capture.DEFAULT_PERIOD_S: counters 10 s of every 150 s, cpu 10 s of every 60 s, the
+first after 10 s), so a run pays a window's cost for a share of its time. Runs of the three
+modes (``none``, ``counters``, ``cpu``) alternate (the order rotated every repeat) on the same
+workload, so every mode sees the same load from the rest of the machine. Two figures per mode:
 
-    python bench/bench_capture.py [--seconds 12] [--repeats 8] [--workloads builtin,mariadb]
-                                  [--window 10] [--hz 99]
+- **whole run**: the run's QPS and the server's CPU per query (/proc utime + stime over the
+  run's queries) over the same repeat's ``none`` (median of the per-repeat ratios, 95%
+  bootstrap interval of that median): what a user pays for a run of ``--seconds``;
+- **in window**: within one run, the mean of the per-second QPS samples whose second lies
+  inside a window over the mean of those outside every window and its tail (perf's exit and,
+  for cpu, the folding: 3 s after the window; the first 3 s of the run left out), divided by the
+  same ratio of the same repeat's ``none`` run at the same seconds (the placebo: what the
+  position in the run does alone). Both halves come from the same run, so the machine's drift
+  between runs cancels. A run's cost is about (1 - in-window ratio) x the share of the run
+  its windows cover (the ``duty`` printed).
 
-Read the interval, not the median alone: the shared 2-core VM's other work moves single runs'
-QPS by tens of %. Run on 2026-11-26 (load 6-7 from other work, 8 repeats of 12 s, 10 s windows,
-99 Hz; cost = 1 - ratio, the 95% bootstrap interval in brackets):
+Workloads: sysbench point-query against a private MariaDB (the server is the target, found by
+its port) and the built-in SQLite workload (the benchmark process is the target), both on this
+machine through benchdeck's runner (LocalTransport).
 
-    builtin  counters  QPS -1.2% [-7.1%, +6.3%]
-    builtin  cpu       QPS +4.4% [-14.9%, +9.0%]
-    mariadb  counters  QPS +12.2% [-2.2%, +30.3%]  server CPU/query x1.150 [1.070, 1.208]
-    mariadb  cpu       QPS +19.8% [+9.1%, +36.0%]  server CPU/query x1.118 [1.009, 1.183]
+    python bench/bench_capture.py [--seconds 90] [--repeats 5] [--workloads mariadb]
+                                  [--window 10] [--period P] [--hz 99]
 
-(before cpu windows recorded with -a, ``perf record -p`` cost the server x1.33 CPU/query.)
+RESULTS
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdeck.engine.events import RunFailed, RunFinished
+from benchdeck.engine.events import BenchBatch, CaptureBatch, RunFailed, RunFinished
 from benchdeck.engine.families.sysbench.command import SysbenchCommand
 from benchdeck.engine.hosts.inventory import local_host
 from benchdeck.engine.planning.plan import RunOptions, RunPlan, RunRequest
@@ -52,12 +57,43 @@ from benchdeck.engine.transport.local import LocalTransport
 
 WORKLOAD = "point-query_range=100"
 MODES = ("none", "counters", "cpu")
+SKIP_S = 3.0  # the run's first seconds (connections, caches) count neither inside nor outside
+TAIL_S = {"counters": 1.0, "cpu": 3.0}  # after a window: perf's exit (cpu: and the folding)
 
 
-def capture(mode: str, window: float, hz: int) -> CaptureOptions | None:
-    return (
-        None if mode == "none" else CaptureOptions((mode,), window_s=window, period_s=window, frequency_hz=hz)
-    )
+def capture(mode: str, a: argparse.Namespace) -> CaptureOptions | None:
+    if mode == "none":
+        return None
+    return CaptureOptions((mode,), window_s=a.window, period_s=a.period, frequency_hz=a.hz)
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One run: its QPS, the server's CPU per query, its per-second QPS samples (t, qps) and
+    its windows (start, seconds) on the run's clock."""
+
+    qps: float
+    cpu_per_q: float | None
+    samples: tuple[tuple[float, float], ...]
+    windows: tuple[tuple[float, float], ...]
+
+
+def in_out(
+    samples: Sequence[tuple[float, float]], windows: Sequence[tuple[float, float]], tail: float
+) -> float:
+    """Mean QPS of the seconds inside a window over the mean of those outside every window and
+    its ``tail`` (NaN when either side is empty). A sample at t is the rate over (t - 1, t]."""
+    inside, outside = [], []
+    for t, q in samples:
+        if t - 1 < SKIP_S:
+            continue
+        if any(s <= t - 1 and t <= s + d for s, d in windows):
+            inside.append(q)
+        elif not any(t > s and t - 1 < s + d + tail for s, d in windows):
+            outside.append(q)
+    if not inside or not outside:
+        return math.nan
+    return statistics.fmean(inside) / statistics.fmean(outside)
 
 
 def builtin_plans(work: Path, seconds: int) -> Callable[[int, CaptureOptions | None], RunPlan]:
@@ -81,7 +117,7 @@ def mariadb_plans(
     def plan(rid: int, opts: CaptureOptions | None) -> RunPlan:
         d = tempfile.mkdtemp(prefix=f"run{rid}-", dir=work)
         p = RunPlan(rid, "local", WORKLOAD, d, tuple(cmd.run_argv(seconds)), seconds, ncpu=os.cpu_count())
-        c, files = capture_plan(opts, (f"port:{port}",), False, d, local=True)
+        c, files = capture_plan(opts, (f"port:{port}",), False, d, local=True, run_s=seconds)
         return replace(
             p, capture=c, files=files, prepare_argv=tuple(cmd.prepare_argv()) if rid == 1 else None
         )
@@ -89,13 +125,18 @@ def mariadb_plans(
     return plan
 
 
-async def run_once(plan: RunPlan, server_pid: int | None) -> tuple[float, float | None]:
-    """(QPS, the server's CPU microseconds per query or None)."""
+async def run_once(plan: RunPlan, server_pid: int | None) -> Measured:
     runner = Runner(LocalTransport(), plan)
     qps, cpu0, seconds = None, _cpu(server_pid), float(plan.duration_s)
+    samples: list[tuple[float, float]] = []
+    windows: list[tuple[float, float]] = []
     async for ev in runner.events():
         if isinstance(ev, RunFinished):
             qps = ev.qps
+        elif isinstance(ev, BenchBatch):
+            samples += [(r.t, r.qps) for r in ev.rows if r.qps is not None]
+        elif isinstance(ev, CaptureBatch):
+            windows += [(w.start_s or 0.0, w.seconds) for w in (*ev.counters, *ev.profiles)]
         elif isinstance(ev, RunFailed):
             raise SystemExit(f"FAIL run {plan.run_id}: {ev.error}")
     assert qps is not None
@@ -103,7 +144,7 @@ async def run_once(plan: RunPlan, server_pid: int | None) -> tuple[float, float 
     # the whole run's server CPU over its measured queries: prepare-free runs, a few % idle
     # before and after the measured seconds are the same in every mode
     per_q = None if cpu0 is None or cpu1 is None or not qps else (cpu1 - cpu0) / (qps * seconds) * 1e6
-    return qps, per_q
+    return Measured(qps, per_q, tuple(samples), tuple(windows))
 
 
 def _cpu(pid: int | None) -> float | None:
@@ -130,47 +171,56 @@ async def bench(
 ) -> None:
     await run_once(make(1, None), None)  # prepares the tables (run 1), warms the caches: not measured
     rid = 1
-    got: dict[str, list[float]] = {m: [] for m in MODES}
-    cpu: dict[str, list[float]] = {m: [] for m in MODES}
+    got: dict[str, list[Measured]] = {m: [] for m in MODES}
     for r in range(a.repeats):
-        order = MODES[r % 3 :] + MODES[: r % 3]
-        for mode in order:
+        for mode in MODES[r % 3 :] + MODES[: r % 3]:
             rid += 1
-            qps, per_q = await run_once(make(rid, capture(mode, a.window, a.hz)), server_pid)
-            got[mode].append(qps)
-            if per_q is not None:
-                cpu[mode].append(per_q)
-        line = "  ".join(f"{m} {got[m][-1]:,.0f}" for m in MODES)
+            got[mode].append(await run_once(make(rid, capture(mode, a)), server_pid))
+        line = "  ".join(f"{m} {got[m][-1].qps:,.0f}" for m in MODES)
         print(f"{name} repeat {r + 1}: {line}  load {os.getloadavg()[0]:.1f}", flush=True)
+    none = got["none"]
     for mode in MODES[1:]:
-        ratios = [c / n for c, n in zip(got[mode], got["none"], strict=True)]
-        lo, hi = interval(ratios)
-        med = statistics.median(ratios)
-        text = (
-            f"{name:8} {mode:8} QPS median {statistics.median(got[mode]):,.0f} vs none "
-            f"{statistics.median(got['none']):,.0f}: ratio {med:.3f} (95% CI {lo:.3f}-{hi:.3f}), "
-            f"cost {(1 - med) * 100:+.1f}% ({(1 - hi) * 100:+.1f}% to {(1 - lo) * 100:+.1f}%)"
-        )
-        if cpu[mode]:
-            cr = [c / n for c, n in zip(cpu[mode], cpu["none"], strict=True)]
-            clo, chi = interval(cr)
-            text += (
-                f"; server CPU/query {statistics.median(cpu[mode]):.1f} vs "
-                f"{statistics.median(cpu['none']):.1f} us,"
-                f" ratio {statistics.median(cr):.3f} (95% CI {clo:.3f}-{chi:.3f})"
+        runs = got[mode]
+        print(f"{name:8} {mode:8} {_ratio('QPS', [m.qps for m in runs], [m.qps for m in none])}", flush=True)
+        if all(m.cpu_per_q is not None for m in (*runs, *none)):
+            cpu = _ratio(
+                "server CPU/query", [m.cpu_per_q or 0 for m in runs], [m.cpu_per_q or 0 for m in none]
             )
-        print(text + f" [{a.repeats} repeats of {a.seconds} s]", flush=True)
+            print(f"{name:8} {mode:8} {cpu}", flush=True)
+        inw = [
+            in_out(m.samples, m.windows, TAIL_S[mode]) / in_out(n.samples, m.windows, TAIL_S[mode])
+            for m, n in zip(runs, none, strict=True)
+        ]
+        inw = [x for x in inw if not math.isnan(x)]
+        duty = statistics.median(sum(d for _, d in m.windows) / a.seconds for m in runs)
+        nwin = statistics.median(len(m.windows) for m in runs)
+        text = f"in-window QPS x{statistics.median(inw):.3f} [{_fmt(interval(inw))}]" if inw else "no window"
+        print(f"{name:8} {mode:8} {text}; {nwin:g} windows, duty {duty:.1%} [{a.repeats} x {a.seconds} s]")
+
+
+def _ratio(what: str, mode: list[float], none: list[float]) -> str:
+    ratios = [c / n for c, n in zip(mode, none, strict=True)]
+    return (
+        f"whole-run {what} {statistics.median(mode):,.1f} vs none {statistics.median(none):,.1f}: "
+        f"x{statistics.median(ratios):.3f} [{_fmt(interval(ratios))}]"
+    )
+
+
+def _fmt(ci: tuple[float, float]) -> str:
+    return f"{ci[0]:.3f}, {ci[1]:.3f}"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=int, default=12)
-    ap.add_argument("--repeats", type=int, default=8)
-    ap.add_argument("--workloads", default="builtin,mariadb")
+    ap.add_argument("--seconds", type=int, default=90)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--workloads", default="mariadb", help="mariadb, builtin or both")
     ap.add_argument("--window", type=float, default=10.0)
+    ap.add_argument("--period", type=float, default=None, help="default: each kind's (capture.py)")
     ap.add_argument("--hz", type=int, default=99)
     a = ap.parse_args()
-    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)", flush=True)
+    subprocess.run(["uptime"], check=False)
     with tempfile.TemporaryDirectory(prefix="bench-capture-") as tmp:
         work = Path(tmp)
         if "builtin" in a.workloads:
@@ -185,6 +235,7 @@ def main() -> None:
             finally:
                 db.stop()
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    subprocess.run(["uptime"], check=False)
 
 
 if __name__ == "__main__":
