@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import math
 import os
 import random
@@ -40,13 +41,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdeck.engine.events import BenchBatch, CaptureBatch, RunFailed, RunFinished
+from benchdeck.engine.events import BenchBatch, CaptureBatch, RunFailed, RunFinished, RunStarted
 from benchdeck.engine.families.sysbench.command import SysbenchCommand
 from benchdeck.engine.hosts.inventory import local_host
 from benchdeck.engine.planning.plan import RunOptions, RunPlan, RunRequest
@@ -67,33 +69,50 @@ def capture(mode: str, a: argparse.Namespace) -> CaptureOptions | None:
     return CaptureOptions((mode,), window_s=a.window, period_s=a.period, frequency_hz=a.hz)
 
 
+Span = tuple[float, float, float]
+"""(from, to, amount) on the run's clock: queries of a per-second sample, or server CPU seconds."""
+
+
 @dataclass(frozen=True, slots=True)
 class Measured:
-    """One run: its QPS, the server's CPU per query, its per-second QPS samples (t, qps) and
-    its windows (start, seconds) on the run's clock."""
+    """One run: its QPS, the server's CPU per query, its queries and the server's CPU as spans
+    of the run's clock (per-second samples; /proc every 0.5 s) and its windows (start, seconds)."""
 
     qps: float
     cpu_per_q: float | None
-    samples: tuple[tuple[float, float], ...]
+    queries: tuple[Span, ...]
+    cpu: tuple[Span, ...]
     windows: tuple[tuple[float, float], ...]
 
 
-def in_out(
-    samples: Sequence[tuple[float, float]], windows: Sequence[tuple[float, float]], tail: float
-) -> float:
-    """Mean QPS of the seconds inside a window over the mean of those outside every window and
-    its ``tail`` (NaN when either side is empty). A sample at t is the rate over (t - 1, t]."""
-    inside, outside = [], []
-    for t, q in samples:
-        if t - 1 < SKIP_S:
+def in_out(spans: Sequence[Span], windows: Sequence[tuple[float, float]], tail: float) -> tuple[float, float]:
+    """(rate inside, rate outside): the amount per second of the spans that lie inside a window
+    and of those that touch no window nor its ``tail`` (the run's first SKIP_S left out)."""
+    got = {True: [0.0, 0.0], False: [0.0, 0.0]}
+    for a, b, x in spans:
+        if a < SKIP_S:
             continue
-        if any(s <= t - 1 and t <= s + d for s, d in windows):
-            inside.append(q)
-        elif not any(t > s and t - 1 < s + d + tail for s, d in windows):
-            outside.append(q)
-    if not inside or not outside:
-        return math.nan
-    return statistics.fmean(inside) / statistics.fmean(outside)
+        if any(s <= a and b <= s + d for s, d in windows):
+            side = got[True]
+        elif not any(b > s and a < s + d + tail for s, d in windows):
+            side = got[False]
+        else:
+            continue
+        side[0] += x
+        side[1] += b - a
+    return tuple(x / t if t else math.nan for x, t in (got[True], got[False]))  # type: ignore[return-value]
+
+
+def in_window(run: Measured, none: Measured, tail: float) -> tuple[float, float]:
+    """(QPS, server CPU per query) inside the run's windows over outside them, each over the
+    same ratio of ``none`` at the same seconds (the placebo: what the seconds' place does)."""
+
+    def ratios(m: Measured) -> tuple[float, float]:
+        (qi, qo), (ci, co) = in_out(m.queries, run.windows, tail), in_out(m.cpu, run.windows, tail)
+        return qi / qo, (ci / qi) / (co / qo) if m.cpu else math.nan
+
+    (q, c), (nq, nc) = ratios(run), ratios(none)
+    return q / nq, c / nc
 
 
 def builtin_plans(work: Path, seconds: int) -> Callable[[int, CaptureOptions | None], RunPlan]:
@@ -128,23 +147,39 @@ def mariadb_plans(
 async def run_once(plan: RunPlan, server_pid: int | None) -> Measured:
     runner = Runner(LocalTransport(), plan)
     qps, cpu0, seconds = None, _cpu(server_pid), float(plan.duration_s)
-    samples: list[tuple[float, float]] = []
+    queries: list[Span] = []
     windows: list[tuple[float, float]] = []
+    ticks: list[tuple[float, float]] = []  # (monotonic, server CPU seconds)
+    sampler: asyncio.Task[None] | None = None
+
+    async def sample(pid: int) -> None:
+        while True:  # a bench's sampler: /proc has nothing to wait on
+            ticks.append((time.monotonic(), _cpu(pid) or 0.0))
+            await asyncio.sleep(0.5)
+
+    t0 = time.monotonic()
     async for ev in runner.events():
-        if isinstance(ev, RunFinished):
+        if isinstance(ev, RunStarted):  # the bench and the capture loop just started
+            t0 = time.monotonic()
+            if server_pid is not None:
+                sampler = asyncio.create_task(sample(server_pid))
+        elif isinstance(ev, RunFinished):
             qps = ev.qps
         elif isinstance(ev, BenchBatch):
-            samples += [(r.t, r.qps) for r in ev.rows if r.qps is not None]
+            queries += [(r.t - 1, r.t, r.qps) for r in ev.rows if r.qps is not None]
         elif isinstance(ev, CaptureBatch):
             windows += [(w.start_s or 0.0, w.seconds) for w in (*ev.counters, *ev.profiles)]
         elif isinstance(ev, RunFailed):
             raise SystemExit(f"FAIL run {plan.run_id}: {ev.error}")
+    if sampler is not None:
+        sampler.cancel()
     assert qps is not None
     cpu1 = _cpu(server_pid)
     # the whole run's server CPU over its measured queries: prepare-free runs, a few % idle
     # before and after the measured seconds are the same in every mode
     per_q = None if cpu0 is None or cpu1 is None or not qps else (cpu1 - cpu0) / (qps * seconds) * 1e6
-    return Measured(qps, per_q, tuple(samples), tuple(windows))
+    cpu = tuple((a - t0, b - t0, y - x) for (a, x), (b, y) in itertools.pairwise(ticks))
+    return Measured(qps, per_q, tuple(queries), cpu, tuple(windows))
 
 
 def _cpu(pid: int | None) -> float | None:
@@ -187,15 +222,16 @@ async def bench(
                 "server CPU/query", [m.cpu_per_q or 0 for m in runs], [m.cpu_per_q or 0 for m in none]
             )
             print(f"{name:8} {mode:8} {cpu}", flush=True)
-        inw = [
-            in_out(m.samples, m.windows, TAIL_S[mode]) / in_out(n.samples, m.windows, TAIL_S[mode])
-            for m, n in zip(runs, none, strict=True)
-        ]
-        inw = [x for x in inw if not math.isnan(x)]
+        inw = [in_window(m, n, TAIL_S[mode]) for m, n in zip(runs, none, strict=True)]
         duty = statistics.median(sum(d for _, d in m.windows) / a.seconds for m in runs)
         nwin = statistics.median(len(m.windows) for m in runs)
-        text = f"in-window QPS x{statistics.median(inw):.3f} [{_fmt(interval(inw))}]" if inw else "no window"
-        print(f"{name:8} {mode:8} {text}; {nwin:g} windows, duty {duty:.1%} [{a.repeats} x {a.seconds} s]")
+        print(f"{name:8} {mode:8} {nwin:g} windows, duty {duty:.1%} [{a.repeats} x {a.seconds} s]")
+        for k, what in enumerate(("QPS", "server CPU/query")):
+            xs = [x[k] for x in inw if not math.isnan(x[k])]
+            if xs:
+                print(
+                    f"{name:8} {mode:8} in-window {what} x{statistics.median(xs):.3f} [{_fmt(interval(xs))}]"
+                )
 
 
 def _ratio(what: str, mode: list[float], none: list[float]) -> str:
