@@ -32,7 +32,7 @@ DEFAULT_EVENTS = (
 # While a window is open the counted server pays for it: MariaDB under sysbench point queries
 # x1.13-1.15 server CPU per query for perf stat -p (per-thread counters switched at each of its
 # ~10^5 context switches a second; the same with 1, 4 or 14 events open per thread, so rotating
-# event groups would not cut it: bench/bench_perf_events.py) and x1.10-1.12 for perf record -a
+# event groups would not cut it: bench/bench_perf_events.py) and x1.03-1.12 for perf record -a
 # at 99 Hz with its folding (bench/bench_capture.py). A whole run pays that x window / period:
 # counters 10 s of every 150 s (6.7%: <= 1% at x1.15), cpu 10 s of every 60 s (the author's
 # cadence: 17%, <= 2% at x1.12; the 3% target leaves room). --profile-period overrides both.
