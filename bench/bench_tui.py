@@ -566,7 +566,7 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
         imp = statistics.median(r["imports"] for r in rs)
         wall = statistics.median(r["wall"] for r in rs)
         print(f"    {labels[mode]:34s} {fr[0]:6.3f} / {fr[1]:6.3f}   {imp:6.3f}     {wall:6.3f}")
-    cli = [py, "-m", "benchdeck.tui.cli.main", "--db"]
+    cli = [py, "-m", "benchdeck", "--db"]  # as the `benchdeck` command starts (tui/entry.py)
     size = (120, 36)
     # Interleaved (bare, empty, 10k, 10k changed in each repetition): on a shared machine the
     # load moves, and each ratio compares launches made moments apart. "10k": the store as the
@@ -589,10 +589,7 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
         pty_rows.append(pty_startup([*cli, str(big)], RUNS_MARKER, env, size, settled=RUNS_SETTLED))
     pty_runs = {"bare": pty_bare, "first": pty_first, "launch": pty_launch}
     pty_runs |= {"runs": pty_rows, "cold": pty_cold}
-    print(
-        "  real terminal (pty 120x36, `python -m benchdeck.tui.cli.main --db ...`),"
-        " spawn -> bytes on the tty:"
-    )
+    print("  real terminal (pty 120x36, `python -m benchdeck --db ...`), spawn -> bytes on the tty:")
     print(f"    {'':34s} median    max    min")
     for mode, rs in pty_runs.items():
         xs = [r[0] for r in rs]

@@ -187,6 +187,16 @@ async def test_gc_pauses_for_the_start_and_runs_again(long_store: tuple[Path, in
         app._freeze_startup_objects()
         assert gc.isenabled(), "on again once startup's objects are frozen"
     assert gc.isenabled()
+    gc.disable()  # as the entry does (tui/entry.py): it was on before, the app turns it on
+    try:
+        app = BenchdeckApp(long_store[0], gc_paused=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert not gc.isenabled()
+            app._freeze_startup_objects()
+            assert gc.isenabled(), "on again once startup is over, though off when the app was made"
+    finally:
+        gc.enable()
 
 
 class Tables(App[None]):

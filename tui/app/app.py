@@ -78,9 +78,12 @@ class BenchdeckApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit benchdeck"),
     ]
 
-    def __init__(self, db: Path | None = None, opening: Opening | None = None) -> None:
+    def __init__(
+        self, db: Path | None = None, opening: Opening | None = None, *, gc_paused: bool = False
+    ) -> None:
         """``opening``: the store, already opening (``benchdeck`` starts it before it imports
-        Textual); else it starts opening now."""
+        Textual); else it starts opening now. ``gc_paused``: the entry turned the cycle
+        collector off for the start (tui/entry.py): it runs again once startup is over."""
         super().__init__()
         self.stylesheet = KeptParseStylesheet(variables=self.stylesheet._variables)  # (made just now)
         self.db = db
@@ -95,7 +98,7 @@ class BenchdeckApp(App[None]):
         """Published once the store has opened (or failed to)."""
         self.startup_errors: list[str] = []
         self._remember_theme = False
-        self._gc_paused = False  # the collector was paused for startup (on_load) and runs again
+        self._gc_paused = gc_paused  # the collector was paused for startup (on_load) and runs again
         self.first_frame_out = False
         """A screen has drawn a frame outside the batch of the app's start (BenchdeckScreen)."""
         for theme in bundled_themes():
@@ -171,7 +174,7 @@ class BenchdeckApp(App[None]):
 
         The cycle collector pauses until startup is over: what startup makes lives as long as
         the app, and collecting it on the way cost ~0.1 s before the first frame (measured)."""
-        self._gc_paused = gc.isenabled()
+        self._gc_paused = self._gc_paused or gc.isenabled()
         gc.disable()
         # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
         if not self._opening.decided.done():  # a child reads the first page (tui.page_peek)
@@ -392,8 +395,8 @@ class BenchdeckApp(App[None]):
         report_worker_error(self, event)
 
 
-def run_app(db: Path | None = None, opening: Opening | None = None) -> None:
-    BenchdeckApp(db=db, opening=opening).run()
+def run_app(db: Path | None = None, opening: Opening | None = None, gc_paused: bool = False) -> None:
+    BenchdeckApp(db=db, opening=opening, gc_paused=gc_paused).run()
 
 
 def _provides(app: BenchdeckApp) -> AppServices:
