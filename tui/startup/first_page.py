@@ -69,6 +69,11 @@ def identity(path: Path) -> Identity | None:
     return main, _state(path.with_name(path.name + ".wal"))
 
 
+def quiet(ident: Identity) -> bool:
+    """Whether the files of ``ident`` were last written more than :data:`QUIET_S` ago."""
+    return _quiet(ident)
+
+
 def _quiet(ident: Identity) -> bool:
     last = max(s[3:] for s in ident if s is not None)  # (mtime, ctime) of the latest
     return time.time_ns() - max(last) >= QUIET_S * 1e9
