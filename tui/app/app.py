@@ -12,6 +12,7 @@ import gc
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -28,7 +29,7 @@ from benchdeck.tui.app.commands import BenchdeckCommands
 from benchdeck.tui.app.context import AppServices
 from benchdeck.tui.app.nav import NAV
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
-from benchdeck.tui.app.stylesheet import KeptParseStylesheet
+from benchdeck.tui.app.stylesheet import KeptParseStylesheet, write_kept
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
     SettingsError,
@@ -38,6 +39,7 @@ from benchdeck.tui.services.settings import (
     save_ui_settings,
     user_themes_dir,
 )
+from benchdeck.tui.startup.first_page import cache_dir
 from benchdeck.tui.startup.runs_page import RunsPage
 from benchdeck.tui.startup.store_handle import Opening
 
@@ -86,7 +88,9 @@ class BenchdeckApp(App[None]):
         Textual); else it starts opening now. ``gc_paused``: the entry turned the cycle
         collector off for the start (tui/entry.py): it runs again once startup is over."""
         super().__init__()
-        self.stylesheet = KeptParseStylesheet(variables=self.stylesheet._variables)  # (made just now)
+        self.stylesheet = KeptParseStylesheet(  # (Textual's, made just now, had parsed nothing)
+            variables=self.stylesheet._variables, cache=cache_dir()
+        )
         self.db = db
         self._opening = opening if opening is not None else Opening(db)
         self.store = self._opening.store
@@ -211,6 +215,19 @@ class BenchdeckApp(App[None]):
         gc.collect()
         gc.freeze()
         self._resume_gc()
+        self._keep_css(wait=False)
+
+    def _keep_css(self, wait: bool) -> None:
+        """The CSS parsed so far, kept for the next start (tui/app/stylesheet.py): on a thread,
+        or now (``wait``: the app ends)."""
+        sheet = self.stylesheet
+        kept = sheet.to_keep() if isinstance(sheet, KeptParseStylesheet) else None
+        if kept is None:
+            return
+        if wait:
+            write_kept(*kept)
+        else:
+            self.run_worker(partial(write_kept, *kept), thread=True, group="startup.css", exit_on_error=False)
 
     def _resume_gc(self) -> None:
         if self._gc_paused:
@@ -306,6 +323,7 @@ class BenchdeckApp(App[None]):
             # DuckDB (its import or open) as the process exits (that aborts it)
             await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=CLOSE_WAIT_S)
         self.store.close()
+        self._keep_css(wait=True)  # (what later screens parsed too)
         gc.unfreeze()  # the collector sees everything again: nothing outlives the app unfreed
         self._resume_gc()
 
