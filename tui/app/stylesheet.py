@@ -24,7 +24,6 @@ file and its directory, as sshd checks a key file), else parsed as before.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import pickle
 import sys
@@ -108,7 +107,7 @@ class KeptParseStylesheet(Stylesheet):
         ident = _identity()
         if not ident:
             return None
-        text = ident + "\n" + json.dumps(sorted(self._variables.items()))
+        text = ident + "\n" + repr(sorted(self._variables.items()))  # (str: str)
         return self._cache_dir / f"css-{hashlib.sha256(text.encode()).hexdigest()[:24]}.pickle"
 
     def _load(self) -> dict[Key, list[RuleSet]]:
