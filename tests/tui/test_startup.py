@@ -32,6 +32,7 @@ SIZE = (100, 30)
 NOT_FOR_THE_FIRST_FRAME = (
     "sqlite3",  # (Launch lists the built-in workloads' names: engine/families/builtin/catalogue.py)
     "click",  # (the app's entry goes around the CLI: tui/entry.py)
+    "rich._emoji_codes",  # (Runs' column names are Text, not markup: ~3 ms)
     "numpy",
     "scipy",
     "pyarrow",
