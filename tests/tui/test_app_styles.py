@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -147,18 +148,22 @@ async def test_the_next_start_loads_what_this_one_parsed(
     assert again == rules
 
 
-@pytest.mark.parametrize("spoil", ["damaged", "writable by others"])
+@pytest.mark.parametrize("spoil", ["damaged", "writable by others", "made for other variables"])
 async def test_a_kept_parse_not_fit_to_load_is_parsed_and_kept_anew(
     config_dir: Path, cache_dir: Path, tmp_path: Path, parses: list[tuple[str, Any]], spoil: str
 ) -> None:
-    """A damaged file, or one another user could have written (a pickle runs code as it loads),
-    is not loaded: the sources are parsed as before, and the file is written anew."""
+    """A damaged file, one another user could have written (a pickle runs code as it loads) or
+    one made for other variables is not loaded: the sources are parsed as before, and the file
+    is written anew."""
     _, rules = await start_on_launch(tmp_path / "a.duckdb")
     (kept,) = cache_dir.glob("css-*.pickle")
     if spoil == "damaged":
         kept.write_bytes(b"not a pickle")
-    else:
+    elif spoil == "writable by others":
         kept.chmod(0o666)
+    else:  # (a file whose name's 32-bit hash collides: it says what it was made for)
+        made_for, rules_kept = pickle.loads(kept.read_bytes())
+        kept.write_bytes(pickle.dumps((made_for + "\nother variables", rules_kept)))
     parsed = len(parses)
     _, again = await start_on_launch(tmp_path / "b.duckdb")
     assert len(parses) > parsed, "parsed again"

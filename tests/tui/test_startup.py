@@ -33,6 +33,7 @@ NOT_FOR_THE_FIRST_FRAME = (
     "sqlite3",  # (Launch lists the built-in workloads' names: engine/families/builtin/catalogue.py)
     "click",  # (the app's entry goes around the CLI: tui/entry.py)
     "rich._emoji_codes",  # (Runs' column names are Text, not markup: ~3 ms)
+    "hashlib",  # (the kept files' names: zlib's crc32, loaded with Textual anyway)
     "numpy",
     "scipy",
     "pyarrow",

@@ -13,20 +13,20 @@ What is left, parsing each source once (~10 ms of Launch's first frame: 27 sourc
 sets), is kept between starts: the rule sets parsed with a set of variables are pickled into
 the user's cache directory (tui/startup/first_page.cache_dir, beside the kept first page) once
 startup is over, and the next start with the same variables, the same CSS text and the same
-Textual and Python loads them (~1.5 ms) instead of parsing. The file's name holds a hash of
-the variables and of Textual's and Python's identity (the files that define and parse the rule
-sets: an upgrade is a new name); the CSS text is part of each key, so an edited stylesheet is
-parsed again. A file that does not load is ignored (and replaced). A pickle runs code as it
-loads: a file is loaded only if this user alone could have written it (owner and modes of the
-file and its directory, as sshd checks a key file), else parsed as before.
+Textual and Python loads them (~1.5 ms) instead of parsing. The file says which variables and
+which Textual and Python it was parsed with (the files that define and parse the rule sets: an
+upgrade is a new file; its name is a hash of that); the CSS text is part of each key, so an
+edited stylesheet is parsed again. A file that does not load is ignored (and replaced). A
+pickle runs code as it loads: a file is loaded only if this user alone could have written it
+(owner and modes of the file and its directory, as sshd checks a key file), else parsed.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import sys
+import zlib
 from pathlib import Path
 
 from textual.css.model import RuleSet
@@ -101,38 +101,41 @@ class KeptParseStylesheet(Stylesheet):
             self._parsed[key] = rules
         return rules
 
-    def _file(self) -> Path | None:
+    def _file(self) -> tuple[Path, str] | None:
+        """The kept parses' file for the current variables, and what it must say it is for
+        (its name is a 32-bit hash of that: a file for something else is not loaded)."""
         if self._cache_dir is None:
             return None
         ident = _identity()
         if not ident:
             return None
         text = ident + "\n" + repr(sorted(self._variables.items()))  # (str: str)
-        return self._cache_dir / f"css-{hashlib.sha256(text.encode()).hexdigest()[:24]}.pickle"
+        return self._cache_dir / f"css-{zlib.crc32(text.encode()):08x}.pickle", text
 
     def _load(self) -> dict[Key, list[RuleSet]]:
         if self._kept is None:
             self._kept = {}
-            path = self._file()
-            if path is not None:
+            where = self._file()
+            if where is not None:
                 try:
-                    data = _read_own(path)
+                    data = _read_own(where[0])
                     kept = pickle.loads(data) if data is not None else None  # noqa: S301 - see _read_own
                 except Exception:  # none yet, damaged, another Textual's: parse, keep anew
                     kept = None
-                if isinstance(kept, dict):
-                    self._kept = kept
+                if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == where[1]:
+                    self._kept = kept[1]
         return self._kept
 
     def to_keep(self) -> tuple[Path, bytes] | None:
         """What to write so that the next start loads the sources parsed so far (with the
         current variables) instead of parsing them: None when nothing new was parsed. Call it
         on the UI thread (the rule sets are the app's); write the bytes anywhere."""
-        path = self._file()
-        if path is None or not self.parsed_here:
+        where = self._file()
+        if where is None or not self.parsed_here:
             return None
+        path, what = where
         try:
-            data = pickle.dumps(dict(self._parsed), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps((what, dict(self._parsed)), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # a rule set that does not pickle (another Textual): parse each time
             return None
         self.parsed_here = 0
