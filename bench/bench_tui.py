@@ -6,8 +6,10 @@
    with rows) and in a real terminal (the ``benchdeck`` entry point on a pty, the first bytes of
    a row reaching the terminal). Baselines from the same run: ``python -c pass``, ``import
    textual.app``, a bare Textual app's first frame and benchdeck on an empty store (it opens
-   on Launch), the pty launches interleaved. Launch on the pty twice: a newcomer's first start
-   (no store file yet) and a store with no runs and nothing kept for it. Targets: under 1 s,
+   on Launch), the pty launches interleaved. Launch on the pty three times: a first start (no
+   store file yet), the same with nothing kept at all (no CSS from an earlier start either: the
+   very first start on a machine) and a store with no runs and nothing kept for it. The app is
+   started as ``python -m benchdeck --db ...`` (the ``benchdeck`` command's entry). Targets: under 1 s,
    and at most 1.5x the bare Textual app on the pty (issue 29), Runs and Launch alike.
 2. CPU of the Live screen while N streams (default 16 hosts) each deliver one BenchBatch, one
    VmstatBatch and one IostatBatch a second, fed to ``app.hub._on_event`` from tasks in the
@@ -22,20 +24,23 @@
    throttle). Target: under 3% of one core in each case. (The store's side of these events,
    on the writer thread, is bench_app_sharing.py's and bench_capture.py's.)
 
-Last measured (issue 29, round three; `--only startup`, pty, per-repetition medians of the ratio
-to the bare Textual app; load 2-4 on 2 cores from other work, so each figure is given beside the
-code before it, run alternately: 2 runs of the code before, 3 after, 7-9 repetitions each):
-first start, no store file (Launch) 1.77-1.86x -> 1.55-1.65x (0.255-0.270 -> 0.229-0.240 s);
-existing store with no runs, nothing kept (Launch after the peek child's answer) 2.00-2.32x ->
-1.99-2.12x; 10,080 runs, page kept 1.79-1.85x -> 1.76-2.08x; store changed since 1.78-2.40x ->
-2.13-2.26x (the last two within the load's noise). What the saving is (cProfile and timestamps
-up to the first frame, tui/app/stylesheet.py, screens/base.py): CSS parsed once per set of
-variables (Textual re-parsed every source at each reparse: ~20 -> ~13 ms of parsing), no second
-styling of every widget at the screen's first resume and at Launch's first breakpoint class
-(Launch: 390 -> 162 stylesheet.apply calls), Runs' module not imported for Launch. Left:
-the first screen's own widgets (Launch ~60: composing ~35 ms, styling and the first layout
-~35 ms; Runs' DataTable draw), our imports (~25 ms: click, the app, the screen) and, on a store
-with nothing kept, the peek child's DuckDB import (the first frame waits ~45-70 ms for it).
+Last measured (issue 29, round four; `--only startup --reps 9`, pty, per-repetition medians of
+the ratio to the bare Textual app; this bench run on main 9836ba6 and on this code alternately):
+at load 0.9, a first start (no store file, Launch) 1.58x -> 1.44x (0.242 -> 0.207 s); the same
+with nothing kept at all (no CSS from an earlier start) 1.62x -> 1.52x; a store with no runs and
+nothing kept (the peek child's answer) 1.66x -> 1.46x; 10,080 runs, first page kept 1.63x ->
+1.45x (0.247 -> 0.208 s); store changed since 1.67x -> 1.60x. At load 3.6 (others' work on the
+2 cores) 1.65x -> 1.59x, 1.58x -> 1.59x, 2.29x -> 2.01x, 1.51x -> 1.52x, 2.36x -> 2.39x: the
+peek child then has no core of its own. What the saving is: `benchdeck [--db F]` opens the app
+without click (tui/entry.py, ~7 ms) and with the cycle collector off from its first line (~6 ms
+of collections in the imports); the CSS an earlier start parsed is loaded (~10 -> ~1.5 ms,
+tui/app/stylesheet.py); Runs' column names as Text, not markup (rich's emoji table, ~3 ms);
+neither sqlite3 nor hashlib before the first frame. Left: the first screen's own widgets
+(composing, styling and drawing Launch ~45 ms, Runs' table ~25 ms), our imports (~15 ms), and
+a store changed since the last start (or with nothing kept) waits for the peek child's DuckDB
+import when no core is free. (Before this round, the kept-page row mostly measured the peek
+child: a launch here quits at its first frame, usually before its store opens and keeps the
+page; keep() now keeps it as a longer start does.)
 
     python bench/bench_tui.py [--seconds 30] [--streams 16] [--reps 5] [--profile]
                               [--only startup|live] [--history 3600] [--live-reps 3]
