@@ -131,10 +131,14 @@ def main() -> None:
     ap.add_argument(
         "--cached-bytecode", action="store_true", help="with --store: keep bytecode between processes"
     )
+    ap.add_argument(
+        "--before", type=Path, help="with --store: also run the command from this checkout of the code before"
+    )
     args = ap.parse_args()
     if args.store:
         name = f"changes --host {args.host}"
-        bench_commands(args.store, {name: name.split()}, max(args.repeat, 15), 2.0, args.cached_bytecode)
+        repeat = max(args.repeat, 15)
+        bench_commands(args.store, {name: name.split()}, repeat, 2.0, args.cached_bytecode, args.before)
         return
     series = make_series(args.workloads, args.versions)
     size = f"{args.workloads:,} workloads x {args.versions} versions"

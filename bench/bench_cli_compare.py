@@ -72,9 +72,10 @@ def main() -> None:
     ap.add_argument("--format", default="text", choices=("text", "md", "csv", "json"))
     ap.add_argument("--cached-bytecode", action="store_true", help="keep bytecode between processes")
     ap.add_argument("--store", type=Path, help="time compares on this archive store instead (see above)")
+    ap.add_argument("--before", type=Path, help="with --store: also from this checkout of old code")
     args = ap.parse_args()
     if args.store:
-        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode)
+        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode, args.before)
         return
     if not args.tree.is_dir():
         sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")
