@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -43,11 +45,37 @@ class _QuickExit:
     (its store is closed; a writer's process keeps the collections)."""
 
     only_read = False
+    own_process = False
+    """The CLI is the process's entry point (not a test calling ``main`` in-process)."""
 
     @staticmethod
     def at_exit() -> None:
         if _QuickExit.only_read:
             gc.freeze()
+
+
+READ_COMMANDS = frozenset({"compare", "changes", "diff", "export", "scaling"})
+"""Commands that only read the store: a short process whatever the store's size."""
+
+
+@contextmanager
+def loading_quietly(command: str) -> Iterator[None]:
+    """Load a reading command's module (DuckDB's with it) with Python's collector paused, then
+    freeze what was loaded: the collections the imports trigger walk every object made so far,
+    again and again, and nothing of a module is garbage. The collector runs again after, over
+    the command's own objects only. Other commands (long ones: import, queue) load as before.
+
+    The 16-column archive compare: 121 -> 116 ms CPU (30 interleaved processes, load 1.4-2.1;
+    the collector off for the whole command measured no better: 117 ms)."""
+    if not _QuickExit.own_process or command not in READ_COMMANDS or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 # How long a writing command waits for a store another process holds (it says so once).
