@@ -238,9 +238,6 @@ def family_of(workload: str) -> str:
 
 
 _WORKLOAD = re.compile(r"^(?P<test>[a-z0-9][a-z0-9.-]*?)(?:_range=(?P<range>\d+))?$")
-_MYTOOLS = re.compile(
-    r"^(?P<test>[a-z0-9][a-z0-9.-]*?)\.range(?P<range>\d+)\.pk(?P<pk>\d+)(?:\.dop(?P<dop>\d+))?$"
-)
 
 
 class Catalogue:
@@ -387,25 +384,3 @@ def split_workload_name(name: str) -> tuple[str, int | None]:
         return name, None
     r = m.group("range")
     return m.group("test"), int(r) if r else None
-
-
-@dataclass(frozen=True, slots=True)
-class ResultSuffix:
-    """What a mytools result-file suffix says: workload, pk flag and concurrency."""
-
-    workload: str
-    pk: int
-    dop: int | None
-
-
-def parse_mytools_suffix(suffix: str) -> ResultSuffix | None:
-    """``point-query.pre.range100.pk1.dop24`` -> workload ``point-query.pre_range=100``, dop 24."""
-    m = _MYTOOLS.match(suffix)
-    if not m:
-        return None
-    dop = m.group("dop")
-    return ResultSuffix(
-        workload=workload_name(m.group("test"), int(m.group("range"))),
-        pk=int(m.group("pk")),
-        dop=int(dop) if dop else None,
-    )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from benchdeck.engine.metrics import relative
+from benchdeck.engine.relative import relative
 from benchdeck.store.columns import Column
 from benchdeck.store.compare_model import (
     HW_COLS,
@@ -179,18 +179,17 @@ def compare(
 
 
 def _cell(row: tuple[Any, ...]) -> Cell:
-    """A row of :data:`_AGG_SQL` as a cell."""
-    _wl, _threads, _build, _cfg, qps, n, qmin, qmax, *rest = row
-    *hw, runs = rest
+    """A row of :data:`_AGG_SQL` as a cell (DuckDB gives BIGINT as int, DOUBLE as float)."""
+    qps, n, qmin, qmax, runs = row[4], row[5], row[6], row[7], row[14]
     runs.sort()  # by run id (an ORDER BY in the aggregate: ~1.2 ms more of a ~5 ms query)
     return Cell(
         qps=float(qps),
-        n=int(n),
+        n=n,
         qps_min=float(qmin),
         qps_max=float(qmax),
-        hw=dict(zip(HW_COLS, hw, strict=True)),
-        run_ids=tuple(int(r) for r, _ in runs),
-        run_qps=tuple(float(q) for _, q in runs),
+        hw=dict(zip(HW_COLS, row[8:14], strict=True)),
+        run_ids=tuple([r for r, _ in runs]),
+        run_qps=tuple([float(q) for _, q in runs]),
     )
 
 

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from benchdeck.engine.metrics import relative
+from benchdeck.engine.relative import relative
 from benchdeck.store.columns import Column
 from benchdeck.store.compare_model import HW_COLS, HW_KEYS, Cell, GroupStat, HwBlock, HwRow, RqpsRow
 

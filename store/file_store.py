@@ -30,8 +30,8 @@ WAL_CHECKPOINT_BYTES = 256 << 10
 opener, the writer's own next attach included, replays the WAL (~0.25 ms of CPU per batch
 committed, ~12 KB each at 128 runs; 16 MB, DuckDB's own threshold, was ~0.6 s), and a checkpoint
 costs 10-22 ms of CPU whatever the WAL's size (a 182 MB store)."""
-_LOCK_PID = re.compile(r"\(PID (\d+)\)")
-_LOCKED = re.compile(r"(?i)\block\b")
+_LOCK_PID = r"\(PID (\d+)\)"  # (compiled by re's cache when an open fails)
+_LOCKED = r"(?i)\block\b"
 _ATTACHED = itertools.count(1)
 
 
@@ -420,7 +420,7 @@ def _wal_size(path: Path) -> int:
 
 def _translate_open_error(path: Path, exc: duckdb.IOException) -> StoreError:
     msg = str(exc)
-    if _LOCKED.search(msg):  # not "block": a damaged file's errors name blocks
-        m = _LOCK_PID.search(msg)
+    if re.search(_LOCKED, msg):  # not "block": a damaged file's errors name blocks
+        m = re.search(_LOCK_PID, msg)
         return StoreLocked(path, int(m.group(1)) if m else None)
     return StoreError(faults.describe(path, exc, writing=False))

@@ -43,6 +43,10 @@ NOT_FOR_COMPARE = (
     # a str parameter of a DuckDB query makes its client import decimal (~1.5 ms): compare's
     # queries take ints (the names found by a query without parameters)
     "decimal",
+    # record classes compare does not use (~0.5 ms each to create): the per-op record, the
+    # mytools suffix
+    "benchdeck.engine.metrics",
+    "benchdeck.engine.mytools_names",
 )
 PROBE = (
     "import sys\n"
