@@ -7,6 +7,7 @@ opening a store at the latest schema needs neither the views (migrations) nor sn
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -134,19 +135,29 @@ EXIT_PROBE = (
 )
 
 
-def test_only_a_reading_command_skips_the_last_collections(tmp_path: Path) -> None:
-    """compare's process ends without walking every object once more (gc.freeze at exit);
-    a command that writes (import) keeps Python's collections at exit."""
+def test_only_a_reading_command_skips_the_teardown(tmp_path: Path) -> None:
+    """compare's process ends once its output is flushed, without Python's teardown (no atexit
+    handler runs: the probe's neither), its output whole; a failed compare ends as before, but
+    without walking every object once more (gc.freeze at exit); a command that writes (import)
+    keeps Python's collections and teardown."""
     env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
 
-    def frozen(*args: str) -> int:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
         argv = [sys.executable, "-c", EXIT_PROBE, *args]
-        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
-        assert r.returncode == 0, r.stderr
-        return int(r.stdout.rsplit("FROZEN", 1)[1])
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
-    assert frozen("import", "mytools", str(TREE), "--host", "hx") == 0
-    assert frozen("compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp") > 0
+    imported = run("import", "mytools", str(TREE), "--host", "hx")
+    assert imported.returncode == 0, imported.stderr
+    assert int(imported.stdout.rsplit("FROZEN", 1)[1]) == 0
+    compare = ["compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp"]
+    done = run(*compare, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert "FROZEN" not in done.stdout, "no teardown: the probe's atexit handler did not run"
+    assert json.loads(done.stdout)["base"]["build"] == "pg1611_o2nofp", "the output is whole"
+    failed = run(*compare[:-1], "pg999_nosuch")
+    assert failed.returncode == 2, failed.stderr
+    assert "unknown build 'pg999_nosuch'" in failed.stderr
+    assert int(failed.stdout.rsplit("FROZEN", 1)[1]) > 0
 
 
 BLAS_PROBE = (

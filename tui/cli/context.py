@@ -53,6 +53,22 @@ class _QuickExit:
         if _QuickExit.only_read:
             gc.freeze()
 
+    @staticmethod
+    def after_command() -> None:
+        """A reading command that ended well ends its process at once, its output flushed:
+        its store is closed (a snapshot copy removed), it started no thread or file of its own
+        to finish, and Python's teardown (every module cleared, DuckDB's database shut down)
+        cost ~5 ms of a ~120 ms ``compare`` (16-column archive compare 124 -> 119 ms CPU, 25
+        interleaved processes). An error, or any other command, exits as before."""
+        if not (_QuickExit.own_process and _QuickExit.only_read):
+            return
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:  # (a closed pipe ...: Python's own exit deals with it, as before)
+            return
+        os._exit(0)
+
 
 READ_COMMANDS = frozenset({"compare", "changes", "diff", "export", "scaling"})
 """Commands that only read the store: a short process whatever the store's size."""

@@ -149,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             prog_name="benchdeck",
             standalone_mode=False,
         )
+        _QuickExit.after_command()
     except click.NoSuchOption as exc:
         hint = ""
         if exc.option_name in ROOT_OPTIONS:
