@@ -49,15 +49,16 @@ __all__ = [
 
 # Host, builds and workloads by id: the aggregate and the sample counts take only int parameters
 # and join no name table (a str parameter makes DuckDB's client import decimal, ~1.5 ms of a
-# ~120 ms compare). Kind 3: whether the store has any per-second samples (none: no count query).
-# The 16-column archive compare: its queries 13.0 -> 9.2 ms CPU cold (process_time, medians of
-# 15 processes, decimal's import not counted).
+# ~120 ms compare). Kinds 3 and 4: whether the store has any per-second samples (none: no count
+# query) and any counter windows (none: no counters). The 16-column archive compare: its queries
+# 13.0 -> 9.2 ms CPU cold (process_time, medians of 15 processes, decimal's import not counted).
 _NAMES_SQL = """
 SELECT 0, host_id, name FROM hosts UNION ALL
 SELECT 1, build_id, name FROM builds UNION ALL
 SELECT 2, workload_id, name FROM workloads UNION ALL
 SELECT 3, count(*), '' FROM (SELECT 1 FROM bench_samples LIMIT 1)
 """
+_COUNTERS_SQL = " UNION ALL SELECT 4, count(*), '' FROM (SELECT 1 FROM counter_windows LIMIT 1)"
 
 _OF_RUNS = """
   r.host_id = $host
@@ -174,7 +175,7 @@ def compare(
         cells=cells,
         base_column=specs[0],
         column_specs=tuple(specs[1:]),
-        counters=_counters(cur, cells, keys, base_label, col_labels) if counters else (),
+        counters=_counters(cur, cells, keys, base_label, col_labels) if counters and runs.counters else (),
     )
 
 
@@ -211,11 +212,8 @@ def _counters(
     base: str,
     columns: Sequence[str],
 ) -> tuple[CounterRow, ...]:
-    try:  # most stores have no counters: then their module is not needed (~1.5 ms to import)
-        if cur.execute("SELECT 1 FROM counter_windows LIMIT 1").fetchone() is None:
-            return ()
-    except duckdb.CatalogException:
-        return ()  # a team store made before migration 12 (lakes do not follow migrations)
+    # (only for a store with counter windows, _Runs.counters: else the module is not needed,
+    # ~1.5 ms to import)
     from benchdeck.store.counters_per_op import counter_rows, per_op
 
     wanted = set(keys)
@@ -284,10 +282,16 @@ class _Runs:
 
     def __init__(self, cur: duckdb.DuckDBPyConnection, host: str, builds: Sequence[str], dop: int | None):
         self.cur = cur
-        ids: dict[int, dict[str, int]] = {0: {}, 1: {}, 2: {}, 3: {}}
-        for kind, id_, name in cur.execute(_NAMES_SQL).fetchall():
+        ids: dict[int, dict[str, int]] = {0: {}, 1: {}, 2: {}, 3: {}, 4: {"": 0}}
+        try:
+            found = cur.execute(_NAMES_SQL + _COUNTERS_SQL).fetchall()
+        except duckdb.CatalogException:  # a team store made before migration 12 (lakes do not
+            found = cur.execute(_NAMES_SQL).fetchall()  # follow migrations): no counter windows
+        for kind, id_, name in found:
             ids[kind][name] = id_
         self.samples = ids[3][""] > 0
+        self.counters = ids[4][""] > 0
+        """The store has counter windows (perf stat counters): else their module is not needed."""
         build_ids = [ids[1][b] for b in builds if b in ids[1]]
         self.found = host in ids[0] and bool(build_ids)
         """False: the store has not the host or none of the builds (no runs to query)."""
