@@ -47,9 +47,9 @@ __all__ = [
     "compare",
 ]
 
-# Host, builds and workloads by id: the aggregate and the sample counts take only int parameters
+# Host, builds and workloads by id: the aggregate and the sample counts take no str parameter
 # and join no name table (a str parameter makes DuckDB's client import decimal, ~1.5 ms of a
-# ~120 ms compare). Kinds 3 and 4: whether the store has any per-second samples (none: no count
+# ~120 ms compare; see _Runs). Kinds 3 and 4: whether the store has any per-second samples (none: no count
 # query) and any counter windows (none: no counters). The 16-column archive compare: its queries
 # 13.0 -> 9.2 ms CPU cold (process_time, medians of 15 processes, decimal's import not counted).
 _NAMES_SQL = """
@@ -61,7 +61,7 @@ SELECT 3, count(*), '' FROM (SELECT 1 FROM bench_samples LIMIT 1)
 _COUNTERS_SQL = " UNION ALL SELECT 4, count(*), '' FROM (SELECT 1 FROM counter_windows LIMIT 1)"
 
 _OF_RUNS = """
-  r.host_id = $host
+  r.host_id = {host}
   AND r.build_id IN ({builds})
   AND r.status = 'finished'
   AND ($dop IS NULL OR r.threads = $dop)"""
@@ -276,9 +276,12 @@ def _filters(config: str | None, dop: int | None) -> str:
 
 
 class _Runs:
-    """The finished runs of ``builds`` on ``host`` (at ``dop``), queried by ids: every parameter
-    an int. The ids are parameters ``$b0``, ``$b1`` ... (DuckDB's client probes every element of
-    a list parameter for a pandas object, a failed import each time when pandas is absent)."""
+    """The finished runs of ``builds`` on ``host`` (at ``dop``), queried by ids. The host's and
+    the builds' ids are written into the SQL as integer literals: ids the store gave, made ints
+    here (no user value reaches the text; the dop stays a parameter). DuckDB's client tries to
+    import pandas for every parameter, twice, a failed import each time when it is absent: the
+    16-column compare's 18 parameters cost ~1.4 ms more than literals; a list parameter probes
+    each element the same way, and a str one imports decimal."""
 
     def __init__(self, cur: duckdb.DuckDBPyConnection, host: str, builds: Sequence[str], dop: int | None):
         self.cur = cur
@@ -295,17 +298,15 @@ class _Runs:
         build_ids = [ids[1][b] for b in builds if b in ids[1]]
         self.found = host in ids[0] and bool(build_ids)
         """False: the store has not the host or none of the builds (no runs to query)."""
-        self.params: dict[str, int | None] = {"host": ids[0].get(host), "dop": dop}
-        self.params.update((f"b{i}", b) for i, b in enumerate(build_ids))
-        self.placeholders = ", ".join(f"$b{i}" for i in range(len(build_ids)))
+        self.dop = dop
+        self.ids = {"host": str(int(ids[0].get(host, 0))), "builds": ", ".join(map(str, map(int, build_ids)))}
         self.workload_of = {i: n for n, i in ids[2].items()}
         self.build_of = {i: n for n, i in ids[1].items()}
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         if not self.found:
             return []
-        # placeholders named by us ($b0 ...), the values parameters
-        return self.cur.execute(sql.format(builds=self.placeholders), self.params).fetchall()
+        return self.cur.execute(sql.format(**self.ids), {"dop": self.dop}).fetchall()
 
     def aggregate(self) -> list[tuple[Any, ...]]:
         """The rows of :data:`_AGG_SQL`, the workload and the build by name."""
