@@ -45,9 +45,10 @@ NOT_FOR_COMPARE = (
     # queries take ints (the names found by a query without parameters)
     "decimal",
     # record classes compare does not use (~0.5 ms each to create): the per-op record, the
-    # mytools suffix
+    # mytools suffix, the column picker's choices
     "benchdeck.engine.metrics",
     "benchdeck.engine.mytools_names",
+    "benchdeck.store.column_choices",  # the column picker's
 )
 PROBE = (
     "import sys\n"
