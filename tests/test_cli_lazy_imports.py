@@ -7,12 +7,14 @@ opening a store at the latest schema needs neither the views (migrations) nor sn
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from benchdeck.tui.cli.context import READ_GC_THRESHOLD
 from tests.cli_helpers import ROOT, bd
 
 TREE = ROOT / "tests" / "data" / "mixed_config"
@@ -193,7 +195,8 @@ GC_PROBE = (
     "from benchdeck.tui.cli import context\n"
     "def seen(name, real):\n"
     "    def probe(self):\n"
-    "        print('GC', name, gc.isenabled(), gc.get_freeze_count() > 0, flush=True)\n"
+    "        state = gc.isenabled(), gc.get_freeze_count() > 0, gc.get_threshold()[0]\n"
+    "        print('GC', name, *state, flush=True)\n"
     "        return real(self)\n"
     "    return probe\n"
     "context.Ctx.open_store = seen('writes', context.Ctx.open_store)\n"
@@ -205,16 +208,17 @@ GC_PROBE = (
 
 def test_a_reading_command_loads_with_the_collector_paused_then_frozen(tmp_path: Path) -> None:
     """compare's modules (DuckDB's with them) load without Python's collections, and what they
-    made is frozen before the command runs, with the collector on again; a command that writes
-    (import) loads as before: nothing frozen."""
+    made is frozen before the command runs, with the collector on again, collecting less often;
+    a command that writes (import) loads and collects as before: nothing frozen."""
     env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
 
     def state(*args: str) -> list[str]:
         argv = [sys.executable, "-c", GC_PROBE, *args]
         r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
         assert r.returncode == 0, r.stderr
-        return r.stdout.split("GC ", 1)[1].split()[:3]
+        return r.stdout.split("GC ", 1)[1].split()[:4]
 
-    assert state("import", "mytools", str(TREE), "--host", "hx") == ["writes", "True", "False"]
+    default = str(gc.get_threshold()[0])
+    assert state("import", "mytools", str(TREE), "--host", "hx") == ["writes", "True", "False", default]
     compare = ["compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp"]
-    assert state(*compare) == ["reads", "True", "True"]
+    assert state(*compare) == ["reads", "True", "True", str(READ_GC_THRESHOLD)]
