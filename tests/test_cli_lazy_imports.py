@@ -222,3 +222,31 @@ def test_a_reading_command_loads_with_the_collector_paused_then_frozen(tmp_path:
     assert state("import", "mytools", str(TREE), "--host", "hx") == ["writes", "True", "False", default]
     compare = ["compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp"]
     assert state(*compare) == ["reads", "True", "True", str(READ_GC_THRESHOLD)]
+
+
+PANDAS_PROBE = (
+    "import sys\n"
+    "class Count:\n"
+    "    n = 0\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        Count.n += name == 'pandas'\n"
+    "sys.meta_path.insert(0, Count())\n"
+    "from benchdeck.tui.cli.main import main\n"
+    "main(sys.argv[1:])\n"
+    "print('PANDAS', Count.n)\n"
+)
+
+
+def test_compare_gives_duckdb_no_parameter_to_probe(tmp_path: Path) -> None:
+    """DuckDB's client tries to import pandas for every query parameter (twice: a failed import
+    each time when it is absent) and a str parameter makes it import decimal: compare's queries
+    write the store's own ids into their SQL instead (the 16-column archive compare had 18)."""
+    env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
+    imported = bd(env, "import", "mytools", str(TREE), "--host", "hx")
+    assert imported.returncode == 0, imported.stderr
+    args = ["compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg177_o2nofp:x10a_c32r128"]
+    argv = [sys.executable, "-c", PANDAS_PROBE, *args]
+    r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "Relative to: pg1611_o2nofp" in r.stdout
+    assert r.stdout.rsplit("PANDAS", 1)[1].split() == ["0"]
