@@ -71,7 +71,7 @@ _AGG_SQL = (
 SELECT r.workload_id, r.threads, r.build_id, r.config,
        median(s.qps), count(*), min(s.qps), max(s.qps),
        median(s.cpu_o), median(s.cs_o), median(s.r_o), median(s.rkb_o), median(s.wkb_o),
-       median(s.per_op_ops), list((r.run_id, s.qps))
+       median(s.per_op_ops), CASE WHEN count(*) > 1 THEN list((r.run_id, s.qps)) END, min(r.run_id)
 FROM runs r
 JOIN run_summary s ON s.run_id = r.run_id
 WHERE s.qps IS NOT NULL AND"""
@@ -180,17 +180,25 @@ def compare(
 
 
 def _cell(row: tuple[Any, ...]) -> Cell:
-    """A row of :data:`_AGG_SQL` as a cell (DuckDB gives BIGINT as int, DOUBLE as float)."""
-    qps, n, qmin, qmax, runs = row[4], row[5], row[6], row[7], row[14]
-    runs.sort()  # by run id (an ORDER BY in the aggregate: ~1.2 ms more of a ~5 ms query)
+    """A row of :data:`_AGG_SQL` as a cell (DuckDB gives BIGINT as int, DOUBLE as float). A cell
+    of one run (most of an archive's) comes without the list of its runs: its run is the min
+    run id, its QPS the median's (a list of structs per row was ~1 ms of the 16-column compare)."""
+    qps, n, qmin, qmax, runs = float(row[4]), row[5], row[6], row[7], row[14]
+    run_ids: tuple[int, ...]
+    run_qps: tuple[float, ...]
+    if runs is None:
+        run_ids, run_qps = (row[15],), (qps,)
+    else:
+        runs.sort()  # by run id (an ORDER BY in the aggregate: ~1.2 ms more of a ~5 ms query)
+        run_ids, run_qps = tuple([r for r, _ in runs]), tuple([float(q) for _, q in runs])
     return Cell(
-        qps=float(qps),
+        qps=qps,
         n=n,
         qps_min=float(qmin),
         qps_max=float(qmax),
         hw=dict(zip(HW_COLS, row[8:14], strict=True)),
-        run_ids=tuple([r for r, _ in runs]),
-        run_qps=tuple([float(q) for _, q in runs]),
+        run_ids=run_ids,
+        run_qps=run_qps,
     )
 
 
