@@ -20,6 +20,17 @@ target: CPU <= 1.5x the baseline): 2 columns (MySQL 5.6.51 vs 9.4.0, dop 40) and
 (MariaDB 10.2.44 vs 15 later versions, config z12b_c32r128, dop 40).
 
     python bench/bench_cli_compare.py --store /tmp/p29/arc.duckdb [--repeat 15] [--cached-bytecode]
+        [--before /tmp/before]
+
+``--before DIR`` also runs both compares from a checkout of the code before a change (``git
+archive main | tar -x -C DIR``), interleaved: its figures beside the old code's of the same run.
+Issue 29, round four (30 interleaved, bytecode cached, load 1.6, two runs; before = main 9836ba6):
+2 columns 109-110 -> 96-98 ms CPU = 1.50-1.56x -> 1.34-1.37x ``import duckdb`` (70-73 ms); 16
+columns 117-120 -> 104-108 ms = 1.65-1.67x -> 1.48x. From: no str or per-id parameter in
+compare's queries (DuckDB's client imported decimal for a str, tried pandas twice per parameter),
+the collector paused while a reading command's modules load then frozen, a reading command's
+process ended after its output (no teardown), fewer record classes loaded, one-run cells
+without their run lists.
 """
 
 from __future__ import annotations
