@@ -28,10 +28,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchdeck.engine.families.tpcc.names import warehouses_of
+
+if TYPE_CHECKING:
+    from benchdeck.engine.catalogue_workload import Workload
 
 # Group order: the posts' sysbench groups, then those of the other families.
 GROUPS = (
@@ -50,16 +53,6 @@ GROUPS = (
 OTHER_GROUP = "other"
 FAMILIES = ("sysbench", "insertbench", "dbbench", "pgbench", "tpcc")
 PGBENCH_PREFIX = "pgbench."
-
-
-@dataclass(frozen=True, slots=True)
-class Workload:
-    """One benchmark step of a suite."""
-
-    name: str
-    group: str
-    order: int
-    family: str = "sysbench"
 
 
 # The classic 42 sysbench microbenchmarks, in the posts' order, with their default groups.
@@ -301,6 +294,8 @@ class Catalogue:
         return (UNKNOWN_ORDER if order is None else order, name)
 
     def workload(self, name: str) -> Workload:
+        from benchdeck.engine.catalogue_workload import Workload  # (its class: only when asked)
+
         return Workload(
             name=name, group=self.group_of(name), order=self.sort_key(name)[0], family=family_of(name)
         )

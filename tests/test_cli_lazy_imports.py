@@ -47,10 +47,11 @@ NOT_FOR_COMPARE = (
     # queries take ints (the names found by a query without parameters)
     "decimal",
     # record classes compare does not use (~0.5 ms each to create): the per-op record, the
-    # mytools suffix, the column picker's choices
+    # mytools suffix, the column picker's choices, the catalogue's workload record
     "benchdeck.engine.metrics",
     "benchdeck.engine.mytools_names",
     "benchdeck.store.column_choices",  # the column picker's
+    "benchdeck.engine.catalogue_workload",  # Catalogue.workload()'s
 )
 PROBE = (
     "import sys\n"
