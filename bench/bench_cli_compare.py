@@ -24,13 +24,13 @@ target: CPU <= 1.5x the baseline): 2 columns (MySQL 5.6.51 vs 9.4.0, dop 40) and
 
 ``--before DIR`` also runs both compares from a checkout of the code before a change (``git
 archive main | tar -x -C DIR``), interleaved: its figures beside the old code's of the same run.
-Issue 29, round four (30 interleaved, bytecode cached, load 1.6, two runs; before = main 9836ba6):
-2 columns 109-110 -> 96-98 ms CPU = 1.50-1.56x -> 1.34-1.37x ``import duckdb`` (70-73 ms); 16
-columns 117-120 -> 104-108 ms = 1.65-1.67x -> 1.48x. From: no str or per-id parameter in
-compare's queries (DuckDB's client imported decimal for a str, tried pandas twice per parameter),
-the collector paused while a reading command's modules load then frozen, a reading command's
-process ended after its output (no teardown), fewer record classes loaded, one-run cells
-without their run lists.
+Issue 29, round four (30 interleaved, bytecode cached, load 1.4-1.7, two runs; before = main
+9836ba6): 2 columns 110/117 -> 98/104 ms CPU = 1.51x/1.49x -> 1.34x/1.34x ``import duckdb``
+(73/78 ms); 16 columns 120/128 -> 106/112 ms = 1.65x/1.64x -> 1.45x/1.43x. From: no str or per-id
+parameter in compare's queries (DuckDB's client imported decimal for a str, tried pandas twice per
+parameter), the collector paused while a reading command's modules load then frozen and rarely
+run, a reading command's process ended after its output (no teardown), fewer record classes
+loaded, one-run cells without their run lists.
 """
 
 from __future__ import annotations
