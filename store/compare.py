@@ -47,11 +47,10 @@ __all__ = [
     "compare",
 ]
 
-# Host, builds and workloads by id: the aggregate and the sample counts take no str parameter
-# and join no name table (a str parameter makes DuckDB's client import decimal, ~1.5 ms of a
-# ~120 ms compare; see _Runs). Kinds 3 and 4: whether the store has any per-second samples (none: no count
-# query) and any counter windows (none: no counters). The 16-column archive compare: its queries
-# 13.0 -> 9.2 ms CPU cold (process_time, medians of 15 processes, decimal's import not counted).
+# Host, builds and workloads by id: the aggregate and the sample counts take no str parameter and
+# join no name table (a str parameter makes DuckDB's client import decimal, ~1.5 ms of a ~120 ms
+# compare; see _Runs). Kinds 3 and 4: whether the store has any per-second samples (none: no
+# count query) and any counter windows (none: no counters).
 _NAMES_SQL = """
 SELECT 0, host_id, name FROM hosts UNION ALL
 SELECT 1, build_id, name FROM builds UNION ALL
@@ -87,7 +86,7 @@ SEMI JOIN (SELECT CAST(unnest(string_split($ids, ',')) AS BIGINT) AS id) ON run_
 WHERE qps IS NOT NULL ORDER BY run_id, t
 """
 
-# the runs of the aggregate and more (a superset of the single-run cells'): the same parameters
+# the runs of the aggregate and more (a superset of the single-run cells'), by the same ids and dop
 _COUNTS_SQL = (
     "SELECT run_id, count(*) FILTER (WHERE isfinite(qps)) FROM bench_samples "  # noqa: S608 (constants)
     f"WHERE run_id IN (SELECT r.run_id FROM runs r WHERE {_OF_RUNS}) GROUP BY run_id"
