@@ -31,7 +31,10 @@ with nothing kept at all (no CSS from an earlier start) 1.62x -> 1.52x; a store 
 nothing kept (the peek child's answer) 1.66x -> 1.46x; 10,080 runs, first page kept 1.63x ->
 1.45x (0.247 -> 0.208 s); store changed since 1.67x -> 1.60x. At load 3.6 (others' work on the
 2 cores) 1.65x -> 1.59x, 1.58x -> 1.59x, 2.29x -> 2.01x, 1.51x -> 1.52x, 2.36x -> 2.39x: the
-peek child then has no core of its own. What the saving is: `benchdeck [--db F]` opens the app
+peek child then has no core of its own. After merging main, two more alternate rounds at load
+3.5-4.5: first start 1.67/1.68x -> 1.45/1.60x, nothing kept at all 1.51/1.74x -> 1.35/1.61x,
+no runs and nothing kept 2.02/2.15x -> 1.93/1.92x, page kept 1.53/1.71x -> 1.42/1.41x, store
+changed since 2.37/2.40x -> 2.20/2.35x. What the saving is: `benchdeck [--db F]` opens the app
 without click (tui/entry.py, ~7 ms) and with the cycle collector off from its first line (~6 ms
 of collections in the imports); the CSS an earlier start parsed is loaded (~10 -> ~1.5 ms,
 tui/app/stylesheet.py); Runs' column names as Text, not markup (rich's emoji table, ~3 ms);
