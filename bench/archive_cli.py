@@ -12,6 +12,10 @@ cached, medians of 21; cProfile's 50 ms of ``compile`` was mostly its own overhe
 ``cached_bytecode`` lets every
 process, the baseline too, keep bytecode in a temporary ``$PYTHONPYCACHEPREFIX`` as an installed
 benchdeck does. The header says which.
+
+``before``: a checkout of the code before a change (``git worktree add /tmp/before main``, or
+``git archive main | tar -x -C /tmp/before``); each command also runs from it, interleaved, as
+``<name> (before)``, so a change's figures stand beside the old code's of the same run.
 """
 
 from __future__ import annotations
@@ -32,13 +36,11 @@ CLI = "from benchdeck.tui.cli.main import main; main()"
 BASELINE = "import duckdb (baseline)"
 
 
-def run_once(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
+def run_once(argv: Sequence[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
     """Wall and CPU seconds of one process; exits with its stderr if it fails."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    r = subprocess.run(
-        argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
-    )
+    r = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
@@ -50,29 +52,41 @@ Times = dict[str, list[float]]
 
 
 def interleaved(
-    procs: dict[str, list[str]], env: dict[str, str], repeat: int
+    procs: dict[str, list[str]], env: dict[str, str], repeat: int, trees: dict[str, Path] | None = None
 ) -> tuple[Times, Times, tuple[float, float]]:
     """Wall and CPU seconds of every process, ``repeat`` rounds of one each in turn (after one
-    round that warms the page cache), and the load average before and after."""
-    for argv in procs.values():  # a failing command stops here
-        run_once(argv, env)
+    round that warms the page cache), and the load average before and after. ``trees``: the
+    processes that run another checkout's code (its folder: their ``$PYTHONPATH`` and cwd)."""
+    trees = trees or {}
+    envs = {name: {**env, "PYTHONPATH": str(trees[name])} if name in trees else env for name in procs}
+    cwds = {name: trees.get(name, ROOT) for name in procs}
+    for name, argv in procs.items():  # a failing command stops here
+        run_once(argv, envs[name], cwds[name])
     load0 = os.getloadavg()[0]
     wall: Times = {k: [] for k in procs}
     cpu: Times = {k: [] for k in procs}
     for _ in range(repeat):
         for name, argv in procs.items():
-            w, c = run_once(argv, env)
+            w, c = run_once(argv, envs[name], cwds[name])
             wall[name].append(w)
             cpu[name].append(c)
     return wall, cpu, (load0, os.getloadavg()[0])
 
 
 def bench_commands(
-    store: Path, commands: dict[str, list[str]], repeat: int, target: float, cached_bytecode: bool = False
+    store: Path,
+    commands: dict[str, list[str]],
+    repeat: int,
+    target: float,
+    cached_bytecode: bool = False,
+    before: Path | None = None,
 ) -> None:
-    """Time ``benchdeck --db COPY <args>`` for each named command beside the baselines."""
+    """Time ``benchdeck --db COPY <args>`` for each named command beside the baselines (and
+    beside the same commands run from the checkout ``before``)."""
     if not store.is_file():
         sys.exit(f"no store at {store}")
+    if before is not None and not (before / "benchdeck" / "tui" / "cli" / "main.py").is_file():
+        sys.exit(f"no benchdeck checkout at {before} (--before)")
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "archive.duckdb"
         shutil.copyfile(store, copy)
@@ -83,9 +97,14 @@ def bench_commands(
         bytecode = "compiled on every start" if env.get("PYTHONDONTWRITEBYTECODE") else "cached"
         cli = [sys.executable, "-c", CLI, "--db", str(copy)]
         procs = {name: [*cli, *args] for name, args in commands.items()}
+        trees: dict[str, Path] = {}
+        if before is not None:
+            for name, args in commands.items():
+                procs[f"{name} (before)"] = [*cli, *args]
+                trees[f"{name} (before)"] = before.resolve()
         procs[BASELINE] = [sys.executable, "-c", "import duckdb"]
         procs["python -c pass"] = [sys.executable, "-c", "pass"]
-        wall, cpu, (load0, load1) = interleaved(procs, env, repeat)
+        wall, cpu, (load0, load1) = interleaved(procs, env, repeat, trees)
     print(
         f"store {store}; {repeat} interleaved repeats, medians; bytecode {bytecode}; {os.cpu_count()} CPUs, "
         f"load {load0:.1f} -> {load1:.1f}"
@@ -95,7 +114,7 @@ def bench_commands(
     for name in procs:
         w, c = statistics.median(wall[name]), statistics.median(cpu[name])
         print(f"  {name:44} {w * 1000:8.0f} {c * 1000:8.0f} {w / bw:6.2f}x {c / bc:6.2f}x")
-    for name in commands:
+    for name in [*commands, *trees]:
         ratio = statistics.median(cpu[name]) / bc
         verdict = "met" if ratio <= target else "NOT met"
         print(f"  {name}: CPU {ratio:.2f}x import duckdb, target <= {target}x: {verdict}")

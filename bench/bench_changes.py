@@ -14,10 +14,17 @@ Target: the 1,000 x 50 analysis under 1 s.
 
 With ``--store PATH`` (an archive store, e.g. the author's 1,975 runs) it instead times the whole
 command ``benchdeck changes --host H`` as a process beside ``python -c "import duckdb"``,
-interleaved (bench/archive_cli.py; issue 29's target: CPU <= 2x the baseline).
+interleaved (bench/archive_cli.py; issue 29's target: CPU <= 2x the baseline). ``--before DIR``
+also runs it from a checkout of the code before a change, interleaved (archive_cli's docstring).
 
     python bench/bench_changes.py [--workloads 1000] [--versions 50] [--repeat 5]
     python bench/bench_changes.py --store /tmp/p29/arc.duckdb [--host hetz] [--repeat 15] [--cached-bytecode]
+        [--before /tmp/before]
+
+Issue 29, round four (the reading commands' start and exit, shared with compare; 30 interleaved,
+bytecode cached; before = main 9836ba6 in the same run): ``changes --host hetz`` 127 -> 121 ms CPU
+= 1.81x -> 1.73x ``import duckdb`` (70 ms) at load 1.6; 160 -> 144 ms = 1.75x -> 1.58x (91 ms)
+with tests running beside it (load 1.2-1.9).
 """
 
 from __future__ import annotations
@@ -131,10 +138,14 @@ def main() -> None:
     ap.add_argument(
         "--cached-bytecode", action="store_true", help="with --store: keep bytecode between processes"
     )
+    ap.add_argument(
+        "--before", type=Path, help="with --store: also run the command from this checkout of the code before"
+    )
     args = ap.parse_args()
     if args.store:
         name = f"changes --host {args.host}"
-        bench_commands(args.store, {name: name.split()}, max(args.repeat, 15), 2.0, args.cached_bytecode)
+        repeat = max(args.repeat, 15)
+        bench_commands(args.store, {name: name.split()}, repeat, 2.0, args.cached_bytecode, args.before)
         return
     series = make_series(args.workloads, args.versions)
     size = f"{args.workloads:,} workloads x {args.versions} versions"

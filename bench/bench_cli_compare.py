@@ -20,6 +20,17 @@ target: CPU <= 1.5x the baseline): 2 columns (MySQL 5.6.51 vs 9.4.0, dop 40) and
 (MariaDB 10.2.44 vs 15 later versions, config z12b_c32r128, dop 40).
 
     python bench/bench_cli_compare.py --store /tmp/p29/arc.duckdb [--repeat 15] [--cached-bytecode]
+        [--before /tmp/before]
+
+``--before DIR`` also runs both compares from a checkout of the code before a change (``git
+archive main | tar -x -C DIR``), interleaved: its figures beside the old code's of the same run.
+Issue 29, round four (30 interleaved, bytecode cached, load 1.4-1.7, two runs; before = main
+9836ba6): 2 columns 110/117 -> 98/104 ms CPU = 1.51x/1.49x -> 1.34x/1.34x ``import duckdb``
+(73/78 ms); 16 columns 120/128 -> 106/112 ms = 1.65x/1.64x -> 1.45x/1.43x. From: no str or per-id
+parameter in compare's queries (DuckDB's client imported decimal for a str, tried pandas twice per
+parameter), the collector paused while a reading command's modules load then frozen and rarely
+run, a reading command's process ended after its output (no teardown), fewer record classes
+loaded, one-run cells without their run lists.
 """
 
 from __future__ import annotations
@@ -72,9 +83,10 @@ def main() -> None:
     ap.add_argument("--format", default="text", choices=("text", "md", "csv", "json"))
     ap.add_argument("--cached-bytecode", action="store_true", help="keep bytecode between processes")
     ap.add_argument("--store", type=Path, help="time compares on this archive store instead (see above)")
+    ap.add_argument("--before", type=Path, help="with --store: also from this checkout of old code")
     args = ap.parse_args()
     if args.store:
-        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode)
+        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode, args.before)
         return
     if not args.tree.is_dir():
         sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")

@@ -1,5 +1,5 @@
 """``python -m benchdeck``: the same as the ``benchdeck`` command."""
 
-from benchdeck.tui.cli.main import main
+from benchdeck.tui.entry import main
 
 main()

@@ -28,10 +28,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchdeck.engine.families.tpcc.names import warehouses_of
+
+if TYPE_CHECKING:
+    from benchdeck.engine.catalogue_workload import Workload
 
 # Group order: the posts' sysbench groups, then those of the other families.
 GROUPS = (
@@ -50,16 +53,6 @@ GROUPS = (
 OTHER_GROUP = "other"
 FAMILIES = ("sysbench", "insertbench", "dbbench", "pgbench", "tpcc")
 PGBENCH_PREFIX = "pgbench."
-
-
-@dataclass(frozen=True, slots=True)
-class Workload:
-    """One benchmark step of a suite."""
-
-    name: str
-    group: str
-    order: int
-    family: str = "sysbench"
 
 
 # The classic 42 sysbench microbenchmarks, in the posts' order, with their default groups.
@@ -238,9 +231,6 @@ def family_of(workload: str) -> str:
 
 
 _WORKLOAD = re.compile(r"^(?P<test>[a-z0-9][a-z0-9.-]*?)(?:_range=(?P<range>\d+))?$")
-_MYTOOLS = re.compile(
-    r"^(?P<test>[a-z0-9][a-z0-9.-]*?)\.range(?P<range>\d+)\.pk(?P<pk>\d+)(?:\.dop(?P<dop>\d+))?$"
-)
 
 
 class Catalogue:
@@ -304,6 +294,8 @@ class Catalogue:
         return (UNKNOWN_ORDER if order is None else order, name)
 
     def workload(self, name: str) -> Workload:
+        from benchdeck.engine.catalogue_workload import Workload  # (its class: only when asked)
+
         return Workload(
             name=name, group=self.group_of(name), order=self.sort_key(name)[0], family=family_of(name)
         )
@@ -387,25 +379,3 @@ def split_workload_name(name: str) -> tuple[str, int | None]:
         return name, None
     r = m.group("range")
     return m.group("test"), int(r) if r else None
-
-
-@dataclass(frozen=True, slots=True)
-class ResultSuffix:
-    """What a mytools result-file suffix says: workload, pk flag and concurrency."""
-
-    workload: str
-    pk: int
-    dop: int | None
-
-
-def parse_mytools_suffix(suffix: str) -> ResultSuffix | None:
-    """``point-query.pre.range100.pk1.dop24`` -> workload ``point-query.pre_range=100``, dop 24."""
-    m = _MYTOOLS.match(suffix)
-    if not m:
-        return None
-    dop = m.group("dop")
-    return ResultSuffix(
-        workload=workload_name(m.group("test"), int(m.group("range"))),
-        pk=int(m.group("pk")),
-        dop=int(dop) if dop else None,
-    )

@@ -62,15 +62,6 @@ def per_op(
     )
 
 
-def relative(value: float | None, base: float | None) -> float | None:
-    """value / base, with the posts' conventions: 0/0 -> 1, x/0 -> inf."""
-    if value is None or base is None:
-        return None
-    if base == 0:
-        return 1.0 if value == 0 else math.inf
-    return value / base
-
-
 def is_scan(workload: str) -> bool:
     """Scan steps read a whole table per event (``scan_range=100``, ``scan.warm_range=100``)."""
     test = workload.split("_range=", 1)[0]

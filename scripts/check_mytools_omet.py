@@ -30,7 +30,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchdeck.engine.catalogue import default_catalogue, parse_mytools_suffix
+from benchdeck.engine.catalogue import default_catalogue
+from benchdeck.engine.mytools_names import parse_mytools_suffix
 from benchdeck.engine.parsers.mytools_met import parse_met
 from benchdeck.store.compare import HW_KEYS, CompareError, compare
 from benchdeck.store.db import Store

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from benchdeck.engine.metrics import relative
+from benchdeck.engine.relative import relative
 from benchdeck.store.columns import Column
 from benchdeck.store.compare_model import (
     HW_COLS,
@@ -47,23 +47,38 @@ __all__ = [
     "compare",
 ]
 
-_AGG_SQL = """
-SELECT w.name, r.threads, b.name, r.config,
+# Host, builds and workloads by id: the aggregate and the sample counts take no str parameter and
+# join no name table (a str parameter makes DuckDB's client import decimal, ~1.5 ms of a ~120 ms
+# compare; see _Runs). Kinds 3 and 4: whether the store has any per-second samples (none: no
+# count query) and any counter windows (none: no counters).
+_NAMES_SQL = """
+SELECT 0, host_id, name FROM hosts UNION ALL
+SELECT 1, build_id, name FROM builds UNION ALL
+SELECT 2, workload_id, name FROM workloads UNION ALL
+SELECT 3, count(*), '' FROM (SELECT 1 FROM bench_samples LIMIT 1)
+"""
+_COUNTERS_SQL = " UNION ALL SELECT 4, count(*), '' FROM (SELECT 1 FROM counter_windows LIMIT 1)"
+
+_OF_RUNS = """
+  r.host_id = {host}
+  AND r.build_id IN ({builds})
+  AND r.status = 'finished'
+  AND ($dop IS NULL OR r.threads = $dop)"""
+
+_AGG_SQL = (
+    """
+SELECT r.workload_id, r.threads, r.build_id, r.config,
        median(s.qps), count(*), min(s.qps), max(s.qps),
        median(s.cpu_o), median(s.cs_o), median(s.r_o), median(s.rkb_o), median(s.wkb_o),
-       median(s.per_op_ops), list((r.run_id, s.qps))
+       median(s.per_op_ops), CASE WHEN count(*) > 1 THEN list((r.run_id, s.qps)) END, min(r.run_id)
 FROM runs r
-JOIN hosts h ON h.host_id = r.host_id
-JOIN builds b ON b.build_id = r.build_id
-JOIN workloads w ON w.workload_id = r.workload_id
 JOIN run_summary s ON s.run_id = r.run_id
-WHERE h.name = $host
-  AND list_contains(string_split($builds, chr(31)), b.name)
-  AND r.status = 'finished'
-  AND s.qps IS NOT NULL
-  AND ($dop IS NULL OR r.threads = $dop)
-GROUP BY w.name, r.threads, b.name, r.config
+WHERE s.qps IS NOT NULL AND"""
+    + _OF_RUNS
+    + """
+GROUP BY r.workload_id, r.threads, r.build_id, r.config
 """
+)
 
 _SAMPLES_SQL = """
 SELECT run_id, qps FROM bench_samples
@@ -71,11 +86,11 @@ SEMI JOIN (SELECT CAST(unnest(string_split($ids, ',')) AS BIGINT) AS id) ON run_
 WHERE qps IS NOT NULL ORDER BY run_id, t
 """
 
-_COUNTS_SQL = """
-SELECT run_id, count(*) FILTER (WHERE isfinite(qps)) FROM bench_samples
-SEMI JOIN (SELECT CAST(unnest(string_split($ids, ',')) AS BIGINT) AS id) ON run_id = id
-GROUP BY run_id
-"""
+# the runs of the aggregate and more (a superset of the single-run cells'), by the same ids and dop
+_COUNTS_SQL = (
+    "SELECT run_id, count(*) FILTER (WHERE isfinite(qps)) FROM bench_samples "  # noqa: S608 (constants)
+    f"WHERE run_id IN (SELECT r.run_id FROM runs r WHERE {_OF_RUNS}) GROUP BY run_id"
+)
 MIN_SAMPLES = 10  # = store.noise.MIN_SAMPLES (a test holds them equal): fewer give no interval
 
 ColumnArg = str | Column
@@ -111,7 +126,8 @@ def compare(
         if any(c.dop is None for c in wanted):
             raise CompareError("give every column a dop (BUILD@DOP) or --dop for those without one")
     sql_dop = None if at_dops else dop
-    rows = cur.execute(_AGG_SQL, {"host": host, "builds": _joined(builds), "dop": sql_dop}).fetchall()
+    runs = _Runs(cur, host, builds, sql_dop)
+    rows = runs.aggregate()
     if {r[2] for r in rows} != set(builds):  # (rows for every build: the host and builds exist)
         _check_names(cur, host, [c.build for c in wanted])  # unknown host or build: said first
     # per (workload, dop, build, config): the runs it has (what the columns are resolved from);
@@ -144,7 +160,7 @@ def compare(
         {(wl, d) for (wl, d, b) in cells if b == base_label and (only is None or wl in only)},
         key=lambda k: (sort_key(k[0]), k[1] if k[1] is not None else -1),
     )
-    cis = _intervals(cur, cells, keys, base_label, col_labels) if intervals else {}
+    cis = _intervals(cur, cells, keys, base_label, col_labels, runs) if intervals else {}
     rqps = tuple(rqps_row(cells, wl, d, base_label, col_labels, group_of, cis) for wl, d in keys)
     return Comparison(
         host=host,
@@ -158,23 +174,30 @@ def compare(
         cells=cells,
         base_column=specs[0],
         column_specs=tuple(specs[1:]),
-        counters=_counters(cur, cells, keys, base_label, col_labels) if counters else (),
+        counters=_counters(cur, cells, keys, base_label, col_labels) if counters and runs.counters else (),
     )
 
 
 def _cell(row: tuple[Any, ...]) -> Cell:
-    """A row of :data:`_AGG_SQL` as a cell."""
-    _wl, _threads, _build, _cfg, qps, n, qmin, qmax, *rest = row
-    *hw, runs = rest
-    runs.sort()  # by run id (an ORDER BY in the aggregate: ~1.2 ms more of a ~5 ms query)
+    """A row of :data:`_AGG_SQL` as a cell (DuckDB gives BIGINT as int, DOUBLE as float). A cell
+    of one run (most of an archive's) comes without the list of its runs: its run is the min
+    run id, its QPS the median's (a list of structs per row was ~1 ms of the 16-column compare)."""
+    qps, n, qmin, qmax, runs = float(row[4]), row[5], row[6], row[7], row[14]
+    run_ids: tuple[int, ...]
+    run_qps: tuple[float, ...]
+    if runs is None:
+        run_ids, run_qps = (row[15],), (qps,)
+    else:
+        runs.sort()  # by run id (an ORDER BY in the aggregate: ~1.2 ms more of a ~5 ms query)
+        run_ids, run_qps = tuple([r for r, _ in runs]), tuple([float(q) for _, q in runs])
     return Cell(
-        qps=float(qps),
-        n=int(n),
+        qps=qps,
+        n=n,
         qps_min=float(qmin),
         qps_max=float(qmax),
-        hw=dict(zip(HW_COLS, hw, strict=True)),
-        run_ids=tuple(int(r) for r, _ in runs),
-        run_qps=tuple(float(q) for _, q in runs),
+        hw=dict(zip(HW_COLS, row[8:14], strict=True)),
+        run_ids=run_ids,
+        run_qps=run_qps,
     )
 
 
@@ -196,11 +219,8 @@ def _counters(
     base: str,
     columns: Sequence[str],
 ) -> tuple[CounterRow, ...]:
-    try:  # most stores have no counters: then their module is not needed (~1.5 ms to import)
-        if cur.execute("SELECT 1 FROM counter_windows LIMIT 1").fetchone() is None:
-            return ()
-    except duckdb.CatalogException:
-        return ()  # a team store made before migration 12 (lakes do not follow migrations)
+    # (only for a store with counter windows, _Runs.counters: else the module is not needed,
+    # ~1.5 ms to import)
     from benchdeck.store.counters_per_op import counter_rows, per_op
 
     wanted = set(keys)
@@ -262,11 +282,46 @@ def _filters(config: str | None, dop: int | None) -> str:
     return f" with {shown}" if shown else ""
 
 
-def _joined(names: Sequence[str]) -> str:
-    """Names as one string parameter, split in SQL on the unit separator (U+001F): DuckDB's
-    Python client probes every element of a list parameter for a pandas object, a failed
-    import each time when pandas is not installed (~14 for three names, 5-50 ms)."""
-    return "\x1f".join(names)
+class _Runs:
+    """The finished runs of ``builds`` on ``host`` (at ``dop``), queried by ids. The host's and
+    the builds' ids are written into the SQL as integer literals: ids the store gave, made ints
+    here (no user value reaches the text; the dop stays a parameter). DuckDB's client tries to
+    import pandas for every parameter, twice, a failed import each time when it is absent: the
+    16-column compare's 18 parameters cost ~1.4 ms more than literals; a list parameter probes
+    each element the same way, and a str one imports decimal."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection, host: str, builds: Sequence[str], dop: int | None):
+        self.cur = cur
+        ids: dict[int, dict[str, int]] = {0: {}, 1: {}, 2: {}, 3: {}, 4: {"": 0}}
+        try:
+            found = cur.execute(_NAMES_SQL + _COUNTERS_SQL).fetchall()
+        except duckdb.CatalogException:  # a team store made before migration 12 (lakes do not
+            found = cur.execute(_NAMES_SQL).fetchall()  # follow migrations): no counter windows
+        for kind, id_, name in found:
+            ids[kind][name] = id_
+        self.samples = ids[3][""] > 0
+        self.counters = ids[4][""] > 0
+        """The store has counter windows (perf stat counters): else their module is not needed."""
+        build_ids = [ids[1][b] for b in builds if b in ids[1]]
+        self.found = host in ids[0] and bool(build_ids)
+        """False: the store has not the host or none of the builds (no runs to query)."""
+        self.dop = dop
+        self.ids = {"host": str(int(ids[0].get(host, 0))), "builds": ", ".join(map(str, map(int, build_ids)))}
+        self.workload_of = {i: n for n, i in ids[2].items()}
+        self.build_of = {i: n for n, i in ids[1].items()}
+
+    def _query(self, sql: str) -> list[tuple[Any, ...]]:
+        if not self.found:
+            return []
+        return self.cur.execute(sql.format(**self.ids), {"dop": self.dop}).fetchall()
+
+    def aggregate(self) -> list[tuple[Any, ...]]:
+        """The rows of :data:`_AGG_SQL`, the workload and the build by name."""
+        return [(self.workload_of[w], t, self.build_of[b], *rest) for w, t, b, *rest in self._query(_AGG_SQL)]
+
+    def sample_counts(self) -> dict[int, int]:
+        """Per run: its per-second samples with a finite QPS (runs without any: absent)."""
+        return dict(self._query(_COUNTS_SQL)) if self.samples else {}
 
 
 def _check_names(cur: duckdb.DuckDBPyConnection, host: str, builds: list[str]) -> None:
@@ -298,6 +353,7 @@ def _intervals(
     keys: Sequence[tuple[str, int | None]],
     base: str,
     columns: Sequence[str],
+    runs: _Runs,
 ) -> dict[tuple[str, int | None, str], RatioCI | None]:
     """The interval of every compared cell: from repeats when either side has several runs,
     else from both runs' per-second QPS (fetched in one query, bootstrapped in one batch)."""
@@ -319,8 +375,7 @@ def _intervals(
     if single:
         # runs without enough per-second samples for an interval (most imported archives) are
         # known from a count: numpy is loaded only when some cell gets an interval from samples
-        ids = sorted({i for _, c_id, b_id, _ in single for i in (c_id, b_id)})
-        counts = dict(cur.execute(_COUNTS_SQL, {"ids": ",".join(map(str, ids))}).fetchall())
+        counts = runs.sample_counts()
         out.update((k, None) for k, *_ in single)
         single = [s for s in single if min(counts.get(s[1], 0), counts.get(s[2], 0)) >= MIN_SAMPLES]
     if single:

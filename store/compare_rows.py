@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from benchdeck.engine.metrics import relative
+from benchdeck.engine.relative import relative
 from benchdeck.store.columns import Column
 from benchdeck.store.compare_model import HW_COLS, HW_KEYS, Cell, GroupStat, HwBlock, HwRow, RqpsRow
 
@@ -77,18 +77,17 @@ def hw_blocks(
     labels: Sequence[str],
 ) -> list[HwBlock]:
     blocks: list[HwBlock] = []
+    columns = list(zip(specs, labels, strict=True))
     for wl, d in keys:
-        present = [
-            (spec, label, cells[(wl, d, label)])
-            for spec, label in zip(specs, labels, strict=True)
-            if (wl, d, label) in cells
-        ]
+        present = [(s, label, c) for s, label in columns if (c := cells.get((wl, d, label))) is not None]
         if not any(_has_hw(c) for _, _, c in present):
             continue
-        base_vals = _hw_values(present[0][2])
+        base_vals: dict[str, float | None] | None = None  # the first row's (the base's, when it has the cell)
         rows = []
         for spec, label, c in present:
             vals = _hw_values(c)
+            if base_vals is None:
+                base_vals = vals
             rel = {k: relative(vals[k], base_vals[k]) for k in HW_KEYS}
             rows.append(HwRow(build=spec.build, values=vals, rel=rel, config=spec.config or "", label=label))
         blocks.append(HwBlock(workload=wl, dop=d, rows=tuple(rows)))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from benchdeck.engine.metrics import relative
+from benchdeck.engine.relative import relative
 
 COVERED = 0.9  # share of a window the per-second samples must cover to count its queries
 

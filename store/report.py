@@ -138,11 +138,13 @@ def _hw_text(block: HwBlock) -> Iterator[str]:
     yield "--- absolute"
     yield "\t".join([*HW_KEYS, "dbms"])
     for r in block.rows:
-        yield "\t".join([*(fmt_hw(k, r.values[k]) for k in HW_KEYS), r.label or r.build])
+        values = r.values
+        yield "\t".join([*[fmt_hw(k, values[k]) for k in HW_KEYS], r.label or r.build])
     yield "--- relative to first result"
     base = block.rows[0].values
     for r in block.rows[1:]:
-        yield "\t".join([*(fmt_rel(k, r.values, base) for k in HW_KEYS), r.label or r.build])
+        values = r.values
+        yield "\t".join([*[fmt_rel(k, values, base) for k in HW_KEYS], r.label or r.build])
 
 
 def md_escape(text: str) -> str:

@@ -7,11 +7,14 @@ opening a store at the latest schema needs neither the views (migrations) nor sn
 
 from __future__ import annotations
 
+import gc
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from benchdeck.tui.cli.context import READ_GC_THRESHOLD
 from tests.cli_helpers import ROOT, bd
 
 TREE = ROOT / "tests" / "data" / "mixed_config"
@@ -40,6 +43,15 @@ NOT_FOR_COMPARE = (
     "benchdeck.engine.families.dbbench.command",
     "benchdeck.engine.families.insertbench.steps",
     "benchdeck.store.counters_per_op",  # a store without counters
+    # a str parameter of a DuckDB query makes its client import decimal (~1.5 ms): compare's
+    # queries take ints (the names found by a query without parameters)
+    "decimal",
+    # record classes compare does not use (~0.5 ms each to create): the per-op record, the
+    # mytools suffix, the column picker's choices, the catalogue's workload record
+    "benchdeck.engine.metrics",
+    "benchdeck.engine.mytools_names",
+    "benchdeck.store.column_choices",  # the column picker's
+    "benchdeck.engine.catalogue_workload",  # Catalogue.workload()'s
 )
 PROBE = (
     "import sys\n"
@@ -127,19 +139,29 @@ EXIT_PROBE = (
 )
 
 
-def test_only_a_reading_command_skips_the_last_collections(tmp_path: Path) -> None:
-    """compare's process ends without walking every object once more (gc.freeze at exit);
-    a command that writes (import) keeps Python's collections at exit."""
+def test_only_a_reading_command_skips_the_teardown(tmp_path: Path) -> None:
+    """compare's process ends once its output is flushed, without Python's teardown (no atexit
+    handler runs: the probe's neither), its output whole; a failed compare ends as before, but
+    without walking every object once more (gc.freeze at exit); a command that writes (import)
+    keeps Python's collections and teardown."""
     env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
 
-    def frozen(*args: str) -> int:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
         argv = [sys.executable, "-c", EXIT_PROBE, *args]
-        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
-        assert r.returncode == 0, r.stderr
-        return int(r.stdout.rsplit("FROZEN", 1)[1])
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
-    assert frozen("import", "mytools", str(TREE), "--host", "hx") == 0
-    assert frozen("compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp") > 0
+    imported = run("import", "mytools", str(TREE), "--host", "hx")
+    assert imported.returncode == 0, imported.stderr
+    assert int(imported.stdout.rsplit("FROZEN", 1)[1]) == 0
+    compare = ["compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp"]
+    done = run(*compare, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert "FROZEN" not in done.stdout, "no teardown: the probe's atexit handler did not run"
+    assert json.loads(done.stdout)["base"]["build"] == "pg1611_o2nofp", "the output is whole"
+    failed = run(*compare[:-1], "pg999_nosuch")
+    assert failed.returncode == 2, failed.stderr
+    assert "unknown build 'pg999_nosuch'" in failed.stderr
+    assert int(failed.stdout.rsplit("FROZEN", 1)[1]) > 0
 
 
 BLAS_PROBE = (
@@ -167,3 +189,65 @@ def test_compare_loads_numpy_without_a_blas_thread_pool(tmp_path: Path) -> None:
     one_thread = probe({"OPENBLAS_NUM_THREADS": "1"})[1]
     assert probe({}) == ["1", one_thread], "no OpenBLAS threads but the caller's"
     assert probe({"OPENBLAS_NUM_THREADS": "2"})[0] == "2"
+
+
+GC_PROBE = (
+    "import gc, sys\n"
+    "from benchdeck.tui.cli import context\n"
+    "def seen(name, real):\n"
+    "    def probe(self):\n"
+    "        state = gc.isenabled(), gc.get_freeze_count() > 0, gc.get_threshold()[0]\n"
+    "        print('GC', name, *state, flush=True)\n"
+    "        return real(self)\n"
+    "    return probe\n"
+    "context.Ctx.open_store = seen('writes', context.Ctx.open_store)\n"
+    "context.Ctx.open_store_for_reading = seen('reads', context.Ctx.open_store_for_reading)\n"
+    "from benchdeck.tui.cli.main import main\n"
+    "main()\n"
+)
+
+
+def test_a_reading_command_loads_with_the_collector_paused_then_frozen(tmp_path: Path) -> None:
+    """compare's modules (DuckDB's with them) load without Python's collections, and what they
+    made is frozen before the command runs, with the collector on again, collecting less often;
+    a command that writes (import) loads and collects as before: nothing frozen."""
+    env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
+
+    def state(*args: str) -> list[str]:
+        argv = [sys.executable, "-c", GC_PROBE, *args]
+        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split("GC ", 1)[1].split()[:4]
+
+    default = str(gc.get_threshold()[0])
+    assert state("import", "mytools", str(TREE), "--host", "hx") == ["writes", "True", "False", default]
+    compare = ["compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg181_o2nofp"]
+    assert state(*compare) == ["reads", "True", "True", str(READ_GC_THRESHOLD)]
+
+
+PANDAS_PROBE = (
+    "import sys\n"
+    "class Count:\n"
+    "    n = 0\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        Count.n += name == 'pandas'\n"
+    "sys.meta_path.insert(0, Count())\n"
+    "from benchdeck.tui.cli.main import main\n"
+    "main(sys.argv[1:])\n"
+    "print('PANDAS', Count.n)\n"
+)
+
+
+def test_compare_gives_duckdb_no_parameter_to_probe(tmp_path: Path) -> None:
+    """DuckDB's client tries to import pandas for every query parameter (twice: a failed import
+    each time when it is absent) and a str parameter makes it import decimal: compare's queries
+    write the store's own ids into their SQL instead (the 16-column archive compare had 18)."""
+    env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
+    imported = bd(env, "import", "mytools", str(TREE), "--host", "hx")
+    assert imported.returncode == 0, imported.stderr
+    args = ["compare", "--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg177_o2nofp:x10a_c32r128"]
+    argv = [sys.executable, "-c", PANDAS_PROBE, *args]
+    r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "Relative to: pg1611_o2nofp" in r.stdout
+    assert r.stdout.rsplit("PANDAS", 1)[1].split() == ["0"]

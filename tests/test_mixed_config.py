@@ -17,7 +17,8 @@ import duckdb
 import jsonschema
 import pytest
 
-from benchdeck.store.columns import Column, builds_of_config, column_choices, series_columns
+from benchdeck.store.column_choices import builds_of_config, column_choices, series_columns
+from benchdeck.store.columns import Column
 from benchdeck.store.db import Store
 from tests.cli_helpers import ROOT, bd
 

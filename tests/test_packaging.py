@@ -74,7 +74,7 @@ def test_the_wheel_installs_one_top_level_package(wheel: Path) -> None:
     assert missing == [], f"not in the wheel (a package missing from pyproject's list?): {missing}"
     (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert f"benchdeck = {NAMESPACE}.tui.cli.main:main" in text
+    assert f"benchdeck = {NAMESPACE}.tui.entry:main" in text
 
 
 def test_an_installed_copy_runs_and_has_no_old_names(wheel: Path, tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from itertools import chain
 from pathlib import Path
 
 from benchdeck.engine.builds import BuildNameError, parse_build_name
-from benchdeck.engine.catalogue import parse_mytools_suffix
+from benchdeck.engine.mytools_names import parse_mytools_suffix
 from benchdeck.store.db import Store
 from benchdeck.store.importers import suite_order
 from benchdeck.store.importers.identity import content_key, known_keys

@@ -13,7 +13,7 @@ from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
 
-from benchdeck.engine.catalogue import ResultSuffix, parse_mytools_suffix
+from benchdeck.engine.mytools_names import ResultSuffix, parse_mytools_suffix
 from benchdeck.engine.parsers import parse_command
 from benchdeck.store.importers import suite_order
 from benchdeck.store.importers.dating import parse_stamp

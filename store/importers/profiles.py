@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchdeck.engine.catalogue import parse_mytools_suffix
+from benchdeck.engine.mytools_names import parse_mytools_suffix
 from benchdeck.engine.profiling.folded import (
     StackFormatError,
     parse_flamegraph_svg,

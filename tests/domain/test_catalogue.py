@@ -10,9 +10,9 @@ from benchdeck.engine.catalogue import (
     family_of,
     load_group_overrides,
     merged_order,
-    parse_mytools_suffix,
     split_workload_name,
 )
+from benchdeck.engine.mytools_names import parse_mytools_suffix
 
 
 def test_classic_suite_has_the_posts_42_steps_and_group_sizes() -> None:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,61 @@ async def test_a_screen_restyles_on_its_later_resumes_not_its_first(
         assert restyled, "a later resume restyles"
         assert app.screen is launch
         assert launch.styles.background != before, "restyled for the new theme"
+
+
+async def start_on_launch(db: Path) -> tuple[KeptParseStylesheet, list[str]]:
+    """An app start on Launch (no store file), ended: its stylesheet and its rules."""
+    app = BenchdeckApp(db)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == "LaunchScreen"
+        sheet = app.stylesheet
+        assert isinstance(sheet, KeptParseStylesheet)
+        return sheet, [described(rule) for rule in sheet.rules]
+
+
+def described(rule: Any) -> str:
+    """A rule set, selectors and declarations (RuleSet.css fails on some of Textual's own)."""
+    declared = sorted((k, repr(v)) for k, v in rule.styles.get_rules().items())
+    return repr((rule.selector_set, declared, rule.is_default_rules, rule.tie_breaker, rule.errors))
+
+
+async def test_the_next_start_loads_what_this_one_parsed(
+    config_dir: Path, cache_dir: Path, tmp_path: Path, parses: list[tuple[str, Any]]
+) -> None:
+    """The sources parsed before Launch's first frame are kept as the app ends; the next start
+    with the same variables parses none of them and ends with the same rules."""
+    first, rules = await start_on_launch(tmp_path / "a.duckdb")
+    assert first.parsed_here == 0, "kept at the end"
+    assert len(list(cache_dir.glob("css-*.pickle"))) == 1
+    parsed = len(parses)
+    second, again = await start_on_launch(tmp_path / "b.duckdb")
+    assert parses[parsed:] == [], "the second start parsed CSS"
+    assert second.parsed_here == 0
+    assert again == rules
+
+
+@pytest.mark.parametrize("spoil", ["damaged", "writable by others", "made for other variables"])
+async def test_a_kept_parse_not_fit_to_load_is_parsed_and_kept_anew(
+    config_dir: Path, cache_dir: Path, tmp_path: Path, parses: list[tuple[str, Any]], spoil: str
+) -> None:
+    """A damaged file, one another user could have written (a pickle runs code as it loads) or
+    one made for other variables is not loaded: the sources are parsed as before, and the file
+    is written anew."""
+    _, rules = await start_on_launch(tmp_path / "a.duckdb")
+    (kept,) = cache_dir.glob("css-*.pickle")
+    if spoil == "damaged":
+        kept.write_bytes(b"not a pickle")
+    elif spoil == "writable by others":
+        kept.chmod(0o666)
+    else:  # (a file whose name's 32-bit hash collides: it says what it was made for)
+        made_for, rules_kept = pickle.loads(kept.read_bytes())
+        kept.write_bytes(pickle.dumps((made_for + "\nother variables", rules_kept)))
+    parsed = len(parses)
+    _, again = await start_on_launch(tmp_path / "b.duckdb")
+    assert len(parses) > parsed, "parsed again"
+    assert again == rules
+    assert kept.stat().st_mode & 0o777 == 0o600, "written anew"
+    parsed = len(parses)
+    await start_on_launch(tmp_path / "c.duckdb")
+    assert parses[parsed:] == [], "and loaded by the start after"

@@ -137,3 +137,57 @@ async def test_a_store_that_fails_to_open_after_a_kept_page_says_so(
             app._opened.result(timeout=60)
         await settle(pilot)
         assert [n.message for n in app._notifications] == [f"store {store} is damaged (test)"]
+
+
+async def test_a_first_starts_store_is_kept_as_no_runs_once_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newcomer's first start makes the store; "no runs" is kept once the store has been
+    quiet (first_page.QUIET_S, shortened here), so the second start opens on Launch at once,
+    without a peek child waiting for DuckDB, as the first did."""
+    import time
+
+    monkeypatch.setattr(first_page, "QUIET_S", 0.3)
+    path = tmp_path / "new.duckdb"
+    app = BenchdeckApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.current_mode == "launch"
+        assert app._opened.result(timeout=60) == 0
+        deadline = time.monotonic() + 30
+        while first_page.load(path) is None:  # the timer, then the worker: polled, not slept
+            assert time.monotonic() < deadline, "no runs never kept"
+            await pilot.pause(0.05)
+    assert first_page.load(path) == (0, None)
+    second = Opening(path, peek=True)
+    assert second.empty
+    assert second.decided.done()
+    assert not second.started
+    assert second._peek is None, "no child to wait for"
+
+
+def test_a_page_not_kept_for_a_store_written_just_before_is_kept_later(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is kept later is read again then: a store written in between keeps its new page,
+    never the one read before."""
+    monkeypatch.setattr(first_page, "QUIET_S", 3600.0)  # "written just before" the opening
+    opening = Opening(store)
+    opening.opened.result(timeout=60)
+    assert opening.keep_later
+    assert first_page.load(store) is None
+    assert not opening.keep_again(), "still not quiet"
+    with Store.open(store) as s:  # another process tags a run meanwhile
+        s.cursor().execute("UPDATE runs SET tags = ['x'] WHERE run_id = 168")
+    monkeypatch.setattr(first_page, "QUIET_S", 0.0)
+    try:
+        assert opening.keep_again()
+    finally:
+        opening.store.close()
+    kept = first_page.load(store)
+    assert kept is not None
+    assert kept[0] == 168
+    assert kept[1] is not None
+    assert kept[1].runs[0].run_id == 168
+    assert kept[1].runs[0].tags == ("x",)
+    assert not opening.keep_later

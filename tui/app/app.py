@@ -12,6 +12,7 @@ import gc
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -28,7 +29,7 @@ from benchdeck.tui.app.commands import BenchdeckCommands
 from benchdeck.tui.app.context import AppServices
 from benchdeck.tui.app.nav import NAV
 from benchdeck.tui.app.screens.base import report_worker_error, tcss
-from benchdeck.tui.app.stylesheet import KeptParseStylesheet
+from benchdeck.tui.app.stylesheet import KeptParseStylesheet, write_kept
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.services.settings import (
     SettingsError,
@@ -38,6 +39,7 @@ from benchdeck.tui.services.settings import (
     save_ui_settings,
     user_themes_dir,
 )
+from benchdeck.tui.startup.first_page import cache_dir
 from benchdeck.tui.startup.runs_page import RunsPage
 from benchdeck.tui.startup.store_handle import Opening
 
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
 CLOSE_WAIT_S = 10.0  # at most this long, quitting, for a store still opening to have opened
 FREEZE_AFTER_S = 2.0  # startup is over: its objects are frozen (gc.freeze) then
+KEEP_MARGIN_S = 0.25  # a first page the opening could not keep: kept this long after it can be
 
 
 class BenchdeckApp(App[None]):
@@ -78,11 +81,16 @@ class BenchdeckApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit benchdeck"),
     ]
 
-    def __init__(self, db: Path | None = None, opening: Opening | None = None) -> None:
+    def __init__(
+        self, db: Path | None = None, opening: Opening | None = None, *, gc_paused: bool = False
+    ) -> None:
         """``opening``: the store, already opening (``benchdeck`` starts it before it imports
-        Textual); else it starts opening now."""
+        Textual); else it starts opening now. ``gc_paused``: the entry turned the cycle
+        collector off for the start (tui/entry.py): it runs again once startup is over."""
         super().__init__()
-        self.stylesheet = KeptParseStylesheet(variables=self.stylesheet._variables)  # (made just now)
+        self.stylesheet = KeptParseStylesheet(  # (Textual's, made just now, had parsed nothing)
+            variables=self.stylesheet._variables, cache=cache_dir()
+        )
         self.db = db
         self._opening = opening if opening is not None else Opening(db)
         self.store = self._opening.store
@@ -95,7 +103,7 @@ class BenchdeckApp(App[None]):
         """Published once the store has opened (or failed to)."""
         self.startup_errors: list[str] = []
         self._remember_theme = False
-        self._gc_paused = False  # the collector was paused for startup (on_load) and runs again
+        self._gc_paused = gc_paused  # the collector was paused for startup (on_load) and runs again
         self.first_frame_out = False
         """A screen has drawn a frame outside the batch of the app's start (BenchdeckScreen)."""
         for theme in bundled_themes():
@@ -171,7 +179,7 @@ class BenchdeckApp(App[None]):
 
         The cycle collector pauses until startup is over: what startup makes lives as long as
         the app, and collecting it on the way cost ~0.1 s before the first frame (measured)."""
-        self._gc_paused = gc.isenabled()
+        self._gc_paused = self._gc_paused or gc.isenabled()
         gc.disable()
         # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
         if not self._opening.decided.done():  # a child reads the first page (tui.page_peek)
@@ -207,6 +215,19 @@ class BenchdeckApp(App[None]):
         gc.collect()
         gc.freeze()
         self._resume_gc()
+        self._keep_css(wait=False)
+
+    def _keep_css(self, wait: bool) -> None:
+        """The CSS parsed so far, kept for the next start (tui/app/stylesheet.py): on a thread,
+        or now (``wait``: the app ends)."""
+        sheet = self.stylesheet
+        kept = sheet.to_keep() if isinstance(sheet, KeptParseStylesheet) else None
+        if kept is None:
+            return
+        if wait:
+            write_kept(*kept)
+        else:
+            self.run_worker(partial(write_kept, *kept), thread=True, group="startup.css", exit_on_error=False)
 
     def _resume_gc(self) -> None:
         if self._gc_paused:
@@ -223,6 +244,18 @@ class BenchdeckApp(App[None]):
         if not opened.cancelled() and opened.exception() is None:
             self.run_worker(self._auto_resume(), group="resume", exit_on_error=False)
             self._watch_others()
+            if self._opening.keep_later:  # (a first start's store, or one written just before)
+                from benchdeck.tui.startup import first_page
+
+                self.set_timer(first_page.QUIET_S + KEEP_MARGIN_S, self._keep_again)
+
+    def _keep_again(self) -> None:
+        """Keep the first page (or "no runs") the opening could not, once the store has been
+        quiet for first_page.QUIET_S: the next start shows it without waiting for the peek
+        child (tui/startup/page_peek.py; a store with no runs: ~2x a bare Textual app's first
+        frame instead of ~1.5x, bench/bench_tui.py)."""
+        if self._opening.keep_later:
+            self.run_worker(self._opening.keep_again, thread=True, group="startup.keep", exit_on_error=False)
 
     def _watch_others(self) -> None:
         """What other processes store beside the app (imports, CLI runs) shows as the app's own
@@ -290,6 +323,7 @@ class BenchdeckApp(App[None]):
             # DuckDB (its import or open) as the process exits (that aborts it)
             await asyncio.wait([asyncio.wrap_future(self._opened)], timeout=CLOSE_WAIT_S)
         self.store.close()
+        self._keep_css(wait=True)  # (what later screens parsed too)
         gc.unfreeze()  # the collector sees everything again: nothing outlives the app unfreed
         self._resume_gc()
 
@@ -392,8 +426,8 @@ class BenchdeckApp(App[None]):
         report_worker_error(self, event)
 
 
-def run_app(db: Path | None = None, opening: Opening | None = None) -> None:
-    BenchdeckApp(db=db, opening=opening).run()
+def run_app(db: Path | None = None, opening: Opening | None = None, gc_paused: bool = False) -> None:
+    BenchdeckApp(db=db, opening=opening, gc_paused=gc_paused).run()
 
 
 def _provides(app: BenchdeckApp) -> AppServices:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -43,11 +45,61 @@ class _QuickExit:
     (its store is closed; a writer's process keeps the collections)."""
 
     only_read = False
+    own_process = False
+    """The CLI is the process's entry point (not a test calling ``main`` in-process)."""
 
     @staticmethod
     def at_exit() -> None:
         if _QuickExit.only_read:
             gc.freeze()
+
+    @staticmethod
+    def after_command() -> None:
+        """A reading command that ended well ends its process at once, its output flushed:
+        its store is closed (a snapshot copy removed), it started no thread or file of its own
+        to finish, and Python's teardown (every module cleared, DuckDB's database shut down)
+        cost ~5 ms of a ~120 ms ``compare`` (16-column archive compare 124 -> 119 ms CPU, 25
+        interleaved processes). An error, or any other command, exits as before."""
+        if not (_QuickExit.own_process and _QuickExit.only_read):
+            return
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:  # (a closed pipe ...: Python's own exit deals with it, as before)
+            return
+        os._exit(0)
+
+
+READ_COMMANDS = frozenset({"compare", "changes", "diff", "export", "scaling"})
+"""Commands that only read the store: a short process whatever the store's size."""
+
+
+READ_GC_THRESHOLD = 50_000
+"""Allocations between two collections of a reading command's objects (Python's default: 700)."""
+
+
+@contextmanager
+def loading_quietly(command: str) -> Iterator[None]:
+    """Load a reading command's module (DuckDB's with it) with Python's collector paused, then
+    freeze what was loaded: the collections the imports trigger walk every object made so far,
+    again and again, and nothing of a module is garbage. The collector runs again after, over
+    the command's own objects only, once per :data:`READ_GC_THRESHOLD` new objects (a short
+    process: its cycles, if any, wait a little longer). Other commands (long ones: import,
+    queue) load and collect as before.
+
+    The 16-column archive compare: 121 -> 116 ms CPU (30 interleaved processes, load 1.4-2.1);
+    the command's own collections after that: 18 taking 0.75 ms at the default threshold (700),
+    none at this one (gc.callbacks, in the process)."""
+    if not _QuickExit.own_process or command not in READ_COMMANDS or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.set_threshold(READ_GC_THRESHOLD, *gc.get_threshold()[1:])
+        gc.enable()
 
 
 # How long a writing command waits for a store another process holds (it says so once).

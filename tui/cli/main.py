@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from benchdeck.tui.cli.context import Ctx, _QuickExit, fail
+from benchdeck.tui.cli.context import Ctx, _QuickExit, fail, loading_quietly
 from benchdeck.tui.services.errors import is_compare_error, is_store_error
 
 ROOT_OPTIONS = ("--db", "--lake-data", "--groups", "--inventory")
@@ -62,7 +62,8 @@ class _LazyGroup(click.Group):
         if cmd_name not in self.commands:
             if cmd_name in _LAZY:
                 module, attr = _LAZY[cmd_name]
-                self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+                with loading_quietly(cmd_name):
+                    self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
             else:
                 _register()
         return super().get_command(ctx, cmd_name)
@@ -140,6 +141,7 @@ def _register() -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one line and an exit code."""
     if argv is None:  # the process's own entry point (not a test calling it in-process)
+        _QuickExit.own_process = True
         atexit.register(_QuickExit.at_exit)
     try:
         cli.main(
@@ -147,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             prog_name="benchdeck",
             standalone_mode=False,
         )
+        _QuickExit.after_command()
     except click.NoSuchOption as exc:
         hint = ""
         if exc.option_name in ROOT_OPTIONS:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from benchdeck.store.columns import Column, ColumnChoice, column_choices
+from benchdeck.store.column_choices import ColumnChoice, column_choices
+from benchdeck.store.columns import Column
 from benchdeck.store.lookups import host_workloads
 from benchdeck.store.queries import (
     busiest_host,

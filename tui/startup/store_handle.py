@@ -244,8 +244,12 @@ class Opening:
         """Known before the store opens that it holds no runs: the first screen is Launch,
         drawn without DuckDB (an empty store measured 0.48 s to Launch's first frame, 3.7x a
         bare Textual app, when it was opened first: bench/bench_tui.py)."""
+        self.keep_later = False
+        """The page read as the store opened could not be kept (the store had no file yet, or
+        had been written within first_page.QUIET_S): :meth:`keep_again` may, later."""
+        self._made = False  # a first start: the store file is made by this start
         if self._path is not None and not self._path.exists():
-            self.empty = True  # a first start: the store is made once Launch is shown
+            self.empty = self._made = True  # a first start: the store is made once Launch is shown
         if self.kept is not None or self.empty:
             self._first_runs = self.kept
             self.store.path_hint = self._path
@@ -313,7 +317,8 @@ class Opening:
             if self.kept is not None:
                 self._update = (True, None)  # until the store's page is read and compared
             if self.empty and not self.peeked and runs == 0:
-                return  # kept already
+                self.keep_later = self._made  # (else "none" is kept already)
+                return
             page = read_runs_page(cur, RunFilter()) if runs else None
             if self.kept is not None:
                 self._update = (page != self.kept, page)
@@ -321,10 +326,8 @@ class Opening:
                     return  # kept already
             else:
                 self._first_runs = page
-            store = self.store.get()
-            mine = store.snapshot_of is None and store.lake is None
-            if path is not None and mine and store.path.resolve() == path.resolve():
-                first_page.save(path, before, runs, page)  # (no runs: kept too, as "none")
+            if path is not None and self._mine(path) and not first_page.save(path, before, runs, page):
+                self.keep_later = True  # (no runs: kept too, as "none")
 
         def done(f: Future[int]) -> None:
             exc = f.exception()
@@ -336,6 +339,34 @@ class Opening:
                 self.opened.set_result(f.result())
 
         self.store.open_soon(then=read, first=first).add_done_callback(done)
+
+    def _mine(self, path: Path) -> bool:
+        """The open store is the file ``path`` itself (not a snapshot copy, not a team store):
+        a page read from it may be kept for it."""
+        store = self.store.get()
+        mine = store.snapshot_of is None and store.lake is None
+        return mine and store.path.resolve() == path.resolve()
+
+    def keep_again(self) -> bool:
+        """Keep the store's first page now, as the opening does (the same checks: the store
+        unchanged while it is read and quiet before), when the opening could not
+        (:attr:`keep_later`): the next start then shows it, or Launch at once for "no runs",
+        instead of waiting for the peek child. Blocking (DuckDB): call it on a worker thread,
+        once the store has opened. False if it could not keep it this time either."""
+        from benchdeck.tui.startup import first_page
+
+        path = self._path
+        before = first_page.identity(path) if path is not None else None
+        if path is None or before is None or not first_page.quiet(before) or not self._mine(path):
+            return False  # (written within QUIET_S: the app itself may be writing)
+        cur = self.store.cursor()
+        try:
+            runs = count_all_runs(cur)
+            page = read_runs_page(cur, RunFilter()) if runs else None
+        finally:
+            cur.close()
+        self.keep_later = not first_page.save(path, before, runs, page)
+        return not self.keep_later
 
     def take_first_runs(self) -> RunsPage | None:
         """The first page of Runs (unfiltered), once: the kept one, else the one read as the

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
 
-from benchdeck.store.columns import ColumnChoice
+from benchdeck.store.column_choices import ColumnChoice
 from benchdeck.store.compare import CompareError, Comparison
 from benchdeck.store.report import render
 from benchdeck.store.scaling import Scaling

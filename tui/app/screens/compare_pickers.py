@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.widgets import Select
 
-from benchdeck.store.columns import ColumnChoice, series_columns
+from benchdeck.store.column_choices import ColumnChoice, series_columns
 from benchdeck.tui.app.screens.base import BenchdeckScreen
 from benchdeck.tui.app.screens.dialogs import PickDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
