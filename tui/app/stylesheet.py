@@ -161,17 +161,6 @@ def _read_own(path: Path) -> bytes | None:
 def write_kept(path: Path, data: bytes) -> None:
     """Write what :meth:`KeptParseStylesheet.to_keep` gave, whole or not at all (a cache: a
     failure only means the next start parses)."""
-    import tempfile
+    from benchdeck.tui.startup.first_page import write_whole
 
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".css-", dir=path.parent)  # (mode 0600)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        pass
+    write_whole(path, data)

@@ -71,10 +71,6 @@ def identity(path: Path) -> Identity | None:
 
 def quiet(ident: Identity) -> bool:
     """Whether the files of ``ident`` were last written more than :data:`QUIET_S` ago."""
-    return _quiet(ident)
-
-
-def _quiet(ident: Identity) -> bool:
     last = max(s[3:] for s in ident if s is not None)  # (mtime, ctime) of the latest
     return time.time_ns() - max(last) >= QUIET_S * 1e9
 
@@ -90,23 +86,29 @@ def save(path: Path, before: Identity | None, runs: int, page: RunsPage | None) 
     """Keep ``page`` (read from ``path`` holding ``runs`` runs; None when it holds none) if the
     store was quiet and did not change while it was read (``before``: its identity before it
     was opened)."""
-    if before is None or identity(path) != before or not _quiet(before):
+    if before is None or identity(path) != before or not quiet(before):
         return False
     doc = {"format": FORMAT, "store": str(path.resolve()), "identity": before, **page_doc(runs, page)}
-    import tempfile  # (on the opening thread, after the first frame)
+    return write_whole(_cache_file(path), json.dumps(doc, separators=(",", ":")).encode())
 
-    target = _cache_file(path)
+
+def write_whole(target: Path, data: bytes) -> bool:
+    """Write a cache file whole or not at all (a temporary file of mode 0600 renamed over it, in
+    a directory made 0700): False if it could not be written, which for a cache only means the
+    next start reads or parses again (no room, no permission ...). Off the UI thread."""
+    import tempfile
+
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".runs-", dir=target.parent)
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}-", dir=target.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(doc, f, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-    except OSError:  # a cache only: no room, no permission ... the next start reads the store
+    except OSError:
         return False
     return True
 
