@@ -12,7 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 from textual.worker import Worker
 
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
@@ -24,6 +24,8 @@ from benchdeck.tui.app.screens.base import (
     tcss,
     whole_first_frame,
 )
+from benchdeck.tui.app.widgets.app_header import AppHeader
+from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.selection import Selection
 
@@ -135,7 +137,7 @@ class LaunchScreen(StyledOnce):
         )
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         with Horizontal(id="launch-columns"):
             with Vertical(classes="launch-col"):
                 yield Label("Hosts")
@@ -146,7 +148,7 @@ class LaunchScreen(StyledOnce):
                 yield SelectionList[str](id="launch-configs", classes="-hidden")
             with Vertical(classes="launch-col", id="launch-col-workloads"):
                 yield Label("Suite")
-                yield Select[str](
+                yield Choice[str](
                     [(BUILTIN_SUITE, BUILTIN_SUITE)],
                     value=BUILTIN_SUITE,
                     id="launch-suite",
@@ -164,7 +166,7 @@ class LaunchScreen(StyledOnce):
                 yield Label("Warm-up seconds")
                 yield Input("0", id="launch-warmup", type="integer")
                 yield Label("perf capture")
-                yield Select[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
+                yield Choice[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
                 yield Static("", id="launch-facts")
                 yield Static("", id="launch-where")
         with Horizontal(id="launch-bottom"):  # always in view, even at 80x24

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Function
-from textual.widgets import DataTable, Header, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker, WorkerState
 
 from benchdeck.store.queries import HistoryRow, RunFilter
@@ -20,6 +20,8 @@ from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
 from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, cell_texts, run_cells, widths
+from benchdeck.tui.app.widgets.app_header import AppHeader
+from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.startup.runs_page import RunsPage
@@ -135,10 +137,10 @@ class RunsScreen(RunActions):
         return self.pages.to_end
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         with Horizontal(id="runs-filters"):
-            yield Select[str]([], prompt="all hosts", id="runs-host", compact=True)
-            yield Select[str]([], prompt="all builds", id="runs-build", compact=True)
+            yield Choice[str]([], prompt="all hosts", id="runs-host", compact=True)
+            yield Choice[str]([], prompt="all builds", id="runs-build", compact=True)
             yield Input(placeholder="workload", id="runs-workload", compact=True)
             yield Input(
                 placeholder="since YYYY-MM-DD",
