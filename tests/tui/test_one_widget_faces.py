@@ -29,7 +29,9 @@ async def test_the_header_shows_the_title_and_follows_the_sub_title() -> None:
     app = HeaderApp()
     async with app.run_test(size=(60, 5)) as pilot:
         line = header_line(app)
-        assert line.startswith(" ⭘ ") and "benchdeck" in line and len(line) == 60
+        assert line.startswith(" ⭘ ")
+        assert "benchdeck" in line
+        assert len(line) == 60
         app.sub_title = "bd.duckdb"
         await pilot.pause()
         line = header_line(app)
@@ -40,7 +42,8 @@ async def test_the_header_shows_the_title_and_follows_the_sub_title() -> None:
         app.sub_title = "x" * 100  # too long: cut with an ellipsis, the line stays one line
         await pilot.pause()
         line = header_line(app)
-        assert "…" in line and len(line) == 60
+        assert "…" in line
+        assert len(line) == 60
         assert len(app.query_one(AppHeader).children) == 0
 
 
@@ -75,18 +78,26 @@ def face_line(app: App[None], selector: str) -> str:
     return rendered.plain
 
 
+def is_open(choice: Choice[str]) -> bool:
+    return bool(choice.expanded)
+
+
 async def test_a_choice_is_picked_with_the_keys_as_a_select() -> None:
     app = ChoiceApp()
     async with app.run_test(size=(40, 12)) as pilot:
         one = app.query_one("#one", Choice)
-        assert "alpha" in face_line(app, "#one") and face_line(app, "#one").rstrip().endswith("▼")
+        assert "alpha" in face_line(app, "#one")
+        assert face_line(app, "#one").rstrip().endswith("▼")
         one.focus()
         await pilot.press("enter")
-        assert one.expanded and face_line(app, "#one").rstrip().endswith("▲")
+        assert is_open(one)
+        assert face_line(app, "#one").rstrip().endswith("▲")
         await pilot.press("down", "enter")
         await pilot.pause()
-        assert one.value == "b" and not one.expanded
-        assert "beta" in face_line(app, "#one") and face_line(app, "#one").rstrip().endswith("▼")
+        assert one.value == "b"
+        assert not is_open(one)
+        assert "beta" in face_line(app, "#one")
+        assert face_line(app, "#one").rstrip().endswith("▼")
         assert app.changes[-1] == "b"
 
 
@@ -94,9 +105,11 @@ async def test_a_blank_choice_shows_its_prompt_on_one_line_however_narrow() -> N
     app = ChoiceApp()
     async with app.run_test(size=(40, 12)) as pilot:
         blank = app.query_one("#blank", Choice)
-        assert blank.is_blank() and "pick one" in face_line(app, "#blank")
+        assert blank.is_blank()
+        assert "pick one" in face_line(app, "#blank")
         face = blank.query_one(ChoiceFace)
-        assert len(face.children) == 0 and face.size.height == 1
+        assert len(face.children) == 0
+        assert face.size.height == 1
         blank.styles.width = 1  # squeezed (a picker bar wider than the screen)
         await pilot.pause()
         assert face.size.height == 1
