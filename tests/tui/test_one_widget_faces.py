@@ -7,6 +7,7 @@ from textual.app import App, ComposeResult
 from textual.command import CommandPalette
 from textual.content import Content
 from textual.widgets import Select
+from textual.widgets._select import SelectOverlay
 
 from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.choice import Choice, ChoiceFace
@@ -113,3 +114,31 @@ async def test_a_blank_choice_shows_its_prompt_on_one_line_however_narrow() -> N
         blank.styles.width = 1  # squeezed (a picker bar wider than the screen)
         await pilot.pause()
         assert face.size.height == 1
+
+
+async def test_the_option_list_is_made_at_the_first_opening_with_the_options_of_then() -> None:
+    app = ChoiceApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        blank = app.query_one("#blank", Choice)
+        assert len(blank.query(SelectOverlay)) == 0  # not made for the first frame
+        blank.set_options([("delta", "d"), ("epsilon", "e")])
+        blank.value = "e"
+        await pilot.pause()
+        assert "epsilon" in face_line(app, "#blank")
+        assert len(blank.query(SelectOverlay)) == 0
+        await pilot.click(ChoiceFace, offset=(2, 0))  # the first face: #one
+        await pilot.pause()
+        assert is_open(app.query_one("#one", Choice))
+        await pilot.press("escape")
+        await pilot.pause()
+        blank.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        overlay = blank.query_one(SelectOverlay)
+        assert overlay.option_count == 3  # the blank line and the options set before it was made
+        assert overlay.highlighted == 2  # on the value
+        assert overlay.compact  # as the picker
+        await pilot.press("up", "enter")
+        await pilot.pause()
+        assert blank.value == "d"
+        assert app.changes[-1] == "d"

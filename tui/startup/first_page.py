@@ -132,12 +132,15 @@ def page_from_doc(doc: dict[str, Any]) -> tuple[int, RunsPage | None]:
     if doc["hosts"] is None:
         return int(doc["count"]), None
     names = [f.name for f in fields(HistoryRow)]
+    width, at, tagged = len(names), names.index("created_at"), names.index("tags")
     runs = []
-    for row in doc["runs"]:
-        values = dict(zip(names, row, strict=True))
-        values["created_at"] = datetime.fromisoformat(values["created_at"])
-        values["tags"] = tuple(values["tags"])
-        runs.append(HistoryRow(**values))
+    for kept in doc["runs"]:  # (by position: ~1,000 of them before the first frame)
+        row = list(kept)
+        if len(row) != width:
+            raise ValueError("a kept run of another shape")
+        row[at] = datetime.fromisoformat(row[at])
+        row[tagged] = tuple(row[tagged])
+        runs.append(HistoryRow(*row))
     return int(doc["count"]), RunsPage(runs, list(doc["hosts"]), list(doc["builds"]), int(doc["total"]))
 
 

@@ -49,6 +49,8 @@ class RunsScreen(RunActions):
     """The run history: filter by host, build, workload and date; act on the selected run."""
 
     CSS_PATH = tcss("runs.tcss")
+    AUTO_FOCUS = "#runs-table"  # (Textual's "*" focused the host picker first, then on_mount the
+    # table: two focus changes, each restyling a widget and all below it, before the first frame)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "reload", "Reload", id="runs.reload", tooltip="Read the run history again"),
         Binding("slash", "focus_filter", "Filter", id="runs.filter", tooltip="Filter by workload"),
