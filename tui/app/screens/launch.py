@@ -43,6 +43,8 @@ BUILTIN_SUITE = "builtin"
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 UNNAMED = "(unnamed)"  # the config of a build that names none
+VALID = "-valid"  # Textual's class for an Input whose value passes (set as each is mounted, a restyle
+# each before the first frame: given here for the valid values these start with, it costs none)
 # What perf captures during the runs (README: Where the CPU goes); "" leaves it to the inventory
 CAPTURE_CHOICES = [
     ("inventory's", ""),
@@ -158,13 +160,13 @@ class LaunchScreen(StyledOnce):
                 yield SelectionList[str](id="launch-workloads")
             with OptionsColumn(classes="launch-col"):
                 yield Label("Threads (1,2,4 …)")
-                yield Input("1", id="launch-threads", restrict=r"[0-9, ]*")
+                yield Input("1", id="launch-threads", restrict=r"[0-9, ]*", classes=VALID)
                 yield Label("Repeats")
-                yield Input("1", id="launch-repeat", type="integer")
+                yield Input("1", id="launch-repeat", type="integer", classes=VALID)
                 yield Label("Seconds per workload")
-                yield Input("5", id="launch-time", type="integer")
+                yield Input("5", id="launch-time", type="integer", classes=VALID)
                 yield Label("Warm-up seconds")
-                yield Input("0", id="launch-warmup", type="integer")
+                yield Input("0", id="launch-warmup", type="integer", classes=VALID)
                 yield Label("perf capture")
                 yield Choice[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
                 yield Static("", id="launch-facts")

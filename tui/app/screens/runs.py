@@ -143,7 +143,9 @@ class RunsScreen(RunActions):
         with Horizontal(id="runs-filters"):
             yield Choice[str]([], prompt="all hosts", id="runs-host", compact=True)
             yield Choice[str]([], prompt="all builds", id="runs-build", compact=True)
-            yield Input(placeholder="workload", id="runs-workload", compact=True)
+            yield Input(
+                placeholder="workload", id="runs-workload", compact=True, classes="-valid"
+            )  # (as mounted)
             yield Input(
                 placeholder="since YYYY-MM-DD",
                 id="runs-since",

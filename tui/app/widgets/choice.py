@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from rich.console import RenderableType
 from textual.app import ComposeResult, RenderResult
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Size
 from textual.style import Style
@@ -33,6 +34,15 @@ class ChoiceFace(SelectCurrent):
         .choice-face--placeholder { color: $foreground 50%; }
     }
     """
+
+    def __init__(self, placeholder: str, *, has_value: bool = False) -> None:
+        """SelectCurrent's, and ``has_value``: it shows a value once mounted (its class set
+        here, not by its watcher as it mounts: a restyle, before the first frame)."""
+        Horizontal.__init__(self, classes="-has-value" if has_value else None)
+        self.placeholder = placeholder
+        self.label: RenderableType | NoSelection = Select.NULL
+        if has_value:
+            self.set_reactive(ChoiceFace.has_value, True)
 
     @property
     def is_container(self) -> bool:  # (a Horizontal without children: sized and drawn by render)
@@ -80,7 +90,7 @@ class Choice(Select[SelectType]):
     Runs' first frame for its two pickers)."""
 
     def compose(self) -> ComposeResult:
-        yield ChoiceFace(self.prompt)
+        yield ChoiceFace(self.prompt, has_value=not self._allow_blank or self._value != self.NULL)
 
     def _overlay(self, *, make: bool = False) -> SelectOverlay | None:
         """The option list; made (and filled) first if ``make``, else None until then."""
