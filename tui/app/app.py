@@ -40,12 +40,12 @@ from benchdeck.tui.services.settings import (
     user_themes_dir,
 )
 from benchdeck.tui.startup.first_page import cache_dir
-from benchdeck.tui.startup.runs_page import RunsPage
 from benchdeck.tui.startup.store_handle import Opening
 
 if TYPE_CHECKING:
     from benchdeck.tui.app.screens.runs_actions import RerunRequested  # (Runs' module: not for Launch)
     from benchdeck.tui.services.live_hub import LiveHub
+    from benchdeck.tui.startup.runs_page import RunsPage  # (with the store's queries: not for Launch)
 
 
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
