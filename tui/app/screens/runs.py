@@ -41,7 +41,7 @@ def _valid_day(text: str) -> bool:
     return True
 
 
-FIRST_ROWS = 50  # rows added before the first frame (at least a screenful)
+FIRST_ROWS = 50  # rows added before the first frame when the terminal's height is not known
 LATER_ROWS = 250  # then per frame
 
 
@@ -229,7 +229,9 @@ class RunsScreen(RunActions):
         keep = [i for i, r in enumerate(msg.runs) if selected is not None and r.run_id == selected.run_id]
         if not keep and selected is not None and msg.runs and same_filter:
             keep = [min(was_at, len(msg.runs) - 1)]
-        first = max(FIRST_ROWS, self.size.height, *(i + 1 for i in keep))
+        screenful = self.size.height or self.app.size.height or FIRST_ROWS  # (the terminal's
+        # height before the screen's own is known: no row added for the first frame is hidden)
+        first = max([screenful, *(i + 1 for i in keep)])
         self._add_rows(table, list(zip(msg.runs, cells, strict=True)), first, started)
         if keep:
             table.move_cursor(row=keep[0])
