@@ -4,6 +4,7 @@ runs on this machine (private inventory and store per test)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from collections.abc import Iterator
@@ -132,3 +133,38 @@ async def test_cancel_a_whole_queue_from_live(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.hub.outcomes, "the queue's end", RUN_WAIT_S)
         assert [o.status for o in app.hub.outcomes] == ["cancelled"]
     assert stored(db, "SELECT status FROM queue_items ORDER BY position") == [("cancelled",)] * 3
+
+
+async def test_a_queue_started_before_the_look_for_leftovers_runs_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start looks for runs and queues a closed benchdeck left once the store has opened; a
+    queue started before that look (a slow store, a loaded machine) waits for it: else the look
+    found the new queue's run and items and ran them a second time beside it (the queue's next
+    run failed at once: "run 1 still has its prepare running")."""
+    from benchdeck.tui.services.live_hub import LiveHub
+
+    gate = asyncio.Event()
+    looked = LiveHub.pending_work
+
+    async def late_look(self: LiveHub) -> tuple[int, int]:
+        await gate.wait()
+        return await looked(self)
+
+    monkeypatch.setattr(LiveHub, "pending_work", late_look)
+    db = tmp_path / "bd.duckdb"
+    app = BenchdeckApp(db)
+    async with app.run_test(size=SIZE) as pilot:
+        start = asyncio.ensure_future(
+            app.hub.start_queue(["local"], ["sqlite"], [WORKLOAD] * 2, RunOptions(duration_s=2))
+        )
+        await wait_for(pilot, lambda: app.workers or start.done(), "the start's look", UI_WAIT_S)
+        await pilot.pause(0.5)
+        assert not start.done(), "the queue waits for the look at leftovers"
+        gate.set()
+        await start
+        await wait_for(
+            pilot, lambda: len(app.hub.outcomes) >= 2 and not app.hub.busy, "the queue's end", RUN_WAIT_S
+        )
+        assert [o.status for o in app.hub.outcomes] == ["finished", "finished"]
+    assert stored(db, "SELECT count(*) FROM runs") == [(2,)], "each queued run ran once"

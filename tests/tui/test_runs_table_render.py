@@ -58,3 +58,6 @@ async def test_cells_drawn_here_are_what_textual_draws() -> None:
             cell_line(cell, w) for row in ROWS for cell, w in zip(cell_texts(row), natural, strict=True)
         ]
         assert None not in direct, "every cell of a run is drawn here, none by Rich"
+        # ... the empty ones too, as the table holds them (its own empty Text, not ours)
+        held = [table._get_row_renderables(r).cells for r in range(len(ROWS))]
+        assert None not in [cell_line(cell, w) for row in held for cell, w in zip(row, natural, strict=True)]

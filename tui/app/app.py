@@ -8,6 +8,7 @@ back as messages, errors as notifications.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -40,17 +41,18 @@ from benchdeck.tui.services.settings import (
     user_themes_dir,
 )
 from benchdeck.tui.startup.first_page import cache_dir
-from benchdeck.tui.startup.runs_page import RunsPage
 from benchdeck.tui.startup.store_handle import Opening
 
 if TYPE_CHECKING:
     from benchdeck.tui.app.screens.runs_actions import RerunRequested  # (Runs' module: not for Launch)
     from benchdeck.tui.services.live_hub import LiveHub
+    from benchdeck.tui.startup.runs_page import RunsPage  # (with the store's queries: not for Launch)
 
 
 OPEN_WAIT_S = 0.5  # at most this long before the first frame for the store to open
 CLOSE_WAIT_S = 10.0  # at most this long, quitting, for a store still opening to have opened
 FREEZE_AFTER_S = 2.0  # startup is over: its objects are frozen (gc.freeze) then
+LEFTOVERS_WAIT_S = 60.0  # at most this long, starting a queue, for the start's look at leftovers
 KEEP_MARGIN_S = 0.25  # a first page the opening could not keep: kept this long after it can be
 
 
@@ -97,6 +99,9 @@ class BenchdeckApp(App[None]):
         self._opened = self._opening.opened
         self._selection = Selection()
         self._hub: LiveHub | None = None
+        self._leftovers_checked = asyncio.Event()
+        """Set once the start has looked for runs and queues a closed benchdeck left (and resumed
+        them): a queue started before that would be taken for one of them and run twice."""
         self.runs_changed_signal: Signal[None] = Signal(self, "runs-changed")
         """Published when a run started from the app has ended and is stored."""
         self.store_opened_signal: Signal[None] = Signal(self, "store-opened")
@@ -168,7 +173,16 @@ class BenchdeckApp(App[None]):
             self._hub = LiveHub(self.store.get, base_build=lambda: self.selection.base)
             self._hub.on_error = lambda message: self.notify(message, title="Live", severity="error")
             self._hub.on_run_stored = lambda: self.runs_changed_signal.publish(None)
+            self._hub.before_start = self._leftovers_known
         return self._hub
+
+    async def _leftovers_known(self) -> None:
+        """A queue started from the app waits for the start's look at what a closed benchdeck
+        left (:meth:`_auto_resume`): that look reads the store, and would otherwise find this
+        queue's runs and items and run them a second time beside it (seen as a queue's second
+        run failing at once: "run 1 still has its prepare running")."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._leftovers_checked.wait(), timeout=LEFTOVERS_WAIT_S)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return rqps_defaults(self.current_theme)
@@ -241,7 +255,9 @@ class BenchdeckApp(App[None]):
         if empty and self.current_mode == NAV[0].mode:
             self.switch_mode("launch")
         self.store_opened_signal.publish(None)
-        if not opened.cancelled() and opened.exception() is None:
+        if opened.cancelled() or opened.exception() is not None:
+            self._leftovers_checked.set()  # (no store: nothing to resume, nothing to wait for)
+        else:
             self.run_worker(self._auto_resume(), group="resume", exit_on_error=False)
             self._watch_others()
             if self._opening.keep_later:  # (a first start's store, or one written just before)
@@ -285,9 +301,13 @@ class BenchdeckApp(App[None]):
     async def _auto_resume(self) -> None:
         """What ``benchdeck resume`` does, at start: reattach to runs a closed benchdeck left
         running (backfilling them) and go on with waiting queues."""
-        running, waiting = await self.hub.pending_work()
+        try:
+            running, waiting = await self.hub.pending_work()
+            if running or waiting:
+                self.hub.start_resume(running, waiting)
+        finally:
+            self._leftovers_checked.set()
         if running or waiting:
-            self.hub.start_resume(running, waiting)
             self.notify(
                 f"reattached to {running} run(s) left running; {waiting} queued run(s) go on "
                 "(Live shows them)",

@@ -7,7 +7,7 @@ tells listeners (the Live screen) that something changed. Nothing here blocks th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -53,6 +53,8 @@ class LiveHub:
         self.outcomes: list[Outcome] = []
         self.last_inventory: Inventory | None = None
         """The inventory as last read (the palette lists its recipes' builds from it)."""
+        self.before_start: Callable[[], Awaitable[None]] = _nothing
+        """Awaited before a queue is made (the app: until its start has looked for leftovers)."""
 
     async def query(self, fn: Callable[[Store], T]) -> T:
         """Run ``fn(store)`` on the writer thread (store access never blocks the UI loop)."""
@@ -152,6 +154,7 @@ class LiveHub:
         ``configs``: the server configurations to run, each build those of them it has
         (none given: each build's default); ``dops`` (several: a sweep) and ``repeats`` as
         ``queue --threads --repeat`` take them."""
+        await self.before_start()
         loop = asyncio.get_running_loop()
         matrix = (await self.inventory()).config_matrix(hosts, builds, configs)
 
@@ -259,3 +262,7 @@ class LiveHub:
         if self.session is not None:
             await self.session.close()
         self.writer.shutdown(wait=True)
+
+
+async def _nothing() -> None:
+    return None

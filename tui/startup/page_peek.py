@@ -22,11 +22,15 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from benchdeck.tui.startup import first_page
-from benchdeck.tui.startup.runs_page import RunsPage
 
-Peeked = tuple[int, RunsPage | None]
+if TYPE_CHECKING:  # (the records come with the child's read: Launch's first frame on a store
+    # with no runs goes without them)
+    from benchdeck.tui.startup.runs_page import RunsPage
+
+Peeked: TypeAlias = "tuple[int, RunsPage | None]"
 """The number of runs stored and the first page (None when there are none)."""
 
 

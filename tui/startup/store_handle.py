@@ -22,14 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from benchdeck.store.lookups import count_all_runs
-from benchdeck.store.queries import RunFilter
-from benchdeck.tui.startup.runs_page import RunsPage, read_runs_page
 
-if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it)
+if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it); the
+    # reading of a page too: Launch's first frame (a store with no runs) does not (~11 M instructions)
     import duckdb
 
     from benchdeck.store.db import Store
     from benchdeck.tui.startup.page_peek import PagePeek, Peeked
+    from benchdeck.tui.startup.runs_page import RunsPage
 
 OPEN_WAIT_S = 2.0
 """How long the app's start waits for a store another process holds before it reads a snapshot
@@ -319,7 +319,7 @@ class Opening:
             if self.empty and not self.peeked and runs == 0:
                 self.keep_later = self._made  # (else "none" is kept already)
                 return
-            page = read_runs_page(cur, RunFilter()) if runs else None
+            page = _first_page(cur) if runs else None
             if self.kept is not None:
                 self._update = (page != self.kept, page)
                 if page == self.kept and not self.peeked:
@@ -362,7 +362,7 @@ class Opening:
         cur = self.store.cursor()
         try:
             runs = count_all_runs(cur)
-            page = read_runs_page(cur, RunFilter()) if runs else None
+            page = _first_page(cur) if runs else None
         finally:
             cur.close()
         self.keep_later = not first_page.save(path, before, runs, page)
@@ -381,3 +381,11 @@ class Opening:
         (or could not be read), and the store's page. (False, None) otherwise or once taken."""
         update, self._update = self._update, None
         return update if update is not None else (False, None)
+
+
+def _first_page(cur: duckdb.DuckDBPyConnection) -> RunsPage:
+    """The first page of Runs, unfiltered."""
+    from benchdeck.store.queries import RunFilter
+    from benchdeck.tui.startup.runs_page import read_runs_page
+
+    return read_runs_page(cur, RunFilter())

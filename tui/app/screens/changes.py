@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import DataTable, Header, Select, Static
+from textual.widgets import DataTable, Select, Static
 
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.changepoints import Options
@@ -34,7 +34,9 @@ from benchdeck.store.changes_report import (
 )
 from benchdeck.store.lookups import hosts_by_runs
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.change_chart import ChangeChart
+from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 
@@ -125,10 +127,10 @@ class ChangesScreen(BenchdeckScreen):
         self._loaded = False
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         with Horizontal(id="changes-top"):
-            yield Select[str]([], prompt="host", id="changes-host", compact=True)
-            yield Select[str](
+            yield Choice[str]([], prompt="host", id="changes-host", compact=True)
+            yield Choice[str](
                 [(f"over {o}", o) for o in OVER],
                 value="version",
                 id="changes-over",

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Select, Static, TabbedContent, TabPane
 
 from benchdeck.store.column_choices import ColumnChoice
 from benchdeck.store.compare import CompareError, Comparison
@@ -20,6 +20,8 @@ from benchdeck.store.scaling import Scaling
 from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.screens.compare_pickers import PICKERS, ComparePickers
 from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest
+from benchdeck.tui.app.widgets.app_header import AppHeader
+from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.compare_views import (
     GROUP_STATS,
     counter_view,
@@ -142,13 +144,13 @@ class CompareScreen(ComparePickers):
         """Choices or a comparison are being read: pickers say so rather than offer nothing."""
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         with Horizontal(id="compare-pickers"):
-            yield Select[str]([], prompt="host", id="compare-host", compact=True)
-            yield Select[str]([], prompt="base build", id="compare-base", compact=True)
-            yield Select[str]([], prompt="+ add build", id="compare-add", compact=True)
-            yield Select[str]([], prompt="config", id="compare-config", compact=True)
-            yield Select[int]([], prompt="all dops", id="compare-dop", compact=True)
+            yield Choice[str]([], prompt="host", id="compare-host", compact=True)
+            yield Choice[str]([], prompt="base build", id="compare-base", compact=True)
+            yield Choice[str]([], prompt="+ add build", id="compare-add", compact=True)
+            yield Choice[str]([], prompt="config", id="compare-config", compact=True)
+            yield Choice[int]([], prompt="all dops", id="compare-dop", compact=True)
         yield Static("", id="compare-legend")
         with TabbedContent(id="compare-tabs"):
             with TabPane("rQPS", id="tab-rqps"):

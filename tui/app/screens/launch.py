@@ -12,7 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 from textual.worker import Worker
 
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
@@ -24,6 +24,8 @@ from benchdeck.tui.app.screens.base import (
     tcss,
     whole_first_frame,
 )
+from benchdeck.tui.app.widgets.app_header import AppHeader
+from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.selection import Selection
 
@@ -41,6 +43,8 @@ BUILTIN_SUITE = "builtin"
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 UNNAMED = "(unnamed)"  # the config of a build that names none
+VALID = "-valid"  # Textual's class for an Input whose value passes (set as each is mounted, a restyle
+# each before the first frame: given here for the valid values these start with, it costs none)
 # What perf captures during the runs (README: Where the CPU goes); "" leaves it to the inventory
 CAPTURE_CHOICES = [
     ("inventory's", ""),
@@ -135,7 +139,7 @@ class LaunchScreen(StyledOnce):
         )
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         with Horizontal(id="launch-columns"):
             with Vertical(classes="launch-col"):
                 yield Label("Hosts")
@@ -146,7 +150,7 @@ class LaunchScreen(StyledOnce):
                 yield SelectionList[str](id="launch-configs", classes="-hidden")
             with Vertical(classes="launch-col", id="launch-col-workloads"):
                 yield Label("Suite")
-                yield Select[str](
+                yield Choice[str](
                     [(BUILTIN_SUITE, BUILTIN_SUITE)],
                     value=BUILTIN_SUITE,
                     id="launch-suite",
@@ -156,15 +160,15 @@ class LaunchScreen(StyledOnce):
                 yield SelectionList[str](id="launch-workloads")
             with OptionsColumn(classes="launch-col"):
                 yield Label("Threads (1,2,4 …)")
-                yield Input("1", id="launch-threads", restrict=r"[0-9, ]*")
+                yield Input("1", id="launch-threads", restrict=r"[0-9, ]*", classes=VALID)
                 yield Label("Repeats")
-                yield Input("1", id="launch-repeat", type="integer")
+                yield Input("1", id="launch-repeat", type="integer", classes=VALID)
                 yield Label("Seconds per workload")
-                yield Input("5", id="launch-time", type="integer")
+                yield Input("5", id="launch-time", type="integer", classes=VALID)
                 yield Label("Warm-up seconds")
-                yield Input("0", id="launch-warmup", type="integer")
+                yield Input("0", id="launch-warmup", type="integer", classes=VALID)
                 yield Label("perf capture")
-                yield Select[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
+                yield Choice[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
                 yield Static("", id="launch-facts")
                 yield Static("", id="launch-where")
         with Horizontal(id="launch-bottom"):  # always in view, even at 80x24

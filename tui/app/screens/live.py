@@ -8,12 +8,13 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
-from textual.widgets import Header, Log, Static, Tab, Tabs
+from textual.widgets import Log, Static, Tab, Tabs
 from textual.worker import Worker
 
 from benchdeck.tui.app.context import services
 from benchdeck.tui.app.screens.base import StyledOnce, report_worker_error, tcss
 from benchdeck.tui.app.screens.dialogs import ConfirmDialog
+from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.charts import Line, LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.eta import format_s
@@ -172,7 +173,7 @@ class LiveScreen(StyledOnce):
         return services(self).hub
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield Static("No run is active: start one from Launch (key 4).", id="live-empty")
         yield HostTabs(id="live-tabs")
         yield HostPane()

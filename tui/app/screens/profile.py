@@ -18,12 +18,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable, Header, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from benchdeck.engine.profiling.cpu import ProfileError, diff_functions
 from benchdeck.engine.profiling.tree import Frame, attach_other, build_tree, self_us
 from benchdeck.store.profiles import profiled_workloads
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.flame import FlameGraph
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
@@ -110,7 +111,7 @@ class ProfileScreen(BenchdeckScreen):
         self.base_side = False
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield Static("reading the profiles ...", id="profile-head")
         yield FlameGraph(id="profile-flame")
         yield Static("", id="profile-info")

@@ -10,10 +10,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Static
 
 from benchdeck.store.run_diff import Difference, NoRecord, diff_runs
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.keybar import KeyBar
 
 COLUMNS = ("section", "what", "run A", "run B")
@@ -78,7 +79,7 @@ class RunDiffScreen(BenchdeckScreen):
         self.diffs: list[Difference] = []
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield Static("loading ...", id="diff-title")
         yield DataTable[object](id="diff-table", cursor_type="row", zebra_stripes=True)
         yield KeyBar()

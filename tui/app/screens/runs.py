@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Function
-from textual.widgets import DataTable, Header, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker, WorkerState
 
 from benchdeck.store.queries import HistoryRow, RunFilter
@@ -20,6 +20,8 @@ from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
 from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, cell_texts, run_cells, widths
+from benchdeck.tui.app.widgets.app_header import AppHeader
+from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.services.selection import Selection
 from benchdeck.tui.startup.runs_page import RunsPage
@@ -39,7 +41,7 @@ def _valid_day(text: str) -> bool:
     return True
 
 
-FIRST_ROWS = 50  # rows added before the first frame (at least a screenful)
+FIRST_ROWS = 50  # rows added before the first frame when the terminal's height is not known
 LATER_ROWS = 250  # then per frame
 
 
@@ -47,6 +49,8 @@ class RunsScreen(RunActions):
     """The run history: filter by host, build, workload and date; act on the selected run."""
 
     CSS_PATH = tcss("runs.tcss")
+    AUTO_FOCUS = "#runs-table"  # (Textual's "*" focused the host picker first, then on_mount the
+    # table: two focus changes, each restyling a widget and all below it, before the first frame)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "reload", "Reload", id="runs.reload", tooltip="Read the run history again"),
         Binding("slash", "focus_filter", "Filter", id="runs.filter", tooltip="Filter by workload"),
@@ -135,11 +139,13 @@ class RunsScreen(RunActions):
         return self.pages.to_end
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         with Horizontal(id="runs-filters"):
-            yield Select[str]([], prompt="all hosts", id="runs-host", compact=True)
-            yield Select[str]([], prompt="all builds", id="runs-build", compact=True)
-            yield Input(placeholder="workload", id="runs-workload", compact=True)
+            yield Choice[str]([], prompt="all hosts", id="runs-host", compact=True)
+            yield Choice[str]([], prompt="all builds", id="runs-build", compact=True)
+            yield Input(
+                placeholder="workload", id="runs-workload", compact=True, classes="-valid"
+            )  # (as mounted)
             yield Input(
                 placeholder="since YYYY-MM-DD",
                 id="runs-since",
@@ -223,7 +229,9 @@ class RunsScreen(RunActions):
         keep = [i for i, r in enumerate(msg.runs) if selected is not None and r.run_id == selected.run_id]
         if not keep and selected is not None and msg.runs and same_filter:
             keep = [min(was_at, len(msg.runs) - 1)]
-        first = max(FIRST_ROWS, self.size.height, *(i + 1 for i in keep))
+        screenful = self.size.height or self.app.size.height or FIRST_ROWS  # (the terminal's
+        # height before the screen's own is known: no row added for the first frame is hidden)
+        first = max([screenful, *(i + 1 for i in keep)])
         self._add_rows(table, list(zip(msg.runs, cells, strict=True)), first, started)
         if keep:
             table.move_cursor(row=keep[0])

@@ -112,6 +112,8 @@ def cell_line(cell: object, width: int) -> str | None:
     if type(cell) not in (Text, MiddleCut, BuildCut):
         return None
     assert isinstance(cell, Text)
+    if not cell.plain and not cell.spans and not cell.style:  # an empty cell (DataTable's own
+        return " " * max(width, 0)  # empty Text: no tags, no reason): blank, as Rich draws it
     if cell.spans or cell.style or not cell.no_wrap or "\n" in cell.plain:
         return None
     if isinstance(cell, MiddleCut):

@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from benchdeck.store.queries import RunSeries, run_series
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.charts import Line, LineChart
 from benchdeck.tui.app.widgets.keybar import KeyBar
 
@@ -102,7 +103,7 @@ class SeriesScreen(BenchdeckScreen):
         self.series: list[RunSeries] = []
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield Static("loading ...", id="series-title")
         with VerticalScroll(id="series-scroll"), Grid(id="series-grid"):
             for chart_id, title, xlabel, _ in CHARTS:

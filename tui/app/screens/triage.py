@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import DataTable, Header, Select, Static
+from textual.widgets import DataTable, Select, Static
 
 from benchdeck.store.compare import HW_KEYS, Comparison
 from benchdeck.store.counters_per_op import SOFTWARE
@@ -21,6 +21,8 @@ from benchdeck.store.queries import latest_run
 from benchdeck.store.ratios import fmt_ratio
 from benchdeck.store.report import NOISE_MARK
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.app.widgets.app_header import AppHeader
+from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.compare_views import row_label
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
@@ -211,9 +213,9 @@ class TriageScreen(BenchdeckScreen):
         self._loaded_for: Selection | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         with Horizontal(id="triage-top"):
-            yield Select[int]([], prompt="build", id="triage-build", compact=True)
+            yield Choice[int]([], prompt="build", id="triage-build", compact=True)
             yield Static("", id="triage-head")
         yield DataTable[object](id="triage-table", cursor_type="row", zebra_stripes=True)
         yield KeyBar()

@@ -1,0 +1,249 @@
+"""Start-up to the first frame in instructions (valgrind): the same figure at any load.
+
+bench_tui.py times the app's start on a pty against a bare Textual app's; on this shared
+2-core machine a start varies by +-10% from one launch to the next, and a round of start-up
+work moves a figure by less than that. Here each start runs once under valgrind's callgrind,
+on a pty, and ends at its first frame (the frame Textual writes to the terminal, as
+bench_tui.py's marker): the instructions it ran, repeatable to 0.01% whatever else the machine
+does. The rows:
+
+- a bare Textual app (one Static): the baseline, as in bench_tui.py;
+- ``benchdeck --db`` on a store with no runs, "no runs" kept by an earlier start: Launch;
+- ``benchdeck --db`` on a 10,080-run store, its first page kept by an earlier start: Runs.
+
+Both with the CSS an earlier start parsed (tui/app/stylesheet.py) and bytecode compiled, as an
+installed benchdeck's second start. ``--before DIR`` runs the same rows for the checkout in
+DIR (the code before), so each ratio has its "before" from the same run.
+
+Instructions are not seconds: the process's start outside Python (exec, the dynamic loader,
+the terminal) costs the same time in both and no instruction here, so a wall-clock ratio is
+nearer 1 than this one (on a quiet machine, bench_tui.py's 1.30x matched ~1.49x here). Read
+the ratio between two versions of the code as what it is: the share of work one saves.
+
+    python bench/bench_startup_instructions.py [--before DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import re
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchdeck.store.db import Store  # noqa: E402
+from tests.big_store import build_store  # noqa: E402
+
+# The child: runs the bare app or benchdeck's entry, and ends at the first frame shown (a
+# frame Textual writes outside a batch, of Launch or Runs), before any teardown.
+CHILD = """
+import os, sys
+mode, db, done = sys.argv[1], sys.argv[2], sys.argv[3]
+import textual.app
+display = textual.app.App._display
+def shown(self, screen, renderable):
+    display(self, screen, renderable)
+    if renderable is not None and not self._batch_count and (
+        mode == "bare" or type(screen).__name__ in ("LaunchScreen", "RunsScreen")
+    ):
+        open(done, "w").write(type(screen).__name__)
+        os._exit(0)
+textual.app.App._display = shown
+if mode == "bare":
+    from textual.widgets import Static
+    class Bare(textual.app.App):
+        def compose(self):
+            yield Static("bare")
+    Bare().run()
+else:
+    sys.argv = ["benchdeck", "--db", db]
+    from benchdeck.tui.entry import main
+    main()
+"""
+
+# An earlier start that lasts: it keeps the CSS it parsed and the store's first page (or "no
+# runs") for the next start, as a user's earlier session does.
+KEEP = """
+import sys, time
+from pathlib import Path
+from benchdeck.tui.startup import first_page
+from benchdeck.tui.startup.store_handle import Opening
+db = Path(sys.argv[1])
+for _ in range(40):
+    if first_page.load(db) is not None:
+        break
+    opening = Opening(db)
+    opening.opened.result(timeout=60)
+    opening.store.close()
+    time.sleep(0.25)
+else:
+    raise SystemExit("the first page was not kept")
+"""
+
+WARM = """
+import asyncio, sys
+from pathlib import Path
+from benchdeck.tui.app.app import BenchdeckApp
+async def main():
+    app = BenchdeckApp(db=Path(sys.argv[1]))
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(50):
+            await pilot.pause()
+asyncio.run(main())
+"""
+
+COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def real_python() -> str:
+    """The interpreter itself (valgrind does not follow a shim's exec)."""
+    return os.path.realpath(sys.executable)
+
+
+def env_for(tree: Path, tmp: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=str(tree),
+        PYTHONHASHSEED="0",
+        PYTHONDONTWRITEBYTECODE="",
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        XDG_DATA_HOME=str(tmp / "data"),
+        BENCHDECK_CACHE_DIR=str(tmp / "cache"),
+        TERM="xterm-256color",
+        COLORTERM="truecolor",
+    )
+    for k in ("BENCHDECK_DB", "BENCHDECK_INVENTORY", "BENCHDECK_CONFIG", "BENCHDECK_UI_DIR", "TEXTUAL"):
+        env.pop(k, None)
+    return env
+
+
+def on_pty(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> None:
+    """Run ``argv`` on a 120x36 pty until it exits, reading what it writes."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, start_new_session=True
+    )
+    os.close(slave)
+    deadline = time.monotonic() + timeout
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    os.read(master, 65536)
+                except OSError:
+                    break
+        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+def instructions(tree: Path, mode: str, db: Path, tmp: Path) -> int:
+    """Instructions from the interpreter's start to the first frame of ``mode``."""
+    done = tmp / "done"
+    done.unlink(missing_ok=True)
+    log = tmp / "callgrind.log"
+    argv = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--log-file={log}",
+        f"--callgrind-out-file={tmp / 'callgrind.out'}",
+        real_python(),
+        "-c",
+        CHILD,
+        mode,
+        str(db),
+        str(done),
+    ]
+    on_pty(argv, env_for(tree, tmp), tree)
+    if not done.exists():
+        raise SystemExit(f"{mode} ({tree}): no first frame\n{log.read_text()[-2000:]}")
+    found = COLLECTED.search(log.read_text())
+    if found is None:
+        raise SystemExit(f"{mode}: no count in {log}")
+    return int(found.group(1))
+
+
+def prepare(tree: Path, tmp: Path, empty: Path, big: Path) -> None:
+    """Bytecode compiled, the CSS parsed and the first pages kept, as after earlier starts."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "compileall",
+            "-q",
+            *(str(tree / d) for d in ("benchdeck", "tui", "store", "engine", "themes")),
+        ],
+        check=False,
+        capture_output=True,
+    )
+    env = env_for(tree, tmp)
+    for db in (empty, big):
+        subprocess.run(
+            [sys.executable, "-c", WARM, str(db)], env=env, cwd=tree, check=True, capture_output=True
+        )
+        subprocess.run([sys.executable, "-c", KEEP, str(db)], env=env, cwd=tree, check=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--before", type=Path, help="a checkout of the code before, measured in the same run")
+    args = ap.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    trees = [("this code", ROOT)]
+    if args.before is not None:
+        trees.insert(0, ("before", args.before.resolve()))
+    with tempfile.TemporaryDirectory(prefix="bench-instr-") as t:
+        base = Path(t)
+        big = base / "runs10k.duckdb"
+        n = build_store(big, 4, 60)
+        rows: dict[str, dict[str, int]] = {}
+        for label, tree in trees:
+            tmp = base / label.replace(" ", "-")
+            tmp.mkdir()
+            empty = tmp / "empty.duckdb"
+            Store.open(empty).close()
+            # the store of each tree its own copy: a start keeps its page for its file
+            mine = tmp / "runs10k.duckdb"
+            shutil.copy(big, mine)
+            prepare(tree, tmp, empty, mine)
+            rows[label] = {
+                "bare": instructions(tree, "bare", empty, tmp),
+                "launch": instructions(tree, "app", empty, tmp),
+                "runs": instructions(tree, "app", mine, tmp),
+            }
+        print(f"first frame on a 120x36 pty, instructions (valgrind callgrind); store: {n:,} runs")
+        names = {
+            "bare": "bare Textual app (baseline)",
+            "launch": "benchdeck, store with no runs (Launch)",
+            "runs": f"benchdeck, {n:,} runs, page kept (Runs)",
+        }
+        for label, r in rows.items():
+            print(f"  {label}:")
+            for key, what in names.items():
+                ratio = r[key] / r["bare"]
+                print(f"    {what:42s} {r[key] / 1e6:9.1f} M   x{ratio:.3f} bare")
+        if "before" in rows:
+            b, a = rows["before"], rows["this code"]
+            print("  this code / before:")
+            for key in ("launch", "runs"):
+                print(f"    {names[key]:42s} x{a[key] / b[key]:.3f}  ({(a[key] - b[key]) / 1e6:+.1f} M)")
+
+
+if __name__ == "__main__":
+    main()
