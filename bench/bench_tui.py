@@ -45,6 +45,22 @@ import when no core is free. (Before this round, the kept-page row mostly measur
 child: a launch here quits at its first frame, usually before its store opens and keeps the
 page; keep() now keeps it as a longer start does.)
 
+Round five (the lead, 2026-11-27; main 5214bbb and this code alternately, the same bench, 11
+repetitions, load 0.8-0.9, per-repetition medians, two rounds): a first start 1.45/1.48x ->
+1.39/1.33x; nothing kept at all 1.50/1.52x -> 1.35/1.37x; a store with no runs 1.47/1.48x ->
+1.38/1.34x; 10,080 runs, page kept 1.50/1.46x -> 1.34/1.28x; store changed since 1.54/1.59x ->
+1.43/1.38x. The same starts in instructions (bench_startup_instructions.py, repeatable at any
+load): Launch 1,456 -> 1,332 M (x0.915), Runs 1,475 -> 1,335 M (x0.905), bare Textual 890 M.
+What the saving is: the header and the drop-downs drawn as one widget each (Textual's Header is
+four, a Select's face four and its hidden option list one, made now at the first opening); no
+restyle before the first frame for classes known at compose (an Input's -valid, a face's
+-has-value); Runs' empty cells (no tags, no reason) drawn by RunsTable as the others, not by
+Rich; the kept page read by position and a run's date by isoformat; a screenful of rows before
+the first frame (was 50); Runs focuses its table first; Launch's first frame without the
+store's queries and Runs' page records. Left: Launch's own widgets (four Inputs ~55 M, four
+SelectionLists ~56 M, eleven Labels ~40 M), the 32 rows of Runs' table (~90 M), our imports
+(~30 M), and the peek child beside the first frame when the store changed since (~10 ms).
+
     python bench/bench_tui.py [--seconds 30] [--streams 16] [--reps 5] [--profile]
                               [--only startup|live] [--history 3600] [--live-reps 3]
                               [--stacks 2000] [--capture-window 10]
