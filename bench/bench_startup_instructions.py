@@ -42,6 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_tui import KEEP_CHILD, child_env  # noqa: E402
+
 from benchdeck.store.db import Store  # noqa: E402
 from tests.big_store import build_store  # noqa: E402
 
@@ -72,25 +74,8 @@ else:
     main()
 """
 
-# An earlier start that lasts: it keeps the CSS it parsed and the store's first page (or "no
-# runs") for the next start, as a user's earlier session does.
-KEEP = """
-import sys, time
-from pathlib import Path
-from benchdeck.tui.startup import first_page
-from benchdeck.tui.startup.store_handle import Opening
-db = Path(sys.argv[1])
-for _ in range(40):
-    if first_page.load(db) is not None:
-        break
-    opening = Opening(db)
-    opening.opened.result(timeout=60)
-    opening.store.close()
-    time.sleep(0.25)
-else:
-    raise SystemExit("the first page was not kept")
-"""
-
+# An earlier start that lasts keeps the CSS it parsed (WARM) and the store's first page, or "no
+# runs", for the next start (bench_tui's KEEP_CHILD), as a user's earlier session does.
 WARM = """
 import asyncio, sys
 from pathlib import Path
@@ -112,20 +97,8 @@ def real_python() -> str:
 
 
 def env_for(tree: Path, tmp: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        PYTHONPATH=str(tree),
-        PYTHONHASHSEED="0",
-        PYTHONDONTWRITEBYTECODE="",
-        XDG_CONFIG_HOME=str(tmp / "config"),
-        XDG_DATA_HOME=str(tmp / "data"),
-        BENCHDECK_CACHE_DIR=str(tmp / "cache"),
-        TERM="xterm-256color",
-        COLORTERM="truecolor",
-    )
-    for k in ("BENCHDECK_DB", "BENCHDECK_INVENTORY", "BENCHDECK_CONFIG", "BENCHDECK_UI_DIR", "TEXTUAL"):
-        env.pop(k, None)
-    return env
+    """bench_tui's child environment, running ``tree``'s code with a fixed hash seed."""
+    return {**child_env(tmp), "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
 
 
 def on_pty(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> None:
@@ -180,23 +153,14 @@ def instructions(tree: Path, mode: str, db: Path, tmp: Path) -> int:
 
 def prepare(tree: Path, tmp: Path, empty: Path, big: Path) -> None:
     """Bytecode compiled, the CSS parsed and the first pages kept, as after earlier starts."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "compileall",
-            "-q",
-            *(str(tree / d) for d in ("benchdeck", "tui", "store", "engine", "themes")),
-        ],
-        check=False,
-        capture_output=True,
-    )
+    packages = [str(tree / d) for d in ("benchdeck", "tui", "store", "engine", "themes")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], check=False, capture_output=True)
     env = env_for(tree, tmp)
     for db in (empty, big):
         subprocess.run(
             [sys.executable, "-c", WARM, str(db)], env=env, cwd=tree, check=True, capture_output=True
         )
-        subprocess.run([sys.executable, "-c", KEEP, str(db)], env=env, cwd=tree, check=True)
+        subprocess.run([sys.executable, "-c", KEEP_CHILD, str(db)], env=env, cwd=tree, check=True)
 
 
 def main() -> None:

@@ -102,14 +102,13 @@ def _child(path: Path, w: int) -> None:
         gc.disable()  # a short-lived process
         from benchdeck.store.db import Store
         from benchdeck.store.lookups import count_all_runs
-        from benchdeck.store.queries import RunFilter
-        from benchdeck.tui.startup.runs_page import read_runs_page
+        from benchdeck.tui.startup.runs_page import read_first_page
 
         store = Store.open(path, read_only=True, attach=True)
         try:
             cur = store.cursor()
             runs = count_all_runs(cur)
-            page = read_runs_page(cur, RunFilter()) if runs else None
+            page = read_first_page(cur) if runs else None
             cur.close()
         finally:
             store.close()  # before the page goes: the parent opens the store once it has it

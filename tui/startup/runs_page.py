@@ -27,3 +27,8 @@ def read_runs_page(cur: duckdb.DuckDBPyConnection, f: RunFilter) -> RunsPage:
     runs = run_history(cur, f)
     total = count_runs(cur, f) if len(runs) >= f.limit else len(runs)
     return RunsPage(runs, list_hosts(cur), list_builds(cur), total)
+
+
+def read_first_page(cur: duckdb.DuckDBPyConnection) -> RunsPage:
+    """The first page of Runs, unfiltered: what a start shows and keeps."""
+    return read_runs_page(cur, RunFilter())

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 from benchdeck.store.lookups import count_all_runs
 
 if TYPE_CHECKING:  # DuckDB loads on the opening thread (the first frame may not need it); the
-    # reading of a page too: Launch's first frame (a store with no runs) does not (~11 M instructions)
+    # reading of a page too: Launch's first frame (a store with no runs) goes without it
     import duckdb
 
     from benchdeck.store.db import Store
@@ -384,8 +384,7 @@ class Opening:
 
 
 def _first_page(cur: duckdb.DuckDBPyConnection) -> RunsPage:
-    """The first page of Runs, unfiltered."""
-    from benchdeck.store.queries import RunFilter
-    from benchdeck.tui.startup.runs_page import read_runs_page
+    """runs_page.read_first_page, imported here when a page is read (tests slow it here)."""
+    from benchdeck.tui.startup.runs_page import read_first_page
 
-    return read_runs_page(cur, RunFilter())
+    return read_first_page(cur)

@@ -18,6 +18,7 @@ from textual.worker import Worker
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from benchdeck.tui.app.context import services
 from benchdeck.tui.app.screens.base import (
+    VALID_INPUT,
     StyledOnce,
     preset_breakpoints,
     report_worker_error,
@@ -43,8 +44,6 @@ BUILTIN_SUITE = "builtin"
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
 UNNAMED = "(unnamed)"  # the config of a build that names none
-VALID = "-valid"  # Textual's class for an Input whose value passes (set as each is mounted, a restyle
-# each before the first frame: given here for the valid values these start with, it costs none)
 # What perf captures during the runs (README: Where the CPU goes); "" leaves it to the inventory
 CAPTURE_CHOICES = [
     ("inventory's", ""),
@@ -160,13 +159,13 @@ class LaunchScreen(StyledOnce):
                 yield SelectionList[str](id="launch-workloads")
             with OptionsColumn(classes="launch-col"):
                 yield Label("Threads (1,2,4 …)")
-                yield Input("1", id="launch-threads", restrict=r"[0-9, ]*", classes=VALID)
+                yield Input("1", id="launch-threads", restrict=r"[0-9, ]*", classes=VALID_INPUT)
                 yield Label("Repeats")
-                yield Input("1", id="launch-repeat", type="integer", classes=VALID)
+                yield Input("1", id="launch-repeat", type="integer", classes=VALID_INPUT)
                 yield Label("Seconds per workload")
-                yield Input("5", id="launch-time", type="integer", classes=VALID)
+                yield Input("5", id="launch-time", type="integer", classes=VALID_INPUT)
                 yield Label("Warm-up seconds")
-                yield Input("0", id="launch-warmup", type="integer", classes=VALID)
+                yield Input("0", id="launch-warmup", type="integer", classes=VALID_INPUT)
                 yield Label("perf capture")
                 yield Choice[str](CAPTURE_CHOICES, value="", id="launch-profile", allow_blank=False)
                 yield Static("", id="launch-facts")

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker, WorkerState
 
 from benchdeck.store.queries import HistoryRow, RunFilter
-from benchdeck.tui.app.screens.base import tcss
+from benchdeck.tui.app.screens.base import VALID_INPUT, tcss
 from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
 from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, cell_texts, run_cells, widths
@@ -143,9 +143,7 @@ class RunsScreen(RunActions):
         with Horizontal(id="runs-filters"):
             yield Choice[str]([], prompt="all hosts", id="runs-host", compact=True)
             yield Choice[str]([], prompt="all builds", id="runs-build", compact=True)
-            yield Input(
-                placeholder="workload", id="runs-workload", compact=True, classes="-valid"
-            )  # (as mounted)
+            yield Input(placeholder="workload", id="runs-workload", compact=True, classes=VALID_INPUT)
             yield Input(
                 placeholder="since YYYY-MM-DD",
                 id="runs-since",
