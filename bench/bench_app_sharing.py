@@ -4,7 +4,7 @@ reads or writes, as the CLI does, so other processes get it between two uses).
 1. CPU per batch of the app's writer: 16 streams' samples (one second of bench, vmstat and
    iostat rows each) through the EventSink the app's run service uses, one batch a second (the
    sink's clock moved on 1 s between batches, so a shared store lets go after each), on a
-   10,080-run store (tests/big_store.py): *held* (the app before: the file open all along)
+   10,080-run store (tests/fixtures/big_store.py): *held* (the app before: the file open all along)
    against *shared* (now: attached for the batch, let go after), interleaved rounds in one
    run. Prints ms of CPU per batch (median, p90) and % of one core at one batch a second.
 2. The Live view's cost: the app headless on Live (160x48) with 16 streams (bench_tui's
@@ -37,9 +37,9 @@ from bench_tui import bench_row, iostat_row, vmstat_row
 
 from benchdeck.engine.events import BenchBatch, IostatBatch, Planned, RunEvent, RunStarted, VmstatBatch
 from benchdeck.engine.planning.plan import RunPlan
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
-from tests.big_store import build_store
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
+from tests.fixtures.big_store import build_store
 
 LIVE_TARGET_PCT = 3.0
 

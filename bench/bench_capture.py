@@ -61,11 +61,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchdeck.engine.dispatch.planner import make_plan
 from benchdeck.engine.events import BenchBatch, CaptureBatch, RunFailed, RunFinished, RunStarted
 from benchdeck.engine.families.sysbench.command import SysbenchCommand
 from benchdeck.engine.hosts.inventory import local_host
 from benchdeck.engine.planning.plan import RunOptions, RunPlan, RunRequest
-from benchdeck.engine.planning.planner import make_plan
 from benchdeck.engine.profiling.capture import CaptureOptions, capture_plan
 from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport.local import LocalTransport
@@ -275,7 +275,7 @@ def main() -> None:
         if "builtin" in a.workloads:
             asyncio.run(bench("builtin", builtin_plans(work / "bi", a.seconds), a))
         if "mariadb" in a.workloads:
-            from tests.servers.mariadb import start_mariadb
+            from tests.fixtures.servers.mariadb import start_mariadb
 
             db = start_mariadb()
             try:

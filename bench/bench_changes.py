@@ -47,9 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.archive_cli import bench_commands
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.changepoints import Options, detect, worth_numpy
-from benchdeck.store.change_series import load_series
-from benchdeck.store.changes import analyse
-from benchdeck.store.db import Store
+from benchdeck.store.analysis.change_series import load_series
+from benchdeck.store.analysis.changes import analyse
+from benchdeck.store.storage.db import Store
 from tests.changes.otava_oracle import venv_python
 
 OTAVA_TIMER = """

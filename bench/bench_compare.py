@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchdeck.engine.catalogue import default_catalogue
-from benchdeck.store.compare import compare
-from benchdeck.store.db import Store
-from tests.big_store import SAMPLES, build_store
+from benchdeck.store.analysis.compare import compare
+from benchdeck.store.storage.db import Store
+from tests.fixtures.big_store import SAMPLES, build_store
 
 
 def python_baseline(store: Store, host: str, base: str, others: list[str]) -> dict[str, object]:

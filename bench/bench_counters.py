@@ -1,7 +1,7 @@
 """Benchmark: what the Counters table adds to ``compare``, beside compare without it in the same
 run (``counters=False``, interleaved).
 
-Builds the synthetic store of tests/big_store.py (hosts x builds x the classic 42 workloads, 60
+Builds the synthetic store of tests/fixtures/big_store.py (hosts x builds x the classic 42 workloads, 60
 per-second samples a run) and times compare of a base and two builds on one host, first on the
 store as built (no counter windows: the one-row check that skips the query), then after giving
 every run six 10-second perf stat windows of seven events (one ``<not supported>``), placed on
@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchdeck.engine.catalogue import default_catalogue
-from benchdeck.store.compare import compare
-from benchdeck.store.db import Store
-from tests.big_store import build_store
+from benchdeck.store.analysis.compare import compare
+from benchdeck.store.storage.db import Store
+from tests.fixtures.big_store import build_store
 
 EVENTS = ("cycles", "instructions", "branches", "branch-misses", "cache-references", "cache-misses")
 WINDOWS = 6

@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdeck.store.db import Store
 from benchdeck.store.importers import import_mytools_tree
+from benchdeck.store.storage.db import Store
 from tests.store import mytools_tree as t
 
 TARGET_LINES_S = 300_000

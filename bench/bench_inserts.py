@@ -49,13 +49,13 @@ import numpy as np
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, IostatBatch, VmstatBatch
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
-from benchdeck.store import bulk
-from benchdeck.store.db import Store
 from benchdeck.store.importers import import_mytools_tree
 from benchdeck.store.importers.writer import _RUN_COLS, _RUN_TYPES, _SUMMARY_COLS, _SUMMARY_TYPES
-from benchdeck.store.ingest import EventSink
-from benchdeck.store.runs import NewRun, create_run
-from benchdeck.store.samples import append_many, append_skipped_many
+from benchdeck.store.storage import bulk
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
+from benchdeck.store.storage.runs import NewRun, create_run
+from benchdeck.store.storage.samples import append_many, append_skipped_many
 
 Columns = Mapping[str, tuple[str, Sequence[Any]]]
 Insert = Callable[[duckdb.DuckDBPyConnection, str, Columns], int]

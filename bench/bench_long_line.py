@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.parsers.command import command_words
 from benchdeck.engine.parsers.sysbench import parse_sysbench_output
-from benchdeck.store.db import Store
 from benchdeck.store.importers import RunFiles, import_run_files
-from tests.seed001 import write_single_run_files
+from benchdeck.store.storage.db import Store
+from tests.fixtures.seed001 import write_single_run_files
 
 
 def best(fn: Callable[[], object], repeat: int) -> float:

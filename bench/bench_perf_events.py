@@ -3,7 +3,7 @@ per thread (issue 26: does rotating small event groups per window, as the seed a
 doperf1 does, cut the in-window cost?).
 
 sysbench point queries (stock ``oltp_point_select``, 2 threads, 1 table of 20,000 rows) against
-a private MariaDB (tests/servers/mariadb.py); each run is entirely inside one window: ``perf stat
+a private MariaDB (tests/fixtures/servers/mariadb.py); each run is entirely inside one window: ``perf stat
 -x, -e EVENTS -p <mariadbd>`` starts first and ends after sysbench (perf inherits the counters
 to the connection threads mariadbd starts). Modes, interleaved and rotated every repeat:
 
@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=8)
     a = ap.parse_args()
-    from tests.servers.mariadb import start_mariadb
+    from tests.fixtures.servers.mariadb import start_mariadb
 
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)", flush=True)
     db = start_mariadb()

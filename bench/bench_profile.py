@@ -7,7 +7,7 @@ deep, samples Zipf-like) of ``--stacks`` distinct stacks, and a same-run baselin
    splitting, sorting and summing the stacks; frames are made as they are drawn) and, for the
    differential view, attaching the base's.
 2. On the UI thread: from ``FlameGraph.show(tree)`` to the frame drawn, in a headless app at
-   160x48 (``App.run_test``): the icicle's layout and text (tui/services/icicle.py),
+   160x48 (``App.run_test``): the icicle's layout and text (tui/app/state/icicle.py),
    Textual's compositing and the terminal bytes of the update, measured until the app's
    ``_display`` of the screen update that holds it (not until ``pilot.pause()``: see
    :func:`first_frame_ms`). Target: < 100 ms

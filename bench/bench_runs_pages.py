@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdeck.store.db import Store
-from benchdeck.store.queries import RunFilter, run_history, run_history_after
-from tests.big_store import build_store
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.run_lists import RunFilter, run_history, run_history_after
+from tests.fixtures.big_store import build_store
 
 
 def store_pages(db: Path, f: RunFilter) -> list[float]:

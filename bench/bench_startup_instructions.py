@@ -44,8 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench_tui import KEEP_CHILD, child_env  # noqa: E402
 
-from benchdeck.store.db import Store  # noqa: E402
-from tests.big_store import build_store  # noqa: E402
+from benchdeck.store.storage.db import Store  # noqa: E402
+from tests.fixtures.big_store import build_store  # noqa: E402
 
 # The child: runs the bare app or benchdeck's entry, and ends at the first frame shown (a
 # frame Textual writes outside a batch, of Launch or Runs), before any teardown.

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_compare import build_store
 
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
-from benchdeck.store.db import Store
-from benchdeck.store.samples import append_bench, append_iostat, append_vmstat
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.samples import append_bench, append_iostat, append_vmstat
 
 
 def one_batch(store: Store, second: int, streams: int) -> float:

@@ -68,12 +68,12 @@ from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from benchdeck.engine.running.runner import Runner, RunPlan
 from benchdeck.engine.transport import HostSpec, SSHTransport
-from benchdeck.store import faults, ingest, shared_hold
-from benchdeck.store import file_store as db
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink, pump
-from benchdeck.store.runs import NewRun, create_run
-from tests.servers.sshd import SshdServer, start_sshd
+from benchdeck.store.storage import faults, ingest, shared_hold
+from benchdeck.store.storage import file_store as db
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink, pump
+from benchdeck.store.storage.runs import NewRun, create_run
+from tests.fixtures.servers.sshd import SshdServer, start_sshd
 
 TARGET_P99_MS = 250.0
 TARGET_CPU_PCT = 0.5

@@ -100,8 +100,8 @@ from benchdeck.engine.planning.plan import Marks, RunPlan
 from benchdeck.engine.profiling.capture import DEFAULT_EVENTS
 from benchdeck.engine.profiling.feed import CaptureFeed
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
-from benchdeck.store.db import Store
-from tests.big_store import build_store
+from benchdeck.store.storage.db import Store
+from tests.fixtures.big_store import build_store
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TARGET_S = 1.0

@@ -33,11 +33,11 @@ from pathlib import Path
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.mytools_names import parse_mytools_suffix
 from benchdeck.engine.parsers.mytools_met import parse_met
-from benchdeck.store.compare import HW_KEYS, CompareError, compare
-from benchdeck.store.db import Store
+from benchdeck.store.analysis.compare import HW_KEYS, CompareError, compare
 from benchdeck.store.importers.mytools_tree import split_run_dir
-from benchdeck.store.raw import decompress
-from benchdeck.store.report import fmt_hw, fmt_rel
+from benchdeck.store.reports.compare_report import fmt_hw, fmt_rel
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.raw import decompress
 
 
 @dataclass

@@ -11,10 +11,10 @@ def _benchdeck_from_this_checkout() -> None:
     """The tests must import benchdeck from this checkout: an editable install of another one (main,
     beside a worktree) would be imported instead, and its code tested without a word."""
     try:
-        from benchdeck import engine
+        import benchdeck
     except ModuleNotFoundError:
         raise pytest.UsageError("benchdeck is not installed: run `pip install -e '.[test]'` here") from None
-    where = Path(engine.__file__ or "").resolve().parent.parent
+    where = Path(benchdeck.__file__ or "").resolve().parent.parent
     if where != ROOT:
         raise pytest.UsageError(
             f"benchdeck is imported from {where}, not from this checkout ({ROOT}): "
@@ -23,7 +23,7 @@ def _benchdeck_from_this_checkout() -> None:
 
 
 _benchdeck_from_this_checkout()  # before the plugin below imports benchdeck
-pytest_plugins = ["tests.servers.conftest_plugin"]
+pytest_plugins = ["tests.fixtures.servers.conftest_plugin"]
 
 # Fixtures that start a real server: a test that uses one (directly or through another fixture)
 # talks to real external programs, and is marked `integration` without having to say so.

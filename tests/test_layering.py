@@ -30,13 +30,13 @@ CORE_MODULES = [
     "benchdeck.engine.running.follow",
     "benchdeck.engine.families.sysbench.command",
     "benchdeck.store",
-    "benchdeck.store.db",
-    "benchdeck.store.compare",
-    "benchdeck.store.report",
+    "benchdeck.store.storage.db",
+    "benchdeck.store.analysis.compare",
+    "benchdeck.store.reports.compare_report",
     "benchdeck.store.importers",
-    "benchdeck.store.ingest",
-    "benchdeck.store.queries",
-    "benchdeck.store.live",
+    "benchdeck.store.storage.ingest",
+    "benchdeck.store.storage.run_lists",
+    "benchdeck.store.storage.live",
 ]
 
 
@@ -91,7 +91,7 @@ KNOWN_CIRCLES: set[frozenset[str]] = set()
 
 
 def _module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
+    rel = path.relative_to(ROOT / "benchdeck").with_suffix("")
     parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
     return ".".join(("benchdeck", *parts))
 
@@ -101,7 +101,7 @@ def import_graph() -> dict[str, set[str]]:
     TYPE_CHECKING alike (a circle held together by a late import is still a circle). ``from P
     import m`` counts as importing ``P.m`` when that is a module, else ``P``; importing ``P.m``
     does not count as importing ``P`` (the package's ``__init__``)."""
-    files = {_module_name(p): p for top in PACKAGES for p in (ROOT / top).rglob("*.py")}
+    files = {_module_name(p): p for top in PACKAGES for p in (ROOT / "benchdeck" / top).rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in files}
     for name, path in files.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -173,3 +173,94 @@ def test_the_circle_finder_finds_a_circle() -> None:
 def test_every_store_module_is_free_of_the_ui() -> None:
     """Each module of store/ (walked, not a hand list) loads neither textual, rich nor tui."""
     assert loaded_after(WALK, store.__name__, ("textual", "rich", tui.__name__)) == ""
+
+
+# ---- floors: which group of modules may import which ------------------------------------------------
+
+STORE = "benchdeck.store."
+# (importer prefix, imported prefixes it must not reach, why)
+FLOORS = [
+    (STORE + "storage.", (STORE + "analysis.", STORE + "reports."), "storage is the floor of store/"),
+    (STORE + "importers.", (STORE + "analysis.", STORE + "reports."), "an import writes, analyses nothing"),
+    (STORE + "analysis.", (STORE + "reports.",), "analysis computes, reports render it"),
+    (
+        "benchdeck.tui.services.",
+        ("benchdeck.tui.app.", "benchdeck.tui.cli.", "benchdeck.tui.startup.", "benchdeck.tui.reports."),
+        "the services the CLI and the app share stand below both",
+    ),
+    ("benchdeck.tui.startup.", ("benchdeck.tui.cli.",), "the app's start-up needs no command"),
+    ("benchdeck.tui.reports.", ("benchdeck.tui.app.", "benchdeck.tui.cli."), "reports serve both clients"),
+    ("benchdeck.engine.planning.", ("benchdeck.engine.families.",), "families fill planning's types"),
+]
+
+
+def floor_breaches(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{m} -> {t} ({why})"
+        for importer, banned, why in FLOORS
+        for m, targets in graph.items()
+        if m.startswith(importer)
+        for t in sorted(targets)
+        if t.startswith(banned)
+    ]
+
+
+def test_every_group_imports_only_the_floors_below_it() -> None:
+    assert floor_breaches(import_graph()) == []
+
+
+def test_a_floor_breach_is_seen() -> None:
+    """The check above can fail: storage importing a comparison is a breach."""
+    graph = {STORE + "storage.db": {STORE + "analysis.compare"}}
+    assert floor_breaches(graph) == [
+        f"{STORE}storage.db -> {STORE}analysis.compare (storage is the floor of store/)"
+    ]
+
+
+# The shared services import no UI library at all: module names they must not load.
+UI_LIBRARIES = ("textual", "rich", "click")
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(
+        f"benchdeck.tui.services.{p.stem}"
+        for p in (ROOT / "benchdeck" / "tui" / "services").glob("*.py")
+        if p.stem != "__init__"
+    ),
+)
+def test_shared_services_import_no_ui_library(module: str) -> None:
+    assert loaded_after(PROBE, module, UI_LIBRARIES) == ""
+
+
+# ---- arrows no tool sees: modules named in strings --------------------------------------------------
+
+
+def named_modules() -> list[tuple[str, str]]:
+    """Every string literal in benchdeck/ that names a benchdeck module (the lazy command table,
+    the screens, the parsers, error checks by name), with the file that holds it."""
+    found = []
+    for path in sorted((ROOT / "benchdeck").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value.split(".")[:2] in (["benchdeck", p] for p in PACKAGES)
+                and all(part.isidentifier() for part in node.value.split("."))
+            ):
+                found.append((node.value, str(path.relative_to(ROOT))))
+    return found
+
+
+def test_every_module_named_in_a_string_imports() -> None:
+    import importlib
+
+    named = named_modules()
+    assert len({n for n, _ in named}) >= 30, "the lazy tables were not found"
+    bad = []
+    for name, where in named:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            bad.append(f"{where}: {name!r}: {exc}")
+    assert bad == []

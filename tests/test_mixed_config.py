@@ -17,10 +17,10 @@ import duckdb
 import jsonschema
 import pytest
 
-from benchdeck.store.column_choices import builds_of_config, column_choices, series_columns
-from benchdeck.store.columns import Column
-from benchdeck.store.db import Store
-from tests.cli_helpers import ROOT, bd
+from benchdeck.store.analysis.column_choices import builds_of_config, column_choices, series_columns
+from benchdeck.store.analysis.columns import Column
+from benchdeck.store.storage.db import Store
+from tests.fixtures.cli_helpers import ROOT, bd
 
 TREE = ROOT / "tests" / "data" / "mixed_config"
 SCHEMA = json.loads((ROOT / "docs" / "compare.schema.json").read_text())
@@ -132,8 +132,8 @@ def test_json_validates_against_the_schema_and_carries_pairs(tree: Tree) -> None
 
 def test_json_has_no_strings_in_numeric_fields() -> None:
     """inf (x/0) and NaN become null, and the result still validates."""
-    from benchdeck.store.compare import Cell, Comparison, GroupStat, HwBlock, HwRow, RqpsRow
-    from benchdeck.store.export import to_json
+    from benchdeck.store.analysis.compare import Cell, Comparison, GroupStat, HwBlock, HwRow, RqpsRow
+    from benchdeck.store.reports.export import to_json
 
     inf, nan = float("inf"), float("nan")
     vals: dict[str, float | None] = {

@@ -22,11 +22,11 @@ SHIPPED = {".py", ".tcss", ".toml", ".lua", ".sql"}
 
 
 def repo_files() -> list[str]:
-    """What the wheel must carry: every source and data file under the four directories."""
+    """What the wheel must carry: every source and data file of the four packages in benchdeck/."""
     return sorted(
-        str(p.relative_to(ROOT))
+        str(p.relative_to(ROOT / NAMESPACE))
         for top in OLD
-        for p in (ROOT / top).rglob("*")
+        for p in (ROOT / NAMESPACE / top).rglob("*")
         if p.is_file() and p.suffix in SHIPPED and "__pycache__" not in p.parts
     )
 
@@ -36,8 +36,6 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel ``pip install .`` installs, built offline from a copy of the sources (a stale
     build/ directory in the checkout cannot leak old files into it)."""
     src = tmp_path_factory.mktemp("src")
-    for top in OLD:
-        shutil.copytree(ROOT / top, src / top, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(
         ROOT / NAMESPACE, src / NAMESPACE, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
     )
@@ -202,7 +200,7 @@ CODE_IN_STRING = re.compile(
 
 def test_no_code_uses_the_old_names() -> None:
     """Code merged after the move that still imports a module by its old name (store.db for
-    benchdeck.store.db), or names one so in a string (the lazy tables, ``python -c`` commands),
+    benchdeck.store.storage.db), or names one so in a string (the lazy tables, ``python -c`` commands),
     fails here, naming the line. Prose is not checked: only whole names and import statements."""
     bad: list[str] = []
     for path in sorted(ROOT.rglob("*.py")):

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.cli_helpers import ROOT, bd
+from tests.fixtures.cli_helpers import ROOT, bd
 
 TREE = ROOT / "tests" / "data" / "two_dops"
 A, B = "my8043_rel_o2nofp", "my8406_rel_o2nofp"

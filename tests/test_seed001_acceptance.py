@@ -2,7 +2,7 @@
 MySQL") from raw result files in the post author's layout.
 
 Every test runs the real command line in a subprocess, against a store made for the test
-module (``--db PATH``). The raw files are written by tests/seed001.py.
+module (``--db PATH``). The raw files are written by tests/fixtures/seed001.py.
 
 CLI contract relied on:
 
@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from tests import seed001 as s
+from tests.fixtures import seed001 as s
 
 pytestmark = pytest.mark.integration  # the real CLI on the post's tree
 

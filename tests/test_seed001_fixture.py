@@ -1,6 +1,6 @@
 """Checks of the seed 001 fixture generator itself (no benchdeck code involved).
 
-The files written by tests/seed001.py must (1) be laid out like a mytools result tree,
+The files written by tests/fixtures/seed001.py must (1) be laid out like a mytools result tree,
 (2) encode the post's numbers when read correctly, and (3) give different numbers when read
 the naive way of the old scripts -- otherwise they could not catch an importer that reads them
 naively.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import seed001 as s
+from tests.fixtures import seed001 as s
 
 # --------------------------------------------------------------------------------------------
 # Readers: a correct one (domain.md) and the naive one of mytools' an.sh

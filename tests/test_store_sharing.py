@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.cli_helpers import CLI, ROOT, bd
+from tests.fixtures.cli_helpers import CLI, ROOT, bd
 
 pytestmark = pytest.mark.integration  # a real run beside the reader
 

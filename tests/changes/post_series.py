@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.store.db import Store
-from benchdeck.store.runs import ensure_build, ensure_host, ensure_workload
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.runs import ensure_build, ensure_host, ensure_workload
 
 HOST = "beelink"
 CONFIG = "z11a_bee"

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from benchdeck.store.changes import Series, analyse
-from benchdeck.store.changes_report import fmt_moves
-from benchdeck.store.movers import PER_OP_FLOOR, mover_ratio
+from benchdeck.store.analysis.changes import Series, analyse
+from benchdeck.store.analysis.movers import PER_OP_FLOOR, mover_ratio
+from benchdeck.store.reports.changes_report import fmt_moves
 
 
 def _series() -> Series:

@@ -84,9 +84,9 @@ def test_sums_are_numpys_reduce_and_reduceat() -> None:
 
 
 def test_point_means_are_the_numpy_versions() -> None:
-    """store/change_series.py's per-point means of a metric (NaN where a run has none) against
+    """store/analysis/change_series.py's per-point means of a metric (NaN where a run has none) against
     the numpy version's reduceat of the values with NaN as 0, over the count."""
-    from benchdeck.store.change_series import _nanmeans
+    from benchdeck.store.analysis.change_series import _nanmeans
 
     rng = random.Random(11)
     for _ in range(300):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.changes.post_series import HOST, write_store
-from tests.cli_helpers import bd
+from tests.fixtures.cli_helpers import bd
 
 
 def changes(db: Path, *args: str) -> dict[str, Any]:

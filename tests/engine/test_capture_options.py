@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from benchdeck.engine.dispatch.planner import make_plan
 from benchdeck.engine.hosts.inventory import ConfigError
 from benchdeck.engine.hosts.inventory_file import parse_inventory
 from benchdeck.engine.planning.plan import RunOptions, RunRequest
-from benchdeck.engine.planning.planner import make_plan
 from benchdeck.engine.profiling.capture import CaptureOptions
 from benchdeck.engine.profiling.elf_check import binary_findings
-from tests.cli_helpers import bd
+from tests.fixtures.cli_helpers import bd
 
 
 def test_options_say_what_is_wrong() -> None:

@@ -16,11 +16,11 @@ import pytest
 from benchdeck.engine.events import LogLine, RunFailed, RunFinished
 from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport import HostSpec, SSHTransport
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
 from tests.engine.test_capture_runs import builtin_plan, consume
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.sshd import SshdServer
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.sshd import SshdServer
 
 pytestmark = pytest.mark.integration
 

@@ -38,7 +38,7 @@ from benchdeck.engine.families.pgbench.command import (
 )
 from benchdeck.engine.parsers.dbbench import DbBenchParser
 from benchdeck.engine.parsers.pgbench import PgbenchParser
-from tests.servers.postgres import PostgresServer
+from tests.fixtures.servers.postgres import PostgresServer
 
 OPS = re.compile(r"^(\S+)\s+:\s+[\d.]+ micros/op (\d+) ops/sec", re.M)
 TPS = re.compile(r"^tps = ([\d.]+) \(without initial connection time\)$", re.M)

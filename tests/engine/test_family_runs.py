@@ -19,11 +19,11 @@ from benchdeck.engine.families.pgbench.command import PgConn, init_argv, run_arg
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.transport import LocalTransport
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
-from benchdeck.store.runs import NewRun, create_run
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.postgres import PostgresServer
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
+from benchdeck.store.storage.runs import NewRun, create_run
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.postgres import PostgresServer
 
 pytestmark = pytest.mark.integration  # real MariaDB and PostgreSQL
 

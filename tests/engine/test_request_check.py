@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from benchdeck.engine.dispatch.request_check import RequestError, check_requests
 from benchdeck.engine.hosts.inventory import Inventory
 from benchdeck.engine.hosts.inventory_file import parse_inventory
-from benchdeck.engine.planning.request_check import RequestError, check_requests
 
 INVENTORY = """
 [hosts.dell32]

@@ -18,12 +18,12 @@ from benchdeck.engine.families.sysbench.command import SysbenchCommand
 from benchdeck.engine.parsers.vmstat import parse_vmstat
 from benchdeck.engine.running.runner import Runner, RunPlan
 from benchdeck.engine.transport import HostSpec, SSHTransport
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
-from benchdeck.store.live import marks, unfinished
-from benchdeck.store.runs import NewRun, create_run
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.sshd import SshdServer
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
+from benchdeck.store.storage.live import marks, unfinished
+from benchdeck.store.storage.runs import NewRun, create_run
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.sshd import SshdServer
 
 pytestmark = pytest.mark.integration  # real sshd, MariaDB, vmstat, iostat
 

@@ -19,8 +19,8 @@ from benchdeck.engine.servers import ManagedServer, ServerError, ServerSpec, mak
 from benchdeck.engine.servers.mysql import MySQLServer
 from benchdeck.engine.servers.postgres import PostgresServer
 from benchdeck.engine.transport import HostSpec, LocalTransport, SSHTransport, Transport, make_transport
-from tests.servers import free_port, kill_and_wait, pid_alive
-from tests.servers.sshd import SshdServer
+from tests.fixtures.servers import free_port, kill_and_wait, pid_alive
+from tests.fixtures.servers.sshd import SshdServer
 
 pytestmark = pytest.mark.integration
 

@@ -31,8 +31,8 @@ from benchdeck.engine.families.sysbench.command import (
 )
 from benchdeck.engine.parsers import parse_sysbench_output
 from benchdeck.engine.records import SysbenchSummary
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.postgres import PostgresServer
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.postgres import PostgresServer
 
 pytestmark = pytest.mark.integration
 

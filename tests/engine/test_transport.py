@@ -26,12 +26,12 @@ from benchdeck.engine.transport import (
     hostkeys,
 )
 from benchdeck.engine.transport.base import ShellTransport
-from tests.servers import free_port
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.postgres import PostgresServer
-from tests.servers.sshd import SshdServer
+from tests.fixtures.servers import free_port
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.postgres import PostgresServer
+from tests.fixtures.servers.sshd import SshdServer
 
-pytest_plugins = ["tests.servers.conftest_plugin"]
+pytest_plugins = ["tests.fixtures.servers.conftest_plugin"]
 pytestmark = pytest.mark.integration
 
 LOOP5 = "for i in 1 2 3 4 5; do echo line$i; sleep 0.2; done"

@@ -1,4 +1,4 @@
-"""The TPC-C-like client's output, hand-written (tests/test_cli_tpcc.py runs the real client):
+"""The TPC-C-like client's output, hand-written (tests/cli/test_tpcc.py runs the real client):
 every line is an interval, a recognised line, a message or a skipped line with its reason."""
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from pathlib import Path
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.profiling.records import ProfileWindow
 from benchdeck.engine.records import BenchInterval
-from benchdeck.store.db import Store
-from benchdeck.store.profiles import save_profile_windows
-from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from benchdeck.store.samples import append_bench
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.profiles import save_profile_windows
+from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.storage.samples import append_bench
 
 HOST = "dell32"
 BASE = "my8028_rel_o2nofp"

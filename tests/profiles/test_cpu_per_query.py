@@ -14,8 +14,8 @@ from benchdeck.engine.profiling.cpu import (
     side_profile,
 )
 from benchdeck.engine.profiling.records import ProfileWindow
-from benchdeck.store.db import Store
-from benchdeck.store.profiles import column_runs, load_profile_windows, load_side
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.profiles import column_runs, load_profile_windows, load_side
 from tests.profiles.data import BASE, HOST, NEW, WORKLOAD, build_profile_store, window
 
 

@@ -15,7 +15,7 @@ import pytest
 from benchdeck.engine.profiling.folded import parse_flamegraph_svg, parse_perf_script
 from benchdeck.engine.profiling.svg import flame_svg
 from benchdeck.engine.profiling.tree import build_tree
-from tests.cli_helpers import bd
+from tests.fixtures.cli_helpers import bd
 from tests.store.mytools_tree import CONFIG, A, B, write_tree
 
 # flamegraph.pl's shape: frames in no order, root "all" at the bottom (largest y), counts with

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import bd, db_rows
+from tests.fixtures.cli_helpers import bd, db_rows
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.profiling.folded import parse_flamegraph_svg
-from tests.cli_helpers import bd
+from tests.fixtures.cli_helpers import bd
 from tests.profiles.data import BASE, BASE_STACKS, HOST, NEW, WORKLOAD, build_profile_store
 
 SVG = "{http://www.w3.org/2000/svg}"

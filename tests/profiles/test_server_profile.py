@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import bd, inventory_env, local_host, postgres_build
-from tests.servers.postgres import PostgresServer
+from tests.fixtures.cli_helpers import bd, inventory_env, local_host, postgres_build
+from tests.fixtures.servers.postgres import PostgresServer
 
 pytestmark = pytest.mark.integration
 

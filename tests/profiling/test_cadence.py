@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.profiling.capture import CaptureOptions, CapturePlan
-from benchdeck.store.db import Store
+from benchdeck.store.storage.db import Store
 from benchdeck.tui.cli.capture_options import capture
-from tests.cli_helpers import bd
+from tests.fixtures.cli_helpers import bd
 
 BOTH = ("counters", "cpu")
 

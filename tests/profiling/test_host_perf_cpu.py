@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import die_with_parent, kill_and_wait, require
+from tests.fixtures.servers import die_with_parent, kill_and_wait, require
 
 pytestmark = pytest.mark.integration  # the real perf, on two real busy processes
 

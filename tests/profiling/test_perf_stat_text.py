@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from benchdeck.engine.profiling.perf_stat_text import parse_perf_stat_text
-from tests.cli_helpers import ROOT
+from tests.fixtures.cli_helpers import ROOT
 
 DATA = ROOT / "tests" / "data" / "perf_stat"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import inventory_env, local_host, mariadb_build, postgres_build, sshd_host
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.postgres import PostgresServer
-from tests.servers.sshd import SshdServer
+from tests.fixtures.cli_helpers import inventory_env, local_host, mariadb_build, postgres_build, sshd_host
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.postgres import PostgresServer
+from tests.fixtures.servers.sshd import SshdServer
 
 MARIADB = "ma101119_rel"
 POSTGRES = "pg150_rel"

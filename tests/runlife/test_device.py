@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import bd, ssh_env
+from tests.fixtures.cli_helpers import bd, ssh_env
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.sshd import SshdServer
 from tests.runlife.conftest import MARIADB, WORKLOAD
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.sshd import SshdServer
 
 pytestmark = pytest.mark.integration  # real sshd and MariaDB
 

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.catalogue import default_catalogue
-from benchdeck.store.compare import compare
-from benchdeck.store.db import Store
+from benchdeck.store.analysis.compare import compare
+from benchdeck.store.storage.db import Store
 from benchdeck.tui.app.screens.triage import rank
-from benchdeck.tui.services.choices import scaling_flags
-from tests.cli_helpers import ROOT, bd, db_rows
+from benchdeck.tui.app.state.choices import scaling_flags
+from tests.fixtures.cli_helpers import ROOT, bd, db_rows
 
 pytestmark = pytest.mark.integration
 

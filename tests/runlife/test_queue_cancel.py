@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.cli_helpers import CLI, ROOT, bd, db_rows
+from tests.fixtures.cli_helpers import CLI, ROOT, bd, db_rows
 from tests.runlife.conftest import MARIADB, WORKLOAD
 
 pytestmark = pytest.mark.integration  # real runs
@@ -55,8 +55,8 @@ def test_cancel_queue_while_another_benchdeck_runs_it(env: dict[str, str]) -> No
 
 
 def test_cancel_queue_with_nobody_running_it(env: dict[str, str]) -> None:
-    from benchdeck.store.db import Store
-    from benchdeck.store.queue import create_queue
+    from benchdeck.store.storage.db import Store
+    from benchdeck.store.storage.queue import create_queue
 
     with Store.open(env["BENCHDECK_DB"]) as store, store.transaction() as cur:
         qid = create_queue(cur, ["sshd"], [MARIADB], [WORKLOAD, WORKLOAD], {})

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from benchdeck.engine.events import BenchBatch, Replayed
-from benchdeck.tui.services.live_model import RunView
-from tests.cli_helpers import CLI, ROOT, bd, remote_output
+from benchdeck.tui.app.state.live_model import RunView
+from tests.fixtures.cli_helpers import CLI, ROOT, bd, remote_output
 from tests.runlife.conftest import MARIADB, WORKLOAD
 
 pytestmark = pytest.mark.integration  # real runs

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.store.raw import decompress
-from tests.cli_helpers import ROOT, bd, db_rows, remote_output
+from benchdeck.store.storage.raw import decompress
+from tests.fixtures.cli_helpers import ROOT, bd, db_rows, remote_output
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.postgres import PostgresServer
 from tests.runlife.conftest import MARIADB, POSTGRES, WORKLOAD
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.postgres import PostgresServer
 
 pytestmark = pytest.mark.integration  # real MariaDB and PostgreSQL
 
@@ -180,8 +180,8 @@ async def test_binary_version_and_git_commit_of_the_basedir(
 
 
 def test_a_managed_build_records_its_generated_config_and_server_binary(tmp_path: Path) -> None:
-    from tests.test_cli_run import BUILD as MANAGED
-    from tests.test_cli_run import managed_env
+    from tests.cli.test_run import BUILD as MANAGED
+    from tests.cli.test_run import managed_env
 
     env, _, port = managed_env(tmp_path, "", table_size=1000)
     args = (

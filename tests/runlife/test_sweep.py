@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ROOT, bd, db_rows, inventory_env, mariadb_build, sshd_host
-from tests.servers.mariadb import MariaDBServer
-from tests.servers.sshd import SshdServer
+from tests.fixtures.cli_helpers import ROOT, bd, db_rows, inventory_env, mariadb_build, sshd_host
+from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.sshd import SshdServer
 
 pytestmark = pytest.mark.integration
 

@@ -20,9 +20,9 @@ from benchdeck.engine.transport import (
     SSHTransport,
     hostkeys,
 )
-from tests.cli_helpers import ROOT, bd
-from tests.servers import free_port, kill_and_wait, wait_until
-from tests.servers.sshd import SshdServer
+from tests.fixtures.cli_helpers import ROOT, bd
+from tests.fixtures.servers import free_port, kill_and_wait, wait_until
+from tests.fixtures.servers.sshd import SshdServer
 
 pytestmark = pytest.mark.integration  # real sshd
 

@@ -13,10 +13,10 @@ import duckdb
 import pytest
 
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.store.db import Store, StoreError
-from benchdeck.store.faults import expected_tables
-from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from benchdeck.store.schema import MIGRATIONS
+from benchdeck.store.storage.db import Store, StoreError
+from benchdeck.store.storage.faults import expected_tables
+from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.storage.schema import MIGRATIONS
 
 
 def _attached_names() -> set[str]:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.store import bulk
-from benchdeck.store.db import Store
+from benchdeck.store.storage import bulk
+from benchdeck.store.storage.db import Store
 
 TABLE = """CREATE TABLE t (i BIGINT, n INTEGER, x DOUBLE, s VARCHAR, j JSON, k JSON, ts TIMESTAMP, b BLOB)"""
 
@@ -82,7 +82,8 @@ def test_no_pyarrow_and_no_pandas_on_the_way(tmp_path: Path) -> None:
 
     code = (
         "import sys; sys.modules['pyarrow'] = None; sys.modules['pandas'] = None\n"
-        "from pathlib import Path; from benchdeck.store import bulk; from benchdeck.store.db import Store\n"
+        "from pathlib import Path; from benchdeck.store.storage import bulk\n"
+        "from benchdeck.store.storage.db import Store\n"
         f"with Store.open(Path({str(tmp_path / 'p.duckdb')!r})) as s, s.transaction() as cur:\n"
         "    cur.execute('CREATE TABLE t (s VARCHAR, b BLOB)')\n"
         "    rows = {'s': ('VARCHAR', ['a', 'b\\0']), 'b': ('BLOB', [b'x', None])}\n"

@@ -10,10 +10,10 @@ import pytest
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.metrics import PerOp
-from benchdeck.store.compare import CompareError, Comparison, compare
-from benchdeck.store.db import Store
-from benchdeck.store.report import render, render_text, to_json
-from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.analysis.compare import CompareError, Comparison, compare
+from benchdeck.store.reports.compare_report import render, render_text, to_json
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
 
 CAT = default_catalogue()
 

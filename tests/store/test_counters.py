@@ -14,15 +14,15 @@ from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.profiling.records import CounterReading, CounterWindow
 from benchdeck.engine.records import BenchInterval
-from benchdeck.store.compare import Comparison, compare
-from benchdeck.store.counters_per_op import CounterRow, CounterValue, ratios
-from benchdeck.store.db import Store
+from benchdeck.store.analysis.compare import Comparison, compare
+from benchdeck.store.analysis.counters_per_op import CounterRow, CounterValue, ratios
 from benchdeck.store.importers import import_mytools_tree
 from benchdeck.store.importers.perf_files import read_perf_stat, save_counter_windows
-from benchdeck.store.report import render_text
-from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from benchdeck.store.samples import append_bench
-from tests.cli_helpers import ROOT
+from benchdeck.store.reports.compare_report import render_text
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.storage.samples import append_bench
+from tests.fixtures.cli_helpers import ROOT
 from tests.store import mytools_tree as t
 
 HOST = "dell16"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.store.db import Store, StoreError, StoreLocked, StoreNotWritable, StoreTooNew
-from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
-from tests.cli_helpers import CLI
+from benchdeck.store.storage.db import Store, StoreError, StoreLocked, StoreNotWritable, StoreTooNew
+from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.storage.schema import LATEST_VERSION, MIGRATIONS
+from tests.fixtures.cli_helpers import CLI
 
 HOLDER = """
 import sys, duckdb
@@ -153,8 +153,8 @@ def test_a_process_killed_after_creating_the_store_leaves_it_openable(tmp_path: 
     db = tmp_path / "crash.duckdb"
     code = (
         "import os, sys\n"
-        "from benchdeck.store.db import Store\n"
-        "from benchdeck.store.runs import NewRun, create_run\n"
+        "from benchdeck.store.storage.db import Store\n"
+        "from benchdeck.store.storage.runs import NewRun, create_run\n"
         "from benchdeck.engine.builds import parse_build_name\n"
         "s = Store.open(sys.argv[1])\n"
         "with s.transaction() as cur:\n"

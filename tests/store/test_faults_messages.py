@@ -7,9 +7,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from benchdeck.store.db import Store, StoreError
-from benchdeck.store.faults import complete_store_versions, describe, expected_tables
-from benchdeck.store.schema import MIGRATIONS
+from benchdeck.store.storage.db import Store, StoreError
+from benchdeck.store.storage.faults import complete_store_versions, describe, expected_tables
+from benchdeck.store.storage.schema import MIGRATIONS
 
 
 @pytest.mark.parametrize(

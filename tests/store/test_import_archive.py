@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.store.db import Store
 from benchdeck.store.importers import RunFiles, import_mytools_tree, import_run_files
-from benchdeck.store.queries import RunFilter, run_history, run_history_after
-from benchdeck.store.raw import read_raw
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.raw import read_raw
+from benchdeck.store.storage.run_lists import RunFilter, run_history, run_history_after
 from benchdeck.tui.cli.main import cli
 from tests.store import mytools_tree as t
 

@@ -12,10 +12,10 @@ import numpy as np
 
 from benchdeck.engine.parsers import parse_iostat, parse_vmstat
 from benchdeck.engine.records import IostatSample, VmstatSample
-from benchdeck.store.db import Store
 from benchdeck.store.importers import import_mytools_tree
 from benchdeck.store.importers.checked import Checked
-from benchdeck.store.limits import INT32_MAX, record_problem
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.limits import INT32_MAX, record_problem
 from tests.store import mytools_tree as t
 
 H12 = "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz  aqu-sz  %util"

@@ -11,12 +11,12 @@ import pytest
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.parsers.explain import find_explain
 from benchdeck.engine.parsers.mytools_met import parse_met, split_met_tail
-from benchdeck.store.db import Store
 from benchdeck.store.importers import ImportError_, RunFiles, import_run_files
 from benchdeck.store.importers.dating import parse_stamp
 from benchdeck.store.importers.read_run import read_run
-from benchdeck.store.raw import read_raw
-from benchdeck.store.schema import MIGRATIONS
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.raw import read_raw
+from benchdeck.store.storage.schema import MIGRATIONS
 from tests.store import mytools_tree as t
 
 BUILD = parse_build_name(t.A)

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.catalogue import default_catalogue
-from benchdeck.store.compare import Comparison, compare
-from benchdeck.store.db import Store
+from benchdeck.store.analysis.compare import Comparison, compare
 from benchdeck.store.importers import ImportProgress, MytoolsImport, import_mytools_tree
-from benchdeck.store.raw import read_raw
-from benchdeck.store.report import render_text
+from benchdeck.store.reports.compare_report import render_text
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.raw import read_raw
 from tests.store import mytools_tree as t
 
 HOST = "dell16"

@@ -15,9 +15,9 @@ from benchdeck.engine.events import (
 )
 from benchdeck.engine.metrics import PerOp
 from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary, VmstatSample
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
-from benchdeck.store.runs import NewRun, create_run
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
+from benchdeck.store.storage.runs import NewRun, create_run
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC).replace(tzinfo=None)
 
@@ -104,7 +104,7 @@ async def test_pump_tells_of_a_run_end_once_it_is_written(tmp_path: Path) -> Non
     from concurrent.futures import ThreadPoolExecutor
 
     from benchdeck.engine.events import RunEvent
-    from benchdeck.store.ingest import pump
+    from benchdeck.store.storage.ingest import pump
 
     store, rid = _store_with_run(tmp_path)
     seen: list[tuple[str, str]] = []

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from benchdeck.engine.catalogue import default_catalogue
-from benchdeck.store import lake
-from benchdeck.store.compare import compare
-from benchdeck.store.faults import expected_tables
-from benchdeck.store.schema import LATEST_VERSION
-from tests.cli_helpers import ROOT
-from tests.servers.postgres import PostgresServer
+from benchdeck.store.analysis.compare import compare
+from benchdeck.store.storage import lake
+from benchdeck.store.storage.faults import expected_tables
+from benchdeck.store.storage.schema import LATEST_VERSION
+from tests.fixtures.cli_helpers import ROOT
+from tests.fixtures.servers.postgres import PostgresServer
 
 pytestmark = pytest.mark.integration  # a real PostgreSQL catalog
 
@@ -35,7 +35,7 @@ BUILDS = ("my8028_rel_o2nofp", "my8403_rel_o2nofp")
 WRITER = r"""
 import sys
 import duckdb
-from benchdeck.store import lake
+from benchdeck.store.storage import lake
 url, build, n = lake.LakeUrl.parse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 workloads = sys.argv[4].split(",")
 con, pg = lake.connect(url), lake.pg_connect(url)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.store import lake
-from benchdeck.store.db import Store
-from tests.cli_helpers import CLI, ROOT, bd
-from tests.servers.postgres import PostgresServer
+from benchdeck.store.storage import lake
+from benchdeck.store.storage.db import Store
+from tests.fixtures.cli_helpers import CLI, ROOT, bd
+from tests.fixtures.servers.postgres import PostgresServer
 from tests.store import mytools_tree as tree
 from tests.store.test_team_store_cli import _env, _new_db, _url
 
@@ -32,7 +32,8 @@ NAMES = (("hosts", HOST, "host_id_seq", {"ncpu": None}),
 # committed without rows (what a benchdeck before the claim's transaction left when killed).
 CLAIMER = f"""
 import os, signal, sys
-from benchdeck.store import lake, lake_session
+from benchdeck.store.storage import lake
+from benchdeck.store.storage import lake_session
 url, step = lake.LakeUrl.parse(sys.argv[1]), sys.argv[2]
 s = lake_session.open_session(url, write=True, data_path=None)
 pg = s._pg()

@@ -7,10 +7,10 @@ from pathlib import Path
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, VmstatBatch
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
-from benchdeck.store.limits import feed_checked, path_problem, record_problem
-from benchdeck.store.runs import NewRun, create_run
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
+from benchdeck.store.storage.limits import feed_checked, path_problem, record_problem
+from benchdeck.store.storage.runs import NewRun, create_run
 
 
 def vm(seq: int, free: int = 5, us: int = 1) -> VmstatSample:

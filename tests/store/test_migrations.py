@@ -23,16 +23,16 @@ import duckdb
 import pytest
 import zstandard
 
-import benchdeck.store.db
-import benchdeck.store.file_schema
-import benchdeck.store.views
-from benchdeck.store import raw
-from benchdeck.store.db import Store
-from benchdeck.store.schema import MIGRATIONS
+import benchdeck.store.storage.db
+import benchdeck.store.storage.file_schema
+import benchdeck.store.storage.views
+from benchdeck.store.storage import raw
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.schema import MIGRATIONS
 
 FIXTURES = Path(__file__).parent / "migration_fixtures"
 RELEASED = sorted(int(p.name[1:].split(".")[0]) for p in FIXTURES.glob("v*.duckdb.zst"))
-VIEWS_FROM = 9  # the version that added the views (store/views.py)
+VIEWS_FROM = 9  # the version that added the views (store/storage/views.py)
 
 
 def test_every_released_version_has_a_fixture() -> None:
@@ -223,10 +223,10 @@ def test_store_made_at_every_version_migrates(
     path = tmp_path / f"at{version}.duckdb"
     upto = tuple(m for m in MIGRATIONS if m[0] <= version)
     with monkeypatch.context() as m:
-        m.setattr(benchdeck.store.file_schema, "MIGRATIONS", upto)
-        m.setattr(benchdeck.store.file_schema, "LATEST_VERSION", version)
+        m.setattr(benchdeck.store.storage.file_schema, "MIGRATIONS", upto)
+        m.setattr(benchdeck.store.storage.file_schema, "LATEST_VERSION", version)
         if version < VIEWS_FROM:  # that version's code had no views (they name later columns)
-            m.setattr(benchdeck.store.views, "apply", lambda cur: None)
+            m.setattr(benchdeck.store.storage.views, "apply", lambda cur: None)
         with Store.open(path) as s:
             assert s.applied_versions() == {v for v, _ in upto}
             with s.transaction() as cur:
@@ -243,7 +243,7 @@ def test_migrations_merged_with_lower_numbers_are_applied(
     path = _unpack(5, tmp_path)
     without_7 = tuple(m for m in MIGRATIONS if m[0] != 7)
     with monkeypatch.context() as m:
-        m.setattr(benchdeck.store.file_schema, "MIGRATIONS", without_7)
+        m.setattr(benchdeck.store.storage.file_schema, "MIGRATIONS", without_7)
         with Store.open(path) as s:
             assert s.applied_versions() == {v for v, _ in without_7}
     before = fingerprint(path)
@@ -262,6 +262,8 @@ def test_a_version_the_code_does_not_know_is_too_new(tmp_path: Path, monkeypatch
     below the latest, as a branch's migration before it merges) is newer than this code."""
     path = tmp_path / "s.duckdb"
     Store.open(path).close()
-    monkeypatch.setattr(benchdeck.store.file_schema, "MIGRATIONS", tuple(m for m in MIGRATIONS if m[0] != 7))
-    with pytest.raises(benchdeck.store.db.StoreTooNew, match="schema version 7"):
+    monkeypatch.setattr(
+        benchdeck.store.storage.file_schema, "MIGRATIONS", tuple(m for m in MIGRATIONS if m[0] != 7)
+    )
+    with pytest.raises(benchdeck.store.storage.db.StoreTooNew, match="schema version 7"):
         Store.open(path)

@@ -1,5 +1,5 @@
 """Noise as a statistic: confidence intervals of a QPS ratio on synthetic series whose true ratio
-and noise are known (store/noise.py), and through ``compare`` on a store."""
+and noise are known (store/analysis/noise.py), and through ``compare`` on a store."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.engine.records import BenchInterval
-from benchdeck.store.compare import compare
-from benchdeck.store.db import Store
-from benchdeck.store.noise import block_length, ratio_ci_repeats, ratio_ci_samples
-from benchdeck.store.report import interval_source
-from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from benchdeck.store.samples import append_bench
+from benchdeck.store.analysis.compare import compare
+from benchdeck.store.analysis.noise import block_length, ratio_ci_repeats, ratio_ci_samples
+from benchdeck.store.reports.compare_report import interval_source
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.storage.samples import append_bench
 
 CAT = default_catalogue()
 
@@ -211,6 +211,6 @@ def test_base_runs_without_throughput_give_no_interval_and_no_warning() -> None:
 
 def test_compare_skips_runs_with_too_few_samples_at_the_same_bound() -> None:
     """store.compare counts samples in SQL before loading numpy: the same minimum as here."""
-    from benchdeck.store import compare, noise
+    from benchdeck.store.analysis import compare, noise
 
     assert compare.MIN_SAMPLES == noise.MIN_SAMPLES

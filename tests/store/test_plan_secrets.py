@@ -6,7 +6,7 @@ import json
 from dataclasses import fields, replace
 
 from benchdeck.engine.planning.plan import REDACTED, RunPlan
-from benchdeck.store.live import plan_from_dict, plan_to_dict
+from benchdeck.store.storage.live import plan_from_dict, plan_to_dict
 
 
 def test_passwords_are_masked_in_argv_and_env_and_the_rest_round_trips() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.cli_helpers import ROOT, bd
+from tests.fixtures.cli_helpers import ROOT, bd
 
 RECORDED = ROOT / "tests" / "data" / "recorded"
 PERF = ROOT / "tests" / "data" / "perf_stat" / "sb.perf.hw.point-query.range100.pk1.1"  # hand-written

@@ -7,9 +7,9 @@ from pathlib import Path
 import duckdb
 
 from benchdeck.engine.planning.plan import RunOptions
-from benchdeck.store import queue as q
-from benchdeck.store.db import Store
-from benchdeck.store.schema import LATEST_VERSION, MIGRATIONS
+from benchdeck.store.storage import queue as q
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.schema import LATEST_VERSION, MIGRATIONS
 
 
 def test_matrix_order_with_configs_per_host_and_build(tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ from pathlib import Path
 
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
-from benchdeck.store.db import Store
-from benchdeck.store.runs import NewRun, create_run, save_host_facts
-from benchdeck.store.samples import append_bench, append_iostat, append_skipped, append_vmstat
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.runs import NewRun, create_run, save_host_facts
+from benchdeck.store.storage.samples import append_bench, append_iostat, append_skipped, append_vmstat
 
 
 def _vm(seq: int, gu: int | None, ts: str | None) -> VmstatSample:

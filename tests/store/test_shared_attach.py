@@ -20,8 +20,8 @@ import pytest
 
 from benchdeck.engine.events import BenchBatch
 from benchdeck.engine.records import BenchInterval
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
 from tests.store.test_ingest import _count, _store_with_run
 
 # Another process opens the store read-write, adds a sample of run $2 at t=$3, and prints the
@@ -42,8 +42,8 @@ KILLED_WRITER = (
     "import sys\n"
     "from benchdeck.engine.events import BenchBatch\n"
     "from benchdeck.engine.records import BenchInterval\n"
-    "from benchdeck.store.db import Store\n"
-    "from benchdeck.store.ingest import EventSink\n"
+    "from benchdeck.store.storage.db import Store\n"
+    "from benchdeck.store.storage.ingest import EventSink\n"
     "store = Store.open(sys.argv[1], shared=True)\n"
     "sink = EventSink(store, batch_time=0, hold_s=60)\n"
     "rid, t = int(sys.argv[2]), 0\n"

@@ -11,9 +11,9 @@ import pytest
 
 from benchdeck.engine.events import BenchBatch
 from benchdeck.engine.records import BenchInterval
-from benchdeck.store import file_store as store_db
-from benchdeck.store.db import Store
-from benchdeck.store.ingest import EventSink
+from benchdeck.store.storage import file_store as store_db
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
 from tests.store.test_ingest import Clock, _count, _store_with_run
 
 

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.store import snapshot
-from benchdeck.store.db import Store, StoreError
-from tests.cli_helpers import ROOT
+from benchdeck.store.storage import snapshot
+from benchdeck.store.storage.db import Store, StoreError
+from tests.fixtures.cli_helpers import ROOT
 
 WRITER = """
 import sys
 from benchdeck.engine.builds import parse_build_name
-from benchdeck.store.db import Store
-from benchdeck.store.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
 store = Store.open(sys.argv[1])
 with store.transaction() as cur:  # bulk, so that a copy takes a while
     cur.execute("INSERT INTO raw_files SELECT 0, 'bulk', 'f', 'none', 16000, "

@@ -9,11 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import benchdeck.store.file_schema
+import benchdeck.store.storage.file_schema
 from benchdeck.engine.records import VmstatSample
-from benchdeck.store.db import Store
-from benchdeck.store.samples import append_vmstat
-from benchdeck.store.schema import MIGRATIONS
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.samples import append_vmstat
+from benchdeck.store.storage.schema import MIGRATIONS
 
 
 def test_every_column_of_every_table_and_view_has_a_comment(tmp_path: Path) -> None:
@@ -51,7 +51,9 @@ def test_migration_11_turns_stored_sample_times_into_timestamps(
     ISO, the US locale's, and none; then new samples are parsed on the way in."""
     path = tmp_path / "old.duckdb"
     with monkeypatch.context() as m:
-        m.setattr(benchdeck.store.file_schema, "MIGRATIONS", tuple(x for x in MIGRATIONS if x[0] != 11))
+        m.setattr(
+            benchdeck.store.storage.file_schema, "MIGRATIONS", tuple(x for x in MIGRATIONS if x[0] != 11)
+        )
         with Store.open(path) as s, s.transaction() as cur:
             for seq, ts in enumerate(
                 ("2026-11-21 19:52:23", "11/21/26 19:52:24", "11/21/2026 07:52:25 PM", None)

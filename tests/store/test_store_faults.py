@@ -25,11 +25,11 @@ from typing import Any
 import duckdb
 import pytest
 
-from benchdeck.store.db import Store
-from benchdeck.store.schema import MIGRATIONS
-from tests.cli_helpers import CLI, ROOT
-from tests.fs_limits import read_only, tmpfs
-from tests.seed001 import write_single_run_files
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.schema import MIGRATIONS
+from tests.fixtures.cli_helpers import CLI, ROOT
+from tests.fixtures.fs_limits import read_only, tmpfs
+from tests.fixtures.seed001 import write_single_run_files
 
 BUILDS = ("my8028_rel_o2nofp", "my8040_rel_o2nofp")
 RUNS = """

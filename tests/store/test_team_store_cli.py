@@ -25,12 +25,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from benchdeck.store.db import Store, StoreError
-from benchdeck.store.faults import expected_tables
-from benchdeck.store.raw import read_raw
-from benchdeck.store.views import VIEWS
-from tests.cli_helpers import CLI, ROOT, bd
-from tests.servers.postgres import SECURE_DB, SECURE_USER, PostgresServer
+from benchdeck.store.storage.db import Store, StoreError
+from benchdeck.store.storage.faults import expected_tables
+from benchdeck.store.storage.raw import read_raw
+from benchdeck.store.storage.views import VIEWS
+from tests.fixtures.cli_helpers import CLI, ROOT, bd
+from tests.fixtures.servers.postgres import SECURE_DB, SECURE_USER, PostgresServer
 from tests.store import mytools_tree as tree
 
 pytestmark = pytest.mark.integration  # a real PostgreSQL catalog
@@ -215,7 +215,7 @@ def test_catalog_problems_are_one_line(postgres_server: PostgresServer, tmp_path
 
 
 def _closed_port() -> int:
-    from tests.servers import free_port
+    from tests.fixtures.servers import free_port
 
     return free_port()
 
@@ -227,7 +227,7 @@ def test_a_transaction_that_meets_another_writers_commit_is_replayed(
     transaction is open: the first's COMMIT conflicts (DuckLake does not retry an UPDATE) and is
     replayed; a transaction whose read the other writer changed is refused in one line."""
     from benchdeck.engine.builds import parse_build_name
-    from benchdeck.store.runs import NewRun, create_run, set_status
+    from benchdeck.store.storage.runs import NewRun, create_run, set_status
 
     url = _url(postgres_server, _new_db(postgres_server, tmp_path, "replay"))
     os.environ["BENCHDECK_LAKE_DATA"] = str(tmp_path / "data")

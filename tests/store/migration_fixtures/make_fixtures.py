@@ -2,7 +2,7 @@
 
 For each version, ``git worktree add`` checks out the commit that introduced it, and that
 commit's own CLI imports two runs (``benchdeck import sysbench`` with vmstat and iostat, the
-files of tests/seed001.py); then that commit's ``Store`` adds the rows only a live run or a
+files of tests/fixtures/seed001.py); then that commit's ``Store`` adds the rows only a live run or a
 queue writes (remote_runs from v2, queues from v3, a queue item's config from v5, run_records
 from v8). The stores are written zstd-compressed beside this script (a few kB each instead of
 ~1 MB) and committed: the test must not need git history, and an old checkout takes ~5 s.
@@ -23,9 +23,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.seed001 import write_single_run_files  # noqa: E402
+from tests.fixtures.seed001 import write_single_run_files  # noqa: E402
 
-# schema version -> the commit that introduced it (git log -- store/schema.py)
+# schema version -> the commit that introduced it (git log -- store/storage/schema.py)
 RELEASES: dict[int, str] = {
     1: "110bc92",
     2: "dfcfd92",
@@ -38,7 +38,7 @@ BUILDS = ("my8028_rel_o2nofp", "my8403_rel_o2nofp")
 # Run in the old checkout, with its own store code: the rows a live run and a queue write.
 EXTRAS = r"""
 import sys
-from benchdeck.store.db import Store
+from benchdeck.store.storage.db import Store
 version = int(sys.argv[2])
 store = Store.open(sys.argv[1])
 with store.transaction() as cur:

@@ -1,0 +1,1 @@
+"""Analysis of stored runs: comparisons, ratios and their noise, change points, scaling, counters per op."""

@@ -1,0 +1,382 @@
+"""Import result trees written by the post author's scripts (mdcallag/mytools).
+
+A tree holds ``x.<build>.<config>.pk<N>/`` folders; each has ``sb.o.<test>.range<R>.pk<N>.dop<D>``
+(sysbench output, command line first) with ``sb.vm.*`` (vmstat), ``sb.io.*`` (iostat) and
+``sb.met.*`` (the scripts' own per-op table) beside it, and helper outputs: ``sb.prepare.*``
+(the load: its command line says the table size) and ``sb.o.myvac`` / ``sb.o.pgvac`` (dated logs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import tarfile
+import zlib
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from itertools import chain
+from pathlib import Path
+
+from benchdeck.engine.builds import BuildNameError, parse_build_name
+from benchdeck.engine.mytools_names import parse_mytools_suffix
+from benchdeck.store.importers import suite_order
+from benchdeck.store.importers.identity import content_key, known_keys
+from benchdeck.store.importers.mytools_tree import (
+    Folder,
+    find_packed,
+    find_run_dirs,
+    folder_table_size,
+    folder_vacuum,
+    profile_only,
+    read_folder,
+    read_packed,
+    split_run_dir,
+)
+from benchdeck.store.importers.perf_files import attach_mytools_perf
+from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run, run_bytes
+from benchdeck.store.importers.writer import RunWriter
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.limits import path_problem
+
+READ_THREADS = 2
+READ_AHEAD = 8  # runs read ahead of the one being stored
+TRIM_EVERY = 16  # runs: glibc's free pages given back (see _trim)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    """Where an import is: ``done`` of ``total`` run files handled, the last one's label."""
+
+    done: int
+    total: int
+    label: str
+    imported: int
+    lines: int
+
+
+@dataclass
+class MytoolsImport:
+    """What an import of a tree did: new runs, runs already present, files it could not use."""
+
+    run_ids: list[int] = field(default_factory=list)
+    already: int = 0
+    already_in: dict[str, int] = field(default_factory=dict)  # folder -> runs already stored
+    failed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    skipped_lines: int = 0
+    files_with_skipped: int = 0
+    explain_lines: int = 0
+    lines: int = 0
+    imported_per_op: int = 0
+    perf_runs: int = 0
+    perf_windows: int = 0
+    unordered_mtimes: list[str] = field(default_factory=list)  # folders whose mtimes say nothing
+
+
+def import_mytools_tree(
+    store: Store,
+    root: Path,
+    host: str,
+    device: str | None = None,
+    progress: Callable[[ImportProgress], None] | None = None,
+    table_size: int | None = None,
+) -> MytoolsImport:
+    """Import every run of every ``x.*`` folder under ``root`` (packed ``x.*.tar.gz`` ones too:
+    each one's files are read into memory while its runs are stored), a few runs per transaction.
+
+    A run whose sysbench output is already stored (from any path, or earlier in this tree) is
+    counted in ``already``, not stored again. ``table_size`` is used for scan steps when neither
+    the run's command line nor the folder's prepare output says it.
+    """
+    if not root.is_dir():
+        raise ImportError_(f"{root}: not a directory")
+    dirs, packed = find_run_dirs(root), find_packed(root)
+    if not dirs and not packed:
+        raise ImportError_(f"{root}: no x.<build>.<config>.pk<N> result folders found")
+    result = MytoolsImport()
+    folders: list[Folder] = []
+    for d in dirs:
+        if why := path_problem(d.absolute()):  # e.g. a name that is not UTF-8: say so, go on
+            result.failed.append(why)
+        else:
+            folders.append(read_folder(d))
+    total = sum(len(f.runs) for f in folders)
+    with store.transaction() as cur:
+        known = known_keys(cur)
+
+    def written(batch: list[tuple[int, ParsedRun]]) -> None:
+        for _, p in batch:
+            result.skipped_lines += p.skipped_count
+            result.files_with_skipped += p.skipped_count > 0
+            result.imported_per_op += p.summary.per_op_source == "imported"
+
+    writer = RunWriter(store, on_written=written)
+    pipe = _Pipeline(result, writer, known, progress, total)
+    with _import_settings(store):
+        pipe.run(_jobs(folders, host, device, table_size))
+        packed_runs = 0
+        for i, tarball in enumerate(packed, 1):  # one at a time: memory holds one packed folder's files
+            inner = _packed(tarball, device is not None, result)
+            # the total counts the packed folders read so far and guesses the rest alike: counting
+            # first was a second pass through every tarball (~3 of 16 CPU-s on the mar25 tree)
+            packed_runs += sum(len(f.runs) for f in inner)
+            pipe.total = total + packed_runs + round(packed_runs / i * (len(packed) - i))
+            pipe.run(_jobs(inner, host, device, table_size))
+            folders += [replace(f, members=None) for f in inner]  # the warnings' facts, not the bytes
+            del inner  # before the next one is read: one packed folder's bytes in memory
+        writer.flush()
+    if store.lake is None:
+        store.cursor().execute("CHECKPOINT")
+    result.run_ids = writer.run_ids
+    perf = attach_mytools_perf(store, host, root)  # sb.perf.hw.* files: store/importers/perf_files.py
+    result.perf_runs, result.perf_windows = perf.runs, perf.windows
+    result.warnings += perf.warnings
+    if progress:
+        progress(ImportProgress(pipe.done, pipe.done, "", len(writer.run_ids), result.lines))
+    _warn(result, folders, device)
+    return result
+
+
+# DuckDB settings while a tree is written to a store file (a team store has no WAL, and its
+# own server): what they were is put back after.
+_SETTINGS = {
+    # A checkpoint per 64 MB of WAL instead of DuckDB's 16 MB: the blob blocks of the raw files
+    # are rewritten less often (a smaller store, less time), and what waits in memory for a
+    # checkpoint stays bounded (1 GB held the whole tree: 311 MB peak RSS for the 702-run
+    # packed mar25 tree; 64 MB: 261 MB, a 58 vs 54 MB store).
+    "checkpoint_threshold": "64MB",
+    # One thread: the inserts are small (16 runs), and DuckDB's worker threads cost more CPU
+    # than they save (mar25: 13.4-14.2 vs 13.7-14.7 CPU-s, the same wall time).
+    "threads": "1",
+    # The written blocks need not stay cached (they are on disk). mar25 peak RSS and CPU-s:
+    # no limit 281-299 MB; 128 MB 281-296 MB, 11.7-12.0 s; 96 MB 259-261 MB, 11.4-12.2 s;
+    # 64 MB 236-240 MB, 12.0-13.2 s (blocks read back).
+    "memory_limit": "96MB",
+}
+
+
+@contextlib.contextmanager
+def _import_settings(store: Store) -> Iterator[None]:
+    if store.lake is not None:
+        yield
+        return
+    before = {k: store.cursor().execute(f"SELECT current_setting('{k}')").fetchone() for k in _SETTINGS}
+    for k, v in _SETTINGS.items():
+        store.cursor().execute(f"SET {k} = '{v}'")  # the constants above
+    try:
+        yield
+    finally:
+        for k, row in before.items():  # as DuckDB printed it ('16.0 MiB')
+            store.cursor().execute(f"SET {k} = '{row[0]}'" if row else f"RESET {k}")
+
+
+def _is_run_output(name: str) -> bool:
+    s = parse_mytools_suffix(name.removeprefix("sb.o.")) if name.startswith("sb.o.") else None
+    return s is not None and s.dop is not None
+
+
+def _trim() -> None:
+    """Give glibc's free heap pages back every few runs: packed members and parsed runs (~700 KB
+    each) freed by other threads leave the heap fragmented (glibc raises its mmap threshold
+    after the first large free). mar25, 18 packed folders: peak RSS 303-311 MB without it,
+    292-299 MB with it (255 MB with a fixed mmap threshold, but 375k lines/CPU-s, not 440k)."""
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def _packed(tarball: Path, iostat: bool, result: MytoolsImport) -> list[Folder]:
+    try:
+        return read_packed(tarball, iostat)
+    except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
+        result.failed.append(f"{tarball}: cannot read the packed folder ({exc})")
+        return []
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One run file of the tree, in order: to read (``files``), or failed."""
+
+    label: str
+    folder: str
+    files: RunFiles | None = None
+    failed: str | None = None
+
+
+def _starts(f: Folder) -> list[datetime | None]:
+    """Each run's start by the suite's order around the folder's vacuum; None without one."""
+    vacuum = folder_vacuum(f)
+    if vacuum is None:
+        return [None] * len(f.runs)
+    names = [out.name for out, _ in f.runs]
+    secs = _seconds(f)
+    return list(suite_order.schedule(names, secs, vacuum))
+
+
+def _seconds(f: Folder) -> list[float]:
+    """Each run's length from its sysbench command line (warm-up and run time)."""
+    return [suite_order.run_seconds(f.head(out.name).split("\n", 1)[0]) for out, _ in f.runs]
+
+
+def suite_date(out: Path) -> datetime | None:
+    """When a run file of a mytools folder ran by the suite's order (what ``import mytools``
+    uses when the files have no timestamps), for ``import sysbench`` of one such file."""
+    if not split_run_dir(out.parent.name) or not _is_run_output(out.name):
+        return None
+    try:
+        f = read_folder(out.parent)
+    except OSError:
+        return None
+    starts = _starts(f)
+    return next((t for (p, _), t in zip(f.runs, starts, strict=True) if p.name == out.name), None)
+
+
+def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int | None) -> Iterator[_Job]:
+    for f in folders:
+        try:
+            build = parse_build_name(f.build_name)
+        except BuildNameError as exc:
+            for i, (_, suffix) in enumerate(f.runs):
+                why = f"{f.label}: {exc}" if i == 0 else ""
+                yield _Job(f"{f.build_name} {suffix.workload}", f.label, failed=why)
+            continue
+        size = folder_table_size(f) or table_size
+        starts = _starts(f)
+        evidence = f.mtimes_are_evidence(list(_seconds(f)))
+        for (out, suffix), start in zip(f.runs, starts, strict=True):
+            label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
+            rest = out.name.removeprefix("sb.o.")
+            vm, io, met = (f.path / f"sb.{k}.{rest}" for k in ("vm", "io", "met"))
+            has = {p: f.has(p.name) for p in (vm, io, met)}
+            use_io = has[io] and device is not None
+            yield _Job(
+                label,
+                f.label,
+                RunFiles(
+                    host=host,
+                    build=build,
+                    workload=suffix.workload,
+                    sysbench=out,
+                    config=f.config,
+                    vmstat=vm if has[vm] else None,
+                    iostat=io if use_io else None,
+                    device=device if use_io else None,
+                    threads=suffix.dop,
+                    source="mytools",
+                    met=met if has[met] else None,
+                    table_size=size,
+                    dated=start,
+                    dated_source=suite_order.SOURCE if start else "",
+                    source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
+                    members=f.members,
+                    mtime_evidence=evidence,
+                ),
+            )
+
+
+_ALREADY = "already"
+
+
+def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
+    """The run parsed, or why not; :data:`_ALREADY` when its output is stored already (only
+    its sysbench file read: a stored run costs a hash, not a parse)."""
+    try:
+        if content_key(run_bytes(files, files.sysbench)) in known:
+            return _ALREADY
+    except ImportError_:
+        pass  # read_run says why, in one line
+    try:
+        return read_run(files)
+    except ImportError_ as exc:
+        return str(exc)
+
+
+class _Pipeline:
+    """Read runs a few files ahead on a second thread (file reads, zstd and DuckDB release the
+    GIL), store them in order; shared by the tree's folders and each packed one."""
+
+    def __init__(
+        self,
+        result: MytoolsImport,
+        writer: RunWriter,
+        known: dict[str, int],
+        progress: Callable[[ImportProgress], None] | None,
+        total: int,
+    ):
+        self.result, self.writer, self.known = result, writer, known
+        self.progress, self.total, self.done = progress, total, 0
+
+    def run(self, jobs: Iterable[_Job]) -> None:
+        ahead: deque[tuple[_Job, Future[ParsedRun | str] | None]] = deque()
+        with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
+            for job in chain(jobs, [None]):
+                if job is not None:
+                    fut = pool.submit(_read, job.files, self.known) if job.files else None
+                    ahead.append((job, fut))
+                    if len(ahead) < READ_AHEAD:
+                        continue
+                while ahead and (job is None or len(ahead) >= READ_AHEAD):
+                    head, fut = ahead.popleft()
+                    self._take(head, fut.result() if fut is not None else None)
+
+    def _take(self, job: _Job, outcome: ParsedRun | str | None) -> None:
+        result = self.result
+        self.done += 1
+        if self.done % TRIM_EVERY == 0:
+            _trim()
+        if job.failed is not None:  # one line per folder whose build name is unknown
+            if job.failed:
+                result.failed.append(job.failed)
+        elif outcome == _ALREADY or (
+            isinstance(outcome, ParsedRun) and outcome.run.content_key in self.known
+        ):  # stored before, or a copy of a run earlier in this tree
+            result.already += 1
+            result.already_in[job.folder] = result.already_in.get(job.folder, 0) + 1
+        elif isinstance(outcome, str):
+            result.failed.append(outcome)
+        elif outcome is not None:
+            undated = outcome.dated_from == "undated" and job.files and not job.files.mtime_evidence
+            if undated and job.folder not in result.unordered_mtimes:
+                result.unordered_mtimes.append(job.folder)  # said once, for the folders it cost a date
+            result.lines += outcome.lines
+            result.explain_lines += outcome.explain_lines
+            if outcome.run.content_key:
+                self.known[outcome.run.content_key] = -1  # stored with this batch
+            self.writer.add(outcome)
+        if self.progress:
+            self.progress(
+                ImportProgress(self.done, self.total, job.label, len(self.writer.run_ids), result.lines)
+            )
+
+
+def _warn(result: MytoolsImport, folders: list[Folder], device: str | None) -> None:
+    if result.skipped_lines:
+        result.warnings.append(
+            f"{result.skipped_lines} unparsed line(s) in {result.files_with_skipped} file(s) "
+            "kept in the store (skipped_lines)"
+        )
+    met_only = [f for f in folders if f.met_only]
+    if met_only:
+        n = sum(f.met_only for f in met_only)
+        result.warnings.append(
+            f"{n} sb.met file(s) without their sb.o output (e.g. in {met_only[0].path.name}) "
+            "not imported: no sysbench output, no QPS"
+        )
+    if device is None and any(f.has_io for f in folders):
+        result.warnings.append("iostat files found but not used: give --device to get r/o, rKB/o, wKB/o")
+    if result.already:
+        where = max(result.already_in.items(), key=lambda kv: kv[1])
+        result.warnings.append(
+            f"{result.already} run(s) skipped as already stored (the same sysbench output, from "
+            f"any path) in {len(result.already_in)} folder(s), e.g. {where[0]} ({where[1]})"
+        )
+    result.warnings += profile_only(folders)
+    if n := len(result.unordered_mtimes):
+        result.warnings.append(
+            f"{n} folder(s) whose run files' mtimes are not when they ran (one mtime, or closer "
+            f"together than the runs last: a copy or checkout), e.g. {result.unordered_mtimes[0]}: "
+            "their runs with no "
+            "timestamp, date line or vacuum log are stored undated, not dated by mtime"
+        )

@@ -1,0 +1,151 @@
+"""The Counters table of a comparison (store/analysis/counters_per_op.py) in every format: a block per
+workload and dop in text and Markdown (a row per counter, a value per column, each column's
+value relative to the base's), a tidy CSV table and JSON rows.
+
+A counter that was not counted prints ``n/c`` in text and Markdown, an empty field in CSV and
+``null`` in JSON, never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from benchdeck.store.analysis.counters_per_op import CounterRow
+
+if TYPE_CHECKING:
+    from benchdeck.store.analysis.compare import Comparison
+
+NOT_COUNTED = "n/c"
+LEGEND = f"per operation (ratios as they are); {NOT_COUNTED} = not counted (no window of the runs counted it)"
+CSV_HEADER = ("workload", "dop", "column", "build", "config", "counter", "unit", "value", "rel", "windows")
+
+
+def fmt_counter(v: float | None, ratio: bool = False) -> str:
+    """A per-operation value: ``159,263`` / ``1.00`` / ``0.0123`` / ``1.23e-05``; a ratio with two decimals
+    (``0.80`` IPC, ``4.51`` %); ``n/c`` if missing."""
+    if v is None:
+        return NOT_COUNTED
+    if not math.isfinite(v):
+        return "inf" if v > 0 else "nan"
+    if ratio:
+        return f"{v:.2f}"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if abs(v) >= 1 or v == 0:
+        return f"{v:.2f}"
+    return f"{v:.3g}"  # three significant digits: 0.000669 msec, 1.23e-05 faults per query
+
+
+def fmt_counter_rel(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return "inf" if math.isinf(v) else f"{v:.2f}"
+
+
+def blocks(rows: Sequence[CounterRow]) -> Iterator[tuple[str, int | None, list[CounterRow]]]:
+    """Rows grouped by (workload, dop), in order."""
+    key: tuple[str, int | None] | None = None
+    block: list[CounterRow] = []
+    for r in rows:
+        if (r.workload, r.dop) != key:
+            if key is not None:
+                yield key[0], key[1], block
+            key, block = (r.workload, r.dop), []
+        block.append(r)
+    if key is not None:
+        yield key[0], key[1], block
+
+
+def table(cmp: Comparison, block: Sequence[CounterRow]) -> tuple[list[str], list[list[str]]]:
+    """One block as a grid: header (counter, base, col-1, rel, ...) and a row per counter."""
+    labels = [cmp.base, *cmp.columns]
+    header = ["counter", "base"]
+    for i in range(len(cmp.columns)):
+        header += [f"col-{i + 1}", "rel"]
+    by: dict[str, dict[str, CounterRow]] = {}
+    for r in block:
+        by.setdefault(r.counter, {})[r.column] = r
+    grid = []
+    for counter, cols in by.items():
+        unit = next((r.unit for r in cols.values() if r.unit), "")
+        cells = [f"{counter} ({unit})" if unit else counter]
+        for j, lab in enumerate(labels):
+            got = cols.get(lab)
+            cells.append(fmt_counter(got.value, got.is_ratio) if got else "-")
+            if j:
+                cells.append(fmt_counter_rel(got.rel) if got else "-")
+        grid.append(cells)
+    return header, grid
+
+
+def _title(workload: str, dop: int | None) -> str:
+    return workload if dop is None else f"{workload}.dop{dop}"
+
+
+def text_lines(cmp: Comparison) -> Iterator[str]:
+    def block(title: str, header: list[str], grid: list[list[str]]) -> Iterator[str]:
+        yield title
+        yield "\t".join(header)
+        yield from ("\t".join(row) for row in grid)
+
+    return _lines(cmp, block)
+
+
+def md_lines(cmp: Comparison, escape: Callable[[str], str]) -> Iterator[str]:
+    def block(title: str, header: list[str], grid: list[list[str]]) -> Iterator[str]:
+        yield f"**{escape(title)}**"
+        yield ""
+        yield "| " + " | ".join(header) + " |"
+        yield "|---|" + "---:|" * (len(header) - 1)
+        yield from ("| " + " | ".join([escape(row[0]), *row[1:]]) + " |" for row in grid)
+
+    return _lines(cmp, block)
+
+
+def _lines(
+    cmp: Comparison, block: Callable[[str, list[str], list[list[str]]], Iterator[str]]
+) -> Iterator[str]:
+    """The legend, then each (workload, dop) block as ``block`` lays it out."""
+    if not cmp.counters:
+        return
+    yield ""
+    yield f"Counters: {LEGEND}"
+    for wl, dop, rows in blocks(cmp.counters):
+        header, grid = table(cmp, rows)
+        yield ""
+        yield from block(_title(wl, dop), header, grid)
+
+
+def csv_rows(cmp: Comparison, num: Any, spec: Any, col_name: Any) -> Iterator[list[str]]:
+    for r in cmp.counters:
+        build, config = spec(cmp, r.column)
+        yield [
+            r.workload,
+            num(r.dop),
+            col_name(cmp, r.column),
+            build,
+            config,
+            r.counter,
+            r.unit,
+            num(r.value),
+            num(r.rel),
+            num(r.windows),
+        ]
+
+
+def json_rows(cmp: Comparison, jnum: Any, column_json: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "workload": r.workload,
+            "dop": r.dop,
+            **column_json(cmp, r.column),
+            "counter": r.counter,
+            "unit": r.unit,
+            "value": jnum(r.value),
+            "rel": jnum(r.rel),
+            "windows": r.windows,
+        }
+        for r in cmp.counters
+    ]

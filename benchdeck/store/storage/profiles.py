@@ -1,0 +1,181 @@
+"""CPU profiles in the store: save a run's ``ProfileWindow`` records, read them back, and gather
+what CPU per query needs (the queries of each window, a cycles window's task-clock).
+
+The capture (engine/profiling, perf record during a run) and the importers (folded stacks, perf
+script output, flamegraph.pl SVGs) both save through :func:`save_profile_windows`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+
+from benchdeck.engine.profiling.cpu import ProfileError, SideProfile, queries_in_window, side_profile
+from benchdeck.engine.profiling.records import ProfileWindow
+from benchdeck.store.storage.captures import append_profiles
+
+
+def save_profile_windows(
+    cur: duckdb.DuckDBPyConnection, run_id: int, windows: Sequence[ProfileWindow], source: str
+) -> int:
+    """Store ``windows`` of run ``run_id`` as the capture does (store/storage/captures.py), saying where
+    they came from (``source``: ``svg``, ``file`` ...); a window number already stored for the
+    run is replaced (an import of the same file again). Returns the stacks stored."""
+    if not windows:
+        return 0
+    numbers = [w.window for w in windows]
+    for table in ("profile_windows", "profile_stacks"):
+        cur.execute(
+            f"DELETE FROM {table} WHERE run_id = ? AND list_contains(?::INTEGER[], window_no)",  # noqa: S608
+            [run_id, numbers],
+        )
+    append_profiles(cur, [(run_id, windows)])
+    cur.execute(
+        "UPDATE profile_windows SET source = ? WHERE run_id = ? AND list_contains(?::INTEGER[], window_no)",
+        [source, run_id, numbers],
+    )
+    return sum(len(w.stacks) for w in windows)
+
+
+def load_profile_windows(cur: duckdb.DuckDBPyConnection, run_id: int) -> list[ProfileWindow]:
+    """The profile windows stored for run ``run_id``, by window number (empty: none)."""
+    heads = cur.execute(
+        "SELECT window_no, seconds, event, frequency_hz, start_s, target FROM profile_windows "
+        "WHERE run_id = ? ORDER BY window_no",
+        [run_id],
+    ).fetchall()
+    by_window: dict[int, list[tuple[str, int]]] = {int(h[0]): [] for h in heads}
+    for no, stack, n in cur.execute(
+        "SELECT window_no, stack, samples FROM profile_stacks WHERE run_id = ? ORDER BY window_no, stack",
+        [run_id],
+    ).fetchall():
+        by_window.setdefault(int(no), []).append((str(stack), int(n)))
+    return [
+        ProfileWindow(
+            window=int(no),
+            seconds=float(seconds),
+            event=str(event),
+            frequency_hz=None if hz is None else float(hz),
+            stacks=tuple(by_window[int(no)]),
+            start_s=None if start is None else float(start),
+            target=str(target),
+        )
+        for no, seconds, event, hz, start, target in heads
+    ]
+
+
+def runs_with_profiles(cur: duckdb.DuckDBPyConnection, run_ids: Sequence[int]) -> list[int]:
+    """Those of ``run_ids`` with a stored profile."""
+    rows = cur.execute(
+        "SELECT DISTINCT run_id FROM profile_windows WHERE list_contains(?::BIGINT[], run_id) ORDER BY 1",
+        [list(run_ids)],
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnRuns:
+    """The finished runs of one build and workload on a host that have profiles."""
+
+    host: str
+    build: str
+    workload: str
+    run_ids: tuple[int, ...]
+
+
+def column_runs(
+    cur: duckdb.DuckDBPyConnection,
+    host: str,
+    build: str,
+    workload: str,
+    config: str | None = None,
+    dop: int | None = None,
+) -> ColumnRuns:
+    """The finished runs of ``build`` running ``workload`` on ``host`` with a stored profile."""
+    sql = (
+        "SELECT DISTINCT r.run_id FROM runs r JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+        "JOIN workloads w USING (workload_id) JOIN profile_windows p ON p.run_id = r.run_id "
+        "WHERE h.name = ? AND b.name = ? AND w.name = ? AND r.status = 'finished'"
+    )
+    params: list[object] = [host, build, workload]
+    if config is not None:
+        sql += " AND r.config = ?"
+        params.append(config)
+    if dop is not None:
+        sql += " AND r.threads = ?"
+        params.append(dop)
+    rows = cur.execute(sql + " ORDER BY 1", params).fetchall()
+    return ColumnRuns(host, build, workload, tuple(int(r[0]) for r in rows))
+
+
+def profiled_workloads(
+    cur: duckdb.DuckDBPyConnection, host: str, builds: Sequence[str], configs: Sequence[str | None]
+) -> list[str]:
+    """Workloads on ``host`` with a finished, profiled run of every one of ``builds`` (each
+    under its config, None: any), by name."""
+    found: set[str] | None = None
+    for build, config in zip(builds, configs, strict=True):
+        sql = (
+            "SELECT DISTINCT w.name FROM runs r JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
+            "JOIN workloads w USING (workload_id) "
+            "WHERE h.name = ? AND b.name = ? AND r.status = 'finished' "
+            "AND r.run_id IN (SELECT run_id FROM profile_windows)"
+        )
+        params: list[object] = [host, build]
+        if config is not None:
+            sql += " AND r.config = ?"
+            params.append(config)
+        names = {str(r[0]) for r in cur.execute(sql, params).fetchall()}
+        found = names if found is None else found & names
+    return sorted(found or ())
+
+
+def _task_clock_ms(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, float]:
+    rows = cur.execute(
+        "SELECT window_no, value FROM counter_values WHERE run_id = ? AND event = 'task-clock' "
+        "AND value IS NOT NULL",
+        [run_id],
+    ).fetchall()
+    return {int(no): float(v) for no, v in rows}
+
+
+def load_side(cur: duckdb.DuckDBPyConnection, label: str, run_ids: Sequence[int]) -> SideProfile:
+    """The runs' profile windows merged into one side, each window with its queries (from the
+    run's per-interval samples over it, else the run's QPS x its seconds)."""
+    if not run_ids:
+        raise ProfileError(f"{label}: no runs with a stored profile")
+    windows: list[tuple[int, ProfileWindow, float, float | None]] = []
+    for run_id in run_ids:
+        stored = load_profile_windows(cur, run_id)
+        if not stored:
+            raise ProfileError(f"run {run_id} has no stored profile")
+        samples = [
+            (float(t), None if q is None else float(q))
+            for t, q in cur.execute(
+                "SELECT t, qps FROM bench_samples WHERE run_id = ? ORDER BY t", [run_id]
+            ).fetchall()
+        ]
+        row = cur.execute("SELECT qps FROM run_summary WHERE run_id = ?", [run_id]).fetchone()
+        run_qps = None if row is None or row[0] is None else float(row[0])
+        task = _task_clock_ms(cur, run_id)
+        for w in stored:
+            try:
+                queries = queries_in_window(samples, w.start_s, w.seconds, run_qps)
+            except ProfileError as exc:
+                raise ProfileError(f"run {run_id} window {w.window}: {exc}") from None
+            windows.append((run_id, w, queries, task.get(w.window)))
+    return side_profile(label, windows)
+
+
+def run_label(cur: duckdb.DuckDBPyConnection, run_id: int) -> str:
+    """``build workload (run N)`` for a run; raises ProfileError when there is no such run."""
+    row = cur.execute(
+        "SELECT b.name, w.name FROM runs r JOIN builds b USING (build_id) "
+        "JOIN workloads w USING (workload_id) WHERE r.run_id = ?",
+        [run_id],
+    ).fetchone()
+    if row is None:
+        raise ProfileError(f"no run {run_id}")
+    return f"{row[0]} {row[1]} (run {run_id})"

@@ -1,0 +1,51 @@
+"""What other processes stored while the app is open: ``benchdeck import``, ``run``, ``queue``,
+``tag`` from another terminal. The app holds its store only while it reads or writes, so they
+write beside it; this tells the app when the runs changed, and its screens reload as they do
+after the app's own runs.
+
+A poll costs a stat of the store file and its WAL while nothing writes (no lock taken, nobody
+waits); only when they changed is the store read: one scan of three columns of ``runs``
+(store.lookups.runs_state), with the file held for that query alone. No Textual here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchdeck.store.storage.lookups import runs_state
+from benchdeck.tui.startup.first_page import Identity, identity
+
+if TYPE_CHECKING:
+    from benchdeck.store.storage.db import Store
+
+WATCH_S = 2.0
+"""How often the app looks: what another process stored shows within this (plus the reload)."""
+
+
+class StoreWatch:
+    """Polls one store (from a worker thread); :meth:`changed` is True once per change of its
+    runs since the last poll (the first poll only takes the state)."""
+
+    def __init__(self, store: Callable[[], Store]) -> None:
+        self._store = store
+        self._seen: Identity | None = None
+        self._state: tuple[int, int, int] | None = None
+        self.reads = 0
+        """How many polls read the store (the others found the file as it was)."""
+
+    def changed(self) -> bool:
+        store = self._store()
+        if store.snapshot_of is not None or store.lake is not None:
+            return False  # a snapshot is read again by Reload; a team store is not watched
+        now = identity(Path(store.path))
+        if now == self._seen and self._state is not None:
+            return False
+        self.reads += 1
+        with store.reading() as cur:
+            state = runs_state(cur)
+        # taken after the read: the read itself may have replayed the WAL into the file
+        self._seen = identity(Path(store.path))
+        before, self._state = self._state, state
+        return before is not None and state != before

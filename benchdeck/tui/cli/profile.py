@@ -1,0 +1,142 @@
+"""``benchdeck profile``: where the CPU went per query, by function, in one run or column or
+between two; ``--format svg`` a flame graph (differential with two sides), ``folded`` the stacks.
+Also ``benchdeck import profile RUN FILE`` (folded stacks, perf script output or a flamegraph.pl
+SVG attached to a run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from benchdeck.tui.cli.context import Ctx
+
+FORMATS = ("text", "md", "csv", "json", "svg", "folded")
+
+
+@click.command("profile")
+@click.argument("runs", nargs=-1, type=int)
+@click.option("--host", help="Host whose runs are profiled (with --base and --workload).")
+@click.option("--base", help="Base build: its finished runs of the workload with a profile, merged.")
+@click.option("--with", "with_", help="Column build compared with the base.")
+@click.option("--workload", help="Workload, e.g. point-query_range=100.")
+@click.option("--config", help="Only runs of this server config.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--by",
+    type=click.Choice(["self", "total"]),
+    default="self",
+    show_default=True,
+    help="Sort by self (the function's own code) or total (with what it calls) CPU per query.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Functions shown.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
+@click.pass_obj
+def profile_cmd(
+    obj: Ctx,
+    runs: tuple[int, ...],
+    host: str | None,
+    base: str | None,
+    with_: str | None,
+    workload: str | None,
+    config: str | None,
+    fmt: str,
+    by: str,
+    limit: int,
+    output: Path | None,
+) -> None:
+    """Top functions by CPU per query (us/q), and how it changed from base to column.
+
+    \b
+    Examples:
+      benchdeck profile --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp \\
+          --workload update-index_range=100
+      benchdeck profile 812 815 --format svg -o diff.svg
+      benchdeck profile 812 --format folded | flamegraph.pl > run812.svg
+    """
+    from benchdeck.engine.profiling.cpu import ProfileError
+    from benchdeck.tui.services.profiles import (
+        ProfileRequest,
+        folded_text,
+        load_profiles,
+        render_table,
+        svg_text,
+    )
+
+    if len(runs) > 2:
+        raise click.UsageError("give one or two run ids")
+    if runs and (host or base or with_ or workload):
+        raise click.UsageError("give run ids or --host/--base/--workload, not both")
+    if not runs and not (host and base and workload):
+        raise click.UsageError("give one or two run ids, or --host, --base and --workload (and --with)")
+    req = ProfileRequest(runs, host, base, with_, workload, config)
+    with obj.open_store_for_reading() as store:
+        try:
+            profiles = load_profiles(store.cursor(), req)
+            if fmt == "svg":
+                text = svg_text(profiles)
+            elif fmt == "folded":
+                text = folded_text(profiles)
+            else:
+                text = render_table(profiles, fmt, limit, by)
+        except ProfileError as exc:
+            raise click.ClickException(str(exc)) from None
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise click.ClickException(f"{output}: {exc.strerror}") from None
+        click.echo(f"wrote {output}", err=True)
+
+
+@click.command("profile")
+@click.argument("run_id", type=int)
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--kind",
+    type=click.Choice(["auto", "folded", "perf-script", "svg"]),
+    default="auto",
+    show_default=True,
+    help="What the file holds (auto: by its first bytes).",
+)
+@click.option(
+    "--event", default="cpu-clock", show_default=True, help="The sampling event (cpu-clock, cycles)."
+)
+@click.option("--frequency", type=float, help="Sampling frequency in Hz (perf record -F).")
+@click.option("--seconds", type=float, help="Seconds the profile covered (default: the run's).")
+@click.pass_obj
+def import_profile_cmd(
+    obj: Ctx, run_id: int, file: Path, kind: str, event: str, frequency: float | None, seconds: float | None
+) -> None:
+    """Attach a profile to a run: folded stacks, perf script output or a flamegraph.pl SVG."""
+    from benchdeck.engine.profiling.folded import StackFormatError
+    from benchdeck.store.importers.profiles import ProfileImportError, import_profile_file
+
+    with obj.open_store() as store:
+        try:
+            n = import_profile_file(store, run_id, file, kind, event, frequency, seconds)
+        except (StackFormatError, ProfileImportError) as exc:
+            raise click.ClickException(f"{file}: {exc}") from None
+    click.echo(f"run {run_id}: {n} stacks imported")
+
+
+def import_tree_flame_graphs(store: object, directory: Path, host: str) -> str:
+    """``import mytools``'s hook: attach the tree's flame graphs to their runs; a summary line
+    (empty when the tree has none). Files that fail are named on stderr."""
+    from benchdeck.store.importers.profiles import import_tree_profiles
+    from benchdeck.store.storage.db import Store
+
+    assert isinstance(store, Store)
+    res = import_tree_profiles(store, directory, host)
+    for f in res.failed:
+        click.echo(f"benchdeck: profile skipped: {f}", err=True)
+    if not (res.imported or res.already or res.no_run or res.failed):
+        return ""
+    return (
+        f"profiles: {res.imported} imported, {res.already} already there, "
+        f"{len(res.no_run)} without a matching run, {len(res.failed)} failed"
+    )

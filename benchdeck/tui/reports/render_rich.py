@@ -1,0 +1,136 @@
+"""Rich rendering of a comparison for a terminal: coloured rQPS, group stats, per-op tables."""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from benchdeck.store.analysis.compare import HW_KEYS, Comparison, HwBlock
+from benchdeck.store.reports.compare_report import NOISE_MARK, fmt_hw, fmt_rel
+from benchdeck.store.reports.ratios import fmt_ratio, shown_ratio
+from benchdeck.tui.reports.rich_fit import fits, plain_table, print_unshrunk
+
+RED_AT = 0.95
+GREEN_AT = 1.05
+
+
+def rqps_style(v: float | None, *, red: str = "red", green: str = "green", grey: str = "grey62") -> str:
+    """red <= 0.95, green >= 1.05, grey between (the posts' convention), decided on the value as
+    printed (``0.9506`` prints ``0.95``: red)."""
+    v = shown_ratio(v)
+    if v is None or math.isnan(v):
+        return "dim"
+    if v <= RED_AT:
+        return red
+    if v >= GREEN_AT:
+        return green
+    return grey
+
+
+def comparison_renderable(cmp: Comparison, console: Console | None = None) -> Group:
+    """Legend, rQPS, group summary and per-op tables; on a terminal too narrow for a per-op
+    table's 13 columns, its absolute and relative halves one under the other, rows named as
+    in the legend (``base``, ``col-1`` ...), so no build or value is cut."""
+    multi = len(cmp.dops) > 1
+    legend = Text(
+        f"Relative to: {cmp.base}\n" + "\n".join(f"col-{i} : {c}" for i, c in enumerate(cmp.columns, 1))
+    )
+    rq = Table(title=f"rQPS on {cmp.host}", title_justify="left", box=None, pad_edge=False)
+    for i in range(len(cmp.columns)):
+        rq.add_column(f"col-{i + 1}", justify="right", no_wrap=True)
+    rq.add_column("workload", no_wrap=True)
+    rq.add_column("group", style="dim", no_wrap=True)
+    for row in cmp.rqps:
+        cells = [
+            Text(fmt_ratio(v) + (NOISE_MARK if row.within_noise[i] else ""), style=rqps_style(v))
+            for i, v in enumerate(row.values)
+        ]
+        label = f"{row.workload}@dop{row.dop}" if multi else row.workload
+        rq.add_row(*cells, label, row.group)
+    gs = Table(title="Summary per group", title_justify="left", box=None)
+    for name in ("column", "group", "min", "max", "avg", "median", "gmean"):
+        gs.add_column(name, justify="left" if name in ("column", "group") else "right", no_wrap=True)
+    for g in cmp.groups:
+        col = f"col-{cmp.columns.index(g.column) + 1}"
+        label = f"{g.group}@dop{g.dop}" if multi else g.group
+        vals = [Text(fmt_ratio(v), style=rqps_style(v)) for v in (g.min, g.max, g.avg, g.median, g.gmean)]
+        gs.add_row(col, label, *vals)
+    parts: list[Table | Text] = [legend, rq, gs]
+    for block in cmp.hw:
+        parts += _hw_tables(cmp, block, console)
+    parts += counter_tables(cmp)
+    return Group(*parts)
+
+
+def _hw_tables(cmp: Comparison, block: HwBlock, console: Console | None) -> list[Table]:
+    title = f"{block.workload}" + (f" dop {block.dop}" if block.dop else "")
+    base = block.rows[0].values
+    absolute = [[fmt_hw(k, r.values[k]) for k in HW_KEYS] for r in block.rows]
+    relative = [[fmt_rel(k, r.values, base) for k in HW_KEYS] for r in block.rows]
+    right = {*HW_KEYS, *(f"r {k}" for k in HW_KEYS)}
+    wide = plain_table(
+        ["dbms", *HW_KEYS, *(f"r {k}" for k in HW_KEYS)],
+        [[r.build, *a, *rel] for r, a, rel in zip(block.rows, absolute, relative, strict=True)],
+        right,
+        title,
+    )
+    if console is None or fits(console, wide):
+        return [wide]
+    names = [_col_name(cmp, r.label or r.build) for r in block.rows]
+    return [
+        plain_table(
+            ["column", *HW_KEYS], [[n, *a] for n, a in zip(names, absolute, strict=True)], right, title
+        ),
+        plain_table(
+            ["column", *(f"r {k}" for k in HW_KEYS)],
+            [[n, *rel] for n, rel in zip(names, relative, strict=True)],
+            right,
+            f"{title}, relative to the base",
+        ),
+    ]
+
+
+def _col_name(cmp: Comparison, label: str) -> str:
+    return "base" if label == cmp.base else f"col-{cmp.columns.index(label) + 1}"
+
+
+def counter_tables(
+    cmp: Comparison, red: str = "red", green: str = "green", grey: str = "grey62"
+) -> list[Table | Text]:
+    """The Counters table, a block per workload and dop: per operation (ratios as they are),
+    each column relative to the base coloured as rQPS is (a counter that rose is not better or
+    worse by itself: the colour says how far it moved)."""
+    from benchdeck.store.reports.counters_report import LEGEND, blocks, table
+
+    if not cmp.counters:
+        return []
+    out: list[Table | Text] = [Text(f"Counters: {LEGEND}", style="italic")]
+    for wl, dop, block in blocks(cmp.counters):
+        header, grid = table(cmp, block)
+        t = Table(title=wl + (f" dop {dop}" if dop is not None else ""), title_justify="left", box=None)
+        for i, name in enumerate(header):
+            t.add_column(name, justify="left" if i == 0 else "right")
+        for row in grid:
+            cells: list[Text | str] = [row[0], row[1]]
+            for i in range(2, len(row), 2):
+                rel = row[i + 1]
+                style = rqps_style(float(rel), red=red, green=green, grey=grey) if _number(rel) else "dim"
+                cells += [row[i], Text(rel, style=style)]
+            t.add_row(*cells)
+        out.append(t)
+    return out
+
+
+def _number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def print_comparison(cmp: Comparison, console: Console | None = None) -> None:
+    console = console or Console()
+    print_unshrunk(console, comparison_renderable(cmp, console))

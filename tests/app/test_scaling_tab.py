@@ -1,0 +1,61 @@
+"""Compare's Scaling tab (issue 28): QPS against threads on a log2 axis, a line per column with
+the base named, the table beside it; SVG snapshots at 80x24 and 160x48, and Triage's flag on
+the build whose scale-up fell at the top dop (tests/app/scaling_store.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.triage import TriageScreen
+from benchdeck.tui.app.state.selection import Selection
+from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
+from tests.app.helpers import settle
+from tests.app.scaling_store import BASE, DOPS, HOST, PGO, build_scaling_store
+from tests.app.snapshot import assert_snapshot
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "store"
+    d.mkdir()
+    monkeypatch.chdir(d)  # the header shows the store's path relative to here: the same every run
+    return build_scaling_store(d / "scaling.duckdb")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_scaling_tab(store: Path, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = BenchdeckApp(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (PGO,))
+        for key in ("2", "left_square_bracket"):  # Compare, then back from the first tab to the last
+            await pilot.press(key)
+            await settle(pilot)
+        table = app.screen.query_one("#compare-scaling", DataTable)
+        assert table.row_count == 2 * (1 + len(DOPS)), "per workload a heading row and a row per dop"
+        chart = app.screen.query_one("#scaling-chart", ScalingChart)
+        assert chart.curves is not None
+        assert [label for label, _ in chart.curves.curves] == [BASE, PGO]
+        assert [p.dop for p in chart.curves.curves[0][1]] == list(DOPS)
+        assert_snapshot(app, f"compare-scaling-{size[0]}x{size[1]}", tmp_path)
+
+
+async def test_triage_flags_the_build_that_stops_scaling(store: Path) -> None:
+    app = BenchdeckApp(store)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (PGO,))
+        await pilot.press("3")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        flagged = {it.workload: it.scaling for it in screen.items}
+        # update-one: 29,000 x 64 x 0.62^6 vs 26,000 x 64 x 0.80^6 -> scale-up 3.64 vs 16.78 at 64
+        assert flagged["update-one_range=100"] == "scale-up @64 3.64 vs base 16.78"
+        assert flagged["point-query_range=100"] == "scale-up @64 34.01 vs base 53.31"
+        table = screen.query_one("#triage-table", DataTable)
+        assert "scaling (vs base)" in [str(c.label) for c in table.columns.values()]
