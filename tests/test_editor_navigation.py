@@ -57,7 +57,8 @@ import jedi
 copy, rel, name = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 path = copy / rel
 source = path.read_text(encoding="utf-8")
-line = next(i for i, text in enumerate(source.splitlines(), 1) if text.startswith(("class " + name + "(", "class " + name + ":")))
+heads = ("class " + name + "(", "class " + name + ":")
+line = next(i for i, text in enumerate(source.splitlines(), 1) if text.startswith(heads))
 script = jedi.Script(source, path=path, project=jedi.Project(copy, smart_sys_path=True))
 for r in script.get_references(line, len("class ")):
     if r.module_path:
