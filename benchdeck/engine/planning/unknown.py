@@ -8,6 +8,10 @@ import difflib
 from collections.abc import Iterable
 
 
+class RequestError(ValueError):
+    """A request naming something that does not exist (a usage error: exit 2)."""
+
+
 def names_list(names: Iterable[str]) -> str:
     return ", ".join(sorted(names)) or "none"
 
