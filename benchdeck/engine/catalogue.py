@@ -1,7 +1,7 @@
 """The workload catalogue: names, groups and order of the microbenchmarks users read.
 
 Names follow the posts: ``point-query.pre_range=100`` is the test ``point-query`` run before
-the write steps (``.pre``) with ``range=100``. The default group table comes from domain.md;
+the write steps (``.pre``) with ``range=100``. The default group table comes from docs/domain.md;
 a user can override it (see :func:`load_group_overrides`).
 
 Other workload families are named so that :func:`family_of` can tell them apart:

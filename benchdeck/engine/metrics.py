@@ -1,4 +1,4 @@
-"""Per-operation hardware metrics (domain.md): vmstat and iostat averages divided by o/s."""
+"""Per-operation hardware metrics (docs/domain.md): vmstat and iostat averages divided by o/s."""
 
 from __future__ import annotations
 
