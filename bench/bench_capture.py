@@ -61,6 +61,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.engine.dispatch.planner import make_plan
 from benchdeck.engine.events import BenchBatch, CaptureBatch, RunFailed, RunFinished, RunStarted
 from benchdeck.engine.families.sysbench.command import SysbenchCommand
@@ -216,7 +217,7 @@ async def bench(
     make: Callable[[int, CaptureOptions | None], RunPlan],
     a: argparse.Namespace,
     server_pid: int | None = None,
-) -> None:
+) -> list[Figure]:
     await run_once(make(1, None), None)  # prepares the tables (run 1), warms the caches: not measured
     rid = 1
     got: dict[str, list[Measured]] = {m: [] for m in MODES}
@@ -227,14 +228,33 @@ async def bench(
         line = "  ".join(f"{m} {got[m][-1].qps:,.0f}" for m in MODES)
         print(f"{name} repeat {r + 1}: {line}  load {os.getloadavg()[0]:.1f}", flush=True)
     none = got["none"]
+    figures = []
     for mode in MODES[1:]:
         runs = got[mode]
+        figures.append(
+            Figure(
+                f"{name}, {mode} capture: whole-run QPS",
+                statistics.median(m.qps for m in runs),
+                "QPS",
+                statistics.median(m.qps for m in none),
+                "no capture",
+            )
+        )
         print(f"{name:8} {mode:8} {_ratio('QPS', [m.qps for m in runs], [m.qps for m in none])}", flush=True)
         if all(m.cpu_per_q is not None for m in (*runs, *none)):
             cpu = _ratio(
                 "server CPU/query", [m.cpu_per_q or 0 for m in runs], [m.cpu_per_q or 0 for m in none]
             )
             print(f"{name:8} {mode:8} {cpu}", flush=True)
+            figures.append(
+                Figure(
+                    f"{name}, {mode} capture: whole-run server CPU per query",
+                    statistics.median(m.cpu_per_q or 0 for m in runs),
+                    "µs",
+                    statistics.median(m.cpu_per_q or 0 for m in none),
+                    "no capture",
+                )
+            )
         inw = [in_window(m, n, TAIL_S[mode]) for m, n in zip(runs, none, strict=True)]
         duty = statistics.median(sum(d for _, d in m.windows) / a.seconds for m in runs)
         nwin = statistics.median(len(m.windows) for m in runs)
@@ -245,6 +265,14 @@ async def bench(
                 print(
                     f"{name:8} {mode:8} in-window {what} x{statistics.median(xs):.3f} [{_fmt(interval(xs))}]"
                 )
+                figures.append(
+                    Figure(
+                        f"{name}, {mode} capture: in-window {what}",
+                        statistics.median(xs),
+                        "x the uncaptured run's same seconds",
+                    )
+                )
+    return figures
 
 
 def _ratio(what: str, mode: list[float], none: list[float]) -> str:
@@ -270,21 +298,23 @@ def main() -> None:
     a = ap.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)", flush=True)
     subprocess.run(["uptime"], check=False)
+    figures = []
     with tempfile.TemporaryDirectory(prefix="bench-capture-") as tmp:
         work = Path(tmp)
         if "builtin" in a.workloads:
-            asyncio.run(bench("builtin", builtin_plans(work / "bi", a.seconds), a))
+            figures += asyncio.run(bench("builtin", builtin_plans(work / "bi", a.seconds), a))
         if "mariadb" in a.workloads:
             from tests.fixtures.servers.mariadb import start_mariadb
 
             db = start_mariadb()
             try:
                 make = mariadb_plans(work / "ma", a.seconds, db.sysbench_args(), db.port)
-                asyncio.run(bench("mariadb", make, a, db.pid))
+                figures += asyncio.run(bench("mariadb", make, a, db.pid))
             finally:
                 db.stop()
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     subprocess.run(["uptime"], check=False)
+    record("bench_capture", figures, a)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.archive_cli import bench_commands
+from bench.results import Figure, record
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.changepoints import Options, detect, worth_numpy
 from benchdeck.store.analysis.change_series import load_series
@@ -145,7 +146,10 @@ def main() -> None:
     if args.store:
         name = f"changes --host {args.host}"
         repeat = max(args.repeat, 15)
-        bench_commands(args.store, {name: name.split()}, repeat, 2.0, args.cached_bytecode, args.before)
+        figures = bench_commands(
+            args.store, {name: name.split()}, repeat, 2.0, args.cached_bytecode, args.before
+        )
+        record("bench_changes", figures, args)
         return
     series = make_series(args.workloads, args.versions)
     size = f"{args.workloads:,} workloads x {args.versions} versions"
@@ -187,6 +191,37 @@ def main() -> None:
     print(f"  {'baseline: Apache Otava 0.8.0':38} {_ms(otava['wall'])} {_ms(otava['cpu'])}")
     print(f"  Otava / detection, CPU time: {otava['cpu'] / t_detect[1]:.1f}x")
     print(f"  same change points as Otava: {same} of {len(series)} series")
+    ms, otava_name = 1000, "Apache Otava 0.8.0"
+    record(
+        "bench_changes",
+        [
+            Figure(
+                f"change points, {size}: detection, CPU",
+                t_detect[1] * ms,
+                "ms",
+                otava["cpu"] * ms,
+                otava_name,
+            ),
+            Figure(
+                f"change points, {size}: detection, wall",
+                t_detect[0] * ms,
+                "ms",
+                otava["wall"] * ms,
+                otava_name,
+            ),
+            Figure(
+                f"change points, {size}: store + analysis, wall",
+                t_e2e[0] * ms,
+                "ms",
+                None,
+                "",
+                "< 1 s",
+                t_e2e[0] < 1,
+            ),
+            Figure(f"change points, {size}: the same as Otava's", same, "series", len(series), "series"),
+        ],
+        args,
+    )
 
 
 def _ms(seconds: float) -> str:

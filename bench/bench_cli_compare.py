@@ -52,6 +52,7 @@ TARGET = 2.0
 sys.path.insert(0, str(ROOT))
 
 from bench.archive_cli import CLI, bench_commands, interleaved  # noqa: E402  (after the path)
+from bench.results import Figure, record  # noqa: E402
 
 ARCHIVE_TARGET = 1.5
 _MARIADB_VERSIONS = (
@@ -86,7 +87,10 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="with --store: also from this checkout of old code")
     args = ap.parse_args()
     if args.store:
-        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode, args.before)
+        figures = bench_commands(
+            args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode, args.before
+        )
+        record("bench_cli_compare", figures, args)
         return
     if not args.tree.is_dir():
         sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")
@@ -140,6 +144,35 @@ def main() -> None:
         f"CPU {cpu_ratio:.2f}x"
     )
     print(f"target <= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'}")
+    what = f"benchdeck compare, {runs}-run store, {len(WITH)} columns"
+    med = {
+        k: {n: statistics.median(v) * 1000 for n, v in t.items()} for k, t in (("wall", wall), ("CPU", cpu))
+    }
+    duckdb = "import duckdb"
+    record(
+        "bench_cli_compare",
+        [
+            Figure(
+                f"{what}, CPU",
+                med["CPU"]["compare"],
+                "ms",
+                med["CPU"][base],
+                duckdb,
+                f"<= {TARGET}x",
+                cpu_ratio <= TARGET,
+            ),
+            Figure(
+                f"{what}, wall",
+                med["wall"]["compare"],
+                "ms",
+                med["wall"][base],
+                duckdb,
+                f"<= {TARGET}x",
+                ratio <= TARGET,
+            ),
+        ],
+        args,
+    )
 
 
 if __name__ == "__main__":

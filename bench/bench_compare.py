@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.store.analysis.compare import compare
 from benchdeck.store.storage.db import Store
@@ -139,7 +140,28 @@ def main() -> None:
                 group_of=cat.group_of,
                 sort_key=cat.sort_key,
             )
-        print(f"cold (open store + compare) {1000 * (time.perf_counter() - cold_t0):.1f} ms")
+        cold_ms = 1000 * (time.perf_counter() - cold_t0)
+        print(f"cold (open store + compare) {cold_ms:.1f} ms")
+    runs = f"{n:,} runs"
+    record(
+        "bench_compare",
+        [
+            Figure(
+                f"compare, {runs}, median",
+                ours_med,
+                "ms",
+                base_med,
+                "plain Python",
+                "< 100 ms",
+                ours_med < 100,
+            ),
+            Figure(
+                f"compare with noise intervals, {runs}, median", ci_med, "ms", ours_med, "without intervals"
+            ),
+            Figure(f"cold: open the store and compare, {runs}", cold_ms, "ms"),
+        ],
+        args,
+    )
 
 
 if __name__ == "__main__":

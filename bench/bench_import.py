@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.store.importers import import_mytools_tree
 from benchdeck.store.storage.db import Store
 from tests.store import mytools_tree as t
@@ -157,6 +158,56 @@ def main() -> None:
               f"peak RSS < {TARGET_RSS_MB} MB): {'met' if cpu_ok else 'NOT met'}")  # fmt: skip
     print(f"targets (>= {TARGET_LINES_S:,} lines/s, >= {TARGET_RUNS_S} runs/s, <= {TARGET_SIZE}x tar.gz): "
           f"{'met' if ok else 'NOT met'}")  # fmt: skip
+    what = f"import mytools, {'--tree ' + str(tree) if args.tree else 'synthetic tree'}, {runs} runs"
+    plain = "a plain read of the lines"
+    figures = [
+        Figure(
+            f"{what}: lines/s",
+            res.lines / wall,
+            "lines/s",
+            lines_read / read_s,
+            plain,
+            f">= {TARGET_LINES_S:,}",
+            res.lines / wall >= TARGET_LINES_S,
+        ),
+        Figure(
+            f"{what}: runs/s",
+            runs / wall,
+            "runs/s",
+            None,
+            "",
+            f">= {TARGET_RUNS_S}",
+            runs / wall >= TARGET_RUNS_S,
+        ),
+        Figure(
+            f"{what}: store size",
+            size,
+            "bytes",
+            gz_bytes,
+            "tar + gzip -6 of the tree",
+            f"<= {TARGET_SIZE}x",
+            size / gz_bytes <= TARGET_SIZE,
+        ),
+        Figure(
+            f"{what}: lines per CPU second",
+            res.lines / cpu,
+            "lines/CPU-s",
+            lines_read / read_cpu,
+            plain,
+            f">= {TARGET_CPU_LINES_S:,}" if args.device else "",
+            res.lines / cpu >= TARGET_CPU_LINES_S if args.device else None,
+        ),
+        Figure(
+            f"{what}: peak RSS",
+            rss,
+            "MB",
+            rss_before,
+            "before the import",
+            f"< {TARGET_RSS_MB} MB" if args.device else "",
+            rss < TARGET_RSS_MB if args.device else None,
+        ),
+    ]
+    record("bench_import", figures, args)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import duckdb
 import numpy as np
 
+from bench.results import Figure, record
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, IostatBatch, VmstatBatch
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
@@ -358,6 +359,13 @@ def main() -> None:
         }
         for m in wl:
             print(f"  {m:<10}{live[m]:8.2f} ms  (x{live[m] / live['bulk']:.2f} of bulk)")
+        flush = f"live flush of {args.runs} runs, CPU"
+        figures = [
+            Figure(f"{flush}, {m}", live[m], "ms", live["bulk"], "bulk (NumPy arrays)")
+            for m in wl
+            if m != "bulk"
+        ]
+        figures.append(Figure(f"{flush}, bulk", live["bulk"], "ms"))
         if args.tree:
             print(
                 f"\nPart 2: import mytools {args.tree}, median of {args.import_repeat} (methods interleaved)"
@@ -374,7 +382,11 @@ def main() -> None:
                 each = ", ".join(f"{w:.2f}" for w, _, _ in res[m])
                 print(f"  {m:<10}wall {wall:6.2f} s (x{wall / base:.2f} of bulk), CPU {cpu:6.2f} s, "
                       f"{res[m][0][2]} runs; each: {each}")  # fmt: skip
+                figures.append(
+                    Figure(f"import mytools {args.tree}, wall, {m}", wall, "s", base, "bulk (NumPy arrays)")
+                )
         use(BULK)
+    record("bench_inserts", figures, args)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_capture import interval
+from bench.results import Figure, record
 from benchdeck.engine.profiling.capture import DEFAULT_EVENTS
 
 MODES: dict[str, str | None] = {
@@ -106,6 +107,7 @@ def main() -> None:
                 cpu[m].append(c)
             line = "  ".join(f"{m}: {qps[m][-1]:,.0f} q/s {cpu[m][-1]:.1f} us/q" for m in names)
             print(f"repeat {r + 1}: {line}  load {os.getloadavg()[0]:.1f}", flush=True)
+        figures = []
         for m in names[1:]:
             cr = [c / n for c, n in zip(cpu[m], cpu["none"], strict=True)]
             qr = [c / n for c, n in zip(qps[m], qps["none"], strict=True)]
@@ -115,9 +117,13 @@ def main() -> None:
                 f"  QPS x{statistics.median(qr):.3f} [{qlo:.3f}, {qhi:.3f}]"
                 f"  ({a.repeats} repeats of {a.seconds} s)"
             )
+            what = f"perf stat -p, {m} events a thread"
+            figures.append(Figure(f"{what}: server CPU per query", statistics.median(cr), "x no perf"))
+            figures.append(Figure(f"{what}: QPS", statistics.median(qr), "x no perf"))
     finally:
         db.stop()
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    record("bench_perf_events", figures, a)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.run_lists import RunFilter, run_history, run_history_after
 from tests.fixtures.big_store import build_store
@@ -87,15 +88,24 @@ def main() -> None:
         n = build_store(db, args.hosts, args.builds)
         print(f"store: {n:,} runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print("1. store, a page of 1,000 after the first (run_history_after):")
-        print(f"   unfiltered           {ms(store_pages(db, RunFilter()))}")
+        reads = store_pages(db, RunFilter())
+        print(f"   unfiltered           {ms(reads)}")
         print(f"   workload ~ 'point'   {ms(store_pages(db, RunFilter(workload='point')))}")
         print("2. app (headless 100x30), End from the first page:")
+        ends = []
         for rep in range(args.reps):
             pages, took, rows = asyncio.run(app_end(db))
+            ends.append(took)
             print(
                 f"   rep {rep + 1}: {rows:,} rows, last run after {took:.2f} s; per page read "
                 f"{ms([p[0] for p in pages])}; until its rows were in {ms([p[1] for p in pages])}"
             )
+    what = f"Runs: End on {n:,} runs, to the last run"
+    record(
+        "bench_runs_pages",
+        [Figure(what, statistics.median(ends), "s", sum(reads), "the store's reads alone")],
+        args,
+    )
 
 
 if __name__ == "__main__":

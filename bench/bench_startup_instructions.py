@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_tui import KEEP_CHILD, child_env  # noqa: E402
 
+from bench.results import Figure, record  # noqa: E402
 from benchdeck.store.storage.db import Store  # noqa: E402
 from tests.fixtures.big_store import build_store  # noqa: E402
 
@@ -207,6 +208,14 @@ def main() -> None:
             print("  this code / before:")
             for key in ("launch", "runs"):
                 print(f"    {names[key]:42s} x{a[key] / b[key]:.3f}  ({(a[key] - b[key]) / 1e6:+.1f} M)")
+    figures = [
+        Figure(f"instructions to the first frame, {what}, {label}", r[key] / 1e6, "M instructions",
+               r["bare"] / 1e6, "bare Textual app")
+        for label, r in rows.items()
+        for key, what in names.items()
+        if key != "bare"
+    ]  # fmt: skip
+    record("bench_startup_instructions", figures, args)
 
 
 if __name__ == "__main__":

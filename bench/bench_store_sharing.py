@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_compare import build_store
 
+from bench.results import Figure, record
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.samples import append_bench, append_iostat, append_vmstat
@@ -67,6 +68,8 @@ def main() -> None:
         print(f"held open (baseline) : {held:7.2f} ms per batch  ({held / 10:.2f} % of a core at 1 Hz)")
         print(f"shared (per batch)   : {shared:7.2f} ms per batch  ({shared / 10:.2f} % of a core at 1 Hz)")
         print(f"ratio shared / held  : {shared / held:.1f}x")
+    what = f"a writer sharing its store, {a.streams} streams, per batch"
+    record("bench_store_sharing", [Figure(what, shared, "ms", held, "holding the store open")], a)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -64,6 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from stream_timing import BARE_FOLLOW, GENERATOR, NO_RC_FILES, Load, LoopLag, fmt, line_times, stats_ms
 
+from bench.results import Figure, record
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from benchdeck.engine.running.runner import Runner, RunPlan
@@ -481,11 +482,35 @@ async def main_async(args: argparse.Namespace) -> int:
         f"({p99:.0f} ms; in this process {local:.0f} ms); CPU < {TARGET_CPU_PCT:g}% per stream: "
         f"{'met' if cpu < TARGET_CPU_PCT else 'NOT met'} ({cpu:.3f}%)"
     )
+    record("bench_streams", summary_figures(summary, mine, med), args)
     failed = sum(len(r.problems) for pairs in summary.values() for pair in pairs for r in pair)
     if failed:
         print(f"FAIL: {failed} stream problem(s) above", file=sys.stderr)
         return 1
     return 0
+
+
+def summary_figures(
+    summary: dict[tuple[int, str], list[tuple[Round, Round]]],
+    mine: str,
+    med: Callable[[list[Round], str, int], float],
+) -> list[Figure]:
+    """p99 of a line to its stored row and CPU per stream, at every N, for the history."""
+    figures = []
+    for (n, policy), pairs in summary.items():
+        b, d = [p[0] for p in pairs], [p[1] for p in pairs]
+        own = policy == mine
+        p99, cpu = med(d, "total", 2), statistics.median(r.cpu_pct for r in d)
+        what = f"{n} streams, {policy} policy"
+        figures += [
+            Figure(f"{what}: remote line -> stored row, p99", p99, "ms", med(b, "write->recv", 2),
+                   "bare asyncssh, write -> received", f"< {TARGET_P99_MS:g} ms" if own else "",
+                   p99 < TARGET_P99_MS if own else None),
+            Figure(f"{what}: CPU per stream", cpu, "% of a core", statistics.median(r.cpu_pct for r in b),
+                   "bare asyncssh", f"< {TARGET_CPU_PCT:g} %" if own else "",
+                   cpu < TARGET_CPU_PCT if own else None),
+        ]  # fmt: skip
+    return figures
 
 
 def main() -> None:
@@ -502,7 +527,8 @@ def main() -> None:
     )
     ap.add_argument("--profile", default="", help="cProfile the event loop's thread into PROFILE.N.POLICY")
     ap.add_argument("--login-shell", action="store_true", help="let sessions read root's ~/.bashrc")
-    sys.exit(asyncio.run(main_async(ap.parse_args())))
+    args = ap.parse_args()
+    sys.exit(asyncio.run(main_async(args)))
 
 
 if __name__ == "__main__":
