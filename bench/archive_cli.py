@@ -7,9 +7,7 @@ wall and CPU medians (user + sys of the child; the VM is shared, so CPU time is 
 costs and wall time what a user waits) with each command's CPU and wall ratio to ``import duckdb``.
 
 With ``$PYTHONDONTWRITEBYTECODE`` set (as in this machine's shells) every process compiles our
-modules on each start (a 2-column compare on the 1,975-run archive: 158 ms CPU compiled, 152 ms
-cached, medians of 21; cProfile's 50 ms of ``compile`` was mostly its own overhead under load);
-``cached_bytecode`` lets every
+modules on each start (what that costs: docs/performance.md); ``cached_bytecode`` lets every
 process, the baseline too, keep bytecode in a temporary ``$PYTHONPYCACHEPREFIX`` as an installed
 benchdeck does. The header says which.
 

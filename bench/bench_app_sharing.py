@@ -1,17 +1,7 @@
 """Benchmark: what sharing the store costs the app (issue 23: it holds the file only while it
 reads or writes, as the CLI does, so other processes get it between two uses).
 
-1. CPU per batch of the app's writer: 16 streams' samples (one second of bench, vmstat and
-   iostat rows each) through the EventSink the app's run service uses, one batch a second (the
-   sink's clock moved on 1 s between batches, so a shared store lets go after each), on a
-   10,080-run store (tests/fixtures/big_store.py): *held* (the app before: the file open all along)
-   against *shared* (now: attached for the batch, let go after), interleaved rounds in one
-   run. Prints ms of CPU per batch (median, p90) and % of one core at one batch a second.
-2. The Live view's cost: the app headless on Live (160x48) with 16 streams (bench_tui's
-   feeders), their samples also stored by the app's writer thread through the EventSink, as a
-   run's are, over a steady window: the app holding its store (the store opened as before the
-   change, no watch of other processes) against sharing it (with the watch); % of one core of
-   the whole process, interleaved rounds. Target: Live under 3% of a core at 16 streams.
+How it measures, its targets and its history: docs/performance.md (bench_app_sharing.py).
 
     python bench/bench_app_sharing.py [--batches 60] [--rounds 3] [--seconds 20] [--streams 16]
 """

@@ -1,10 +1,6 @@
 """Benchmark: ``compare`` on a 10,000-run store against a plain-Python baseline.
 
-Builds a store of 4 hosts x 60 builds x 42 workloads (10,080 runs, 60 benchmark, vmstat and
-iostat samples each), then times the store's compare (DuckDB aggregation) and a plain-Python
-implementation of the same comparison over the same rows, and prints both and their ratio.
-Target: compare under 100 ms at that size (without the noise intervals; the cost of the
-intervals, a block bootstrap of every cell's per-second samples, is printed beside it).
+How it measures, its targets and its history: docs/performance.md (bench_compare.py).
 
     python bench/bench_compare.py [--builds 60] [--hosts 4] [--repeat 20]
 """

@@ -1,11 +1,7 @@
 """Benchmark: what the Counters table adds to ``compare``, beside compare without it in the same
 run (``counters=False``, interleaved).
 
-Builds the synthetic store of tests/fixtures/big_store.py (hosts x builds x the classic 42 workloads, 60
-per-second samples a run) and times compare of a base and two builds on one host, first on the
-store as built (no counter windows: the one-row check that skips the query), then after giving
-every run six 10-second perf stat windows of seven events (one ``<not supported>``), placed on
-the run's clock so each window's queries come from its samples.
+How it measures, its targets and its history: docs/performance.md (bench_counters.py).
 
     python bench/bench_counters.py [--builds 10] [--hosts 1] [--repeat 21]
 """

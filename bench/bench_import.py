@@ -1,15 +1,6 @@
 """Benchmark: ``import mytools`` of a result tree, beside baselines measured in the same run.
 
-Figures (targets): parse+store lines/s (>= 300k), runs/s (>= 50), store size / the tree's
-tar.gz size (<= 1.5); on a tree with vmstat/iostat (``--device``) lines per CPU-second of the
-import (>= 500k) and the process's peak RSS (< 300 MB, whatever the tree's size: runs are
-streamed and written in small batches). Baselines: a plain read of every line of the tree's
-files (Python ``for line in file``, its lines per CPU-second too), and tar + gzip -6 of the tree
-(its size is the size target's base).
-
-By default it writes a synthetic tree in the author's formats (``--builds`` x 32 runs, each
-sb.o with ~``--rounds`` x 13 lines of the Lua scripts' EXPLAIN output, an sb.met beside it);
-``--tree PATH`` measures a real one instead (e.g. a mytools ``nov25.maria.sb/hetz.2``).
+How it measures, its targets and its history: docs/performance.md (bench_import.py).
 
     python bench/bench_import.py [--builds 35] [--rounds 250] [--tree PATH [--device md2]]
 """

@@ -1,11 +1,6 @@
 """Benchmark: a sysbench output whose first line (the command) holds a 1 MB password.
 
-``shlex.split`` grows a word one character at a time, so reading that line took 19-26 s
-through ``import sysbench``; benchdeck's command-line reader is linear. Prints, for line sizes
-of 100 kB and 1 MB: reading the file (the baseline), splitting the command line
-(engine.parsers.command), parsing the whole output (SysbenchParser), and ``import sysbench``
-into a fresh store (the importer: parse, checks, one transaction), each the best of a few runs.
-Target: the 1 MB import well under a second.
+How it measures, its targets and its history: docs/performance.md (bench_long_line.py).
 
     python bench/bench_long_line.py [--repeat 3]
 """

@@ -1,17 +1,6 @@
 """Benchmark: the Profile screen's flame graph with a 100,000-stack profile.
 
-A synthetic profile shaped like a server's (a call tree of 5,000 function names, stacks 8-40
-deep, samples Zipf-like) of ``--stacks`` distinct stacks, and a same-run baseline of 1,000.
-
-1. Off the UI thread (the screen's worker): building the frame tree (engine/profiling/tree.py:
-   splitting, sorting and summing the stacks; frames are made as they are drawn) and, for the
-   differential view, attaching the base's.
-2. On the UI thread: from ``FlameGraph.show(tree)`` to the frame drawn, in a headless app at
-   160x48 (``App.run_test``): the icicle's layout and text (tui/app/state/icicle.py),
-   Textual's compositing and the terminal bytes of the update, measured until the app's
-   ``_display`` of the screen update that holds it (not until ``pilot.pause()``: see
-   :func:`first_frame_ms`). Target: < 100 ms
-   for 100,000 stacks; the baseline says what a small profile costs on the same machine and run.
+How it measures, its targets and its history: docs/performance.md (bench_profile.py).
 
     python bench/bench_profile.py [--stacks 100000] [--reps 7]
 """

@@ -1,14 +1,6 @@
 """Benchmark: the Runs screen's pages after the first, on a 10,000-run store.
 
-Builds bench_compare's store (4 hosts x 60 builds x 42 workloads: 10,080 runs), then:
-
-1. the store: each page after the first (``run_history_after``, keyset on run_id, 1,000 runs)
-   read on its own, unfiltered and with a workload filter;
-2. the app (headless, 100x30): End pressed on a start showing the first page; per page, the
-   time to read it on the worker and until its rows are in the table, and the time until the
-   cursor is on the last run.
-
-Prints the figures; there is no target to meet (the brief: scrolling on never stalls).
+How it measures, its targets and its history: docs/performance.md (bench_runs_pages.py).
 
     python bench/bench_runs_pages.py [--builds 60] [--hosts 4] [--reps 3]
 """

@@ -1,11 +1,6 @@
 """Benchmark: what holding the store only while writing costs (``Store.open(shared=True)``).
 
-A run's writer flushes one batch a second (bench + vmstat + iostat rows of every live stream).
-This times the same batches written through a store that keeps the file open (the baseline:
-other processes cannot open it meanwhile) and through a shared store that opens and closes it
-per batch (readers and a second writer get the file between batches), on a store of
-``--builds`` x 4 hosts x 42 runs with 60 samples each, and prints ms per batch, the ratio, and
-what one batch a second costs in % of a core.
+How it measures, its targets and its history: docs/performance.md (bench_store_sharing.py).
 
     python bench/bench_store_sharing.py [--builds 30] [--batches 40] [--streams 1]
 """
