@@ -123,31 +123,20 @@ def main() -> None:
     med = {
         k: {n: statistics.median(v) * 1000 for n, v in t.items()} for k, t in (("wall", wall), ("CPU", cpu))
     }
-    duckdb = "import duckdb"
-    record(
-        "bench_cli_compare",
-        [
-            Figure(
-                f"{what}, CPU",
-                med["CPU"]["compare"],
-                "ms",
-                med["CPU"][base],
-                duckdb,
-                f"<= {TARGET}x",
-                cpu_ratio <= TARGET,
-            ),
-            Figure(
-                f"{what}, wall",
-                med["wall"]["compare"],
-                "ms",
-                med["wall"][base],
-                duckdb,
-                f"<= {TARGET}x",
-                ratio <= TARGET,
-            ),
-        ],
-        args,
-    )
+    target = f"<= {TARGET}x"
+    figures = [
+        Figure(
+            f"{what}, {kind}",
+            med[kind]["compare"],
+            "ms",
+            med[kind][base],
+            "import duckdb",
+            target,
+            x <= TARGET,
+        )
+        for kind, x in (("CPU", cpu_ratio), ("wall", ratio))
+    ]
+    record("bench_cli_compare", figures, args)
 
 
 if __name__ == "__main__":

@@ -34,21 +34,17 @@ class Figure:
     met: bool | None = None
 
 
+def _git(tree: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(tree), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 def _commit(tree: Path) -> str:
     """The checked-out commit of ``tree`` (``+dirty`` with local changes), or ``unknown``."""
     try:
-        head = subprocess.run(
-            ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        head = _git(tree, "rev-parse", "--short", "HEAD")
+        dirty = _git(tree, "status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
