@@ -7,9 +7,7 @@ wall and CPU medians (user + sys of the child; the VM is shared, so CPU time is 
 costs and wall time what a user waits) with each command's CPU and wall ratio to ``import duckdb``.
 
 With ``$PYTHONDONTWRITEBYTECODE`` set (as in this machine's shells) every process compiles our
-modules on each start (a 2-column compare on the 1,975-run archive: 158 ms CPU compiled, 152 ms
-cached, medians of 21; cProfile's 50 ms of ``compile`` was mostly its own overhead under load);
-``cached_bytecode`` lets every
+modules on each start (what that costs: docs/performance.md); ``cached_bytecode`` lets every
 process, the baseline too, keep bytecode in a temporary ``$PYTHONPYCACHEPREFIX`` as an installed
 benchdeck does. The header says which.
 
@@ -30,6 +28,8 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from bench.results import Figure
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = "from benchdeck.tui.cli.main import main; main()"
@@ -80,9 +80,10 @@ def bench_commands(
     target: float,
     cached_bytecode: bool = False,
     before: Path | None = None,
-) -> None:
+) -> list[Figure]:
     """Time ``benchdeck --db COPY <args>`` for each named command beside the baselines (and
-    beside the same commands run from the checkout ``before``)."""
+    beside the same commands run from the checkout ``before``); each command's CPU median, for
+    the history."""
     if not store.is_file():
         sys.exit(f"no store at {store}")
     if before is not None and not (before / "benchdeck" / "tui" / "cli" / "main.py").is_file():
@@ -114,7 +115,13 @@ def bench_commands(
     for name in procs:
         w, c = statistics.median(wall[name]), statistics.median(cpu[name])
         print(f"  {name:44} {w * 1000:8.0f} {c * 1000:8.0f} {w / bw:6.2f}x {c / bc:6.2f}x")
+    figures = []
     for name in [*commands, *trees]:
         ratio = statistics.median(cpu[name]) / bc
         verdict = "met" if ratio <= target else "NOT met"
         print(f"  {name}: CPU {ratio:.2f}x import duckdb, target <= {target}x: {verdict}")
+        med = statistics.median(cpu[name]) * 1000
+        figures.append(
+            Figure(f"{name}, CPU", med, "ms", bc * 1000, BASELINE, f"<= {target}x", ratio <= target)
+        )
+    return figures

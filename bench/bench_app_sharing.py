@@ -1,17 +1,7 @@
 """Benchmark: what sharing the store costs the app (issue 23: it holds the file only while it
 reads or writes, as the CLI does, so other processes get it between two uses).
 
-1. CPU per batch of the app's writer: 16 streams' samples (one second of bench, vmstat and
-   iostat rows each) through the EventSink the app's run service uses, one batch a second (the
-   sink's clock moved on 1 s between batches, so a shared store lets go after each), on a
-   10,080-run store (tests/fixtures/big_store.py): *held* (the app before: the file open all along)
-   against *shared* (now: attached for the batch, let go after), interleaved rounds in one
-   run. Prints ms of CPU per batch (median, p90) and % of one core at one batch a second.
-2. The Live view's cost: the app headless on Live (160x48) with 16 streams (bench_tui's
-   feeders), their samples also stored by the app's writer thread through the EventSink, as a
-   run's are, over a steady window: the app holding its store (the store opened as before the
-   change, no watch of other processes) against sharing it (with the watch); % of one core of
-   the whole process, interleaved rounds. Target: Live under 3% of a core at 16 streams.
+How it measures, its targets and its history: docs/performance.md (bench_app_sharing.py).
 
     python bench/bench_app_sharing.py [--batches 60] [--rounds 3] [--seconds 20] [--streams 16]
 """
@@ -35,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_tui import bench_row, iostat_row, vmstat_row
 
+from bench.results import Figure, record
 from benchdeck.engine.events import BenchBatch, IostatBatch, Planned, RunEvent, RunStarted, VmstatBatch
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.store.storage.db import Store
@@ -81,7 +72,7 @@ def writer_round(path: Path, mode: str, batches: int, streams: int, first_run: i
     return cpu
 
 
-def writer_section(path: Path, args: argparse.Namespace) -> None:
+def writer_section(path: Path, args: argparse.Namespace) -> list[Figure]:
     results: dict[str, list[float]] = {"held": [], "shared": []}
     first_run = 100_000
     for _ in range(args.rounds):  # interleaved: the machine's speed drifts
@@ -99,6 +90,16 @@ def writer_section(path: Path, args: argparse.Namespace) -> None:
         print(f"   {mode:8s} {1000 * med:13.2f} {1000 * p90:7.2f} {100 * med:15.2f}")
     ratio = statistics.median(results["shared"]) / statistics.median(results["held"])
     print(f"   shared / held: {ratio:.2f}x")
+    shared, held = (1000 * statistics.median(results[m]) for m in ("shared", "held"))
+    return [
+        Figure(
+            f"the app's writer sharing its store, {args.streams} streams, CPU per batch",
+            shared,
+            "ms",
+            held,
+            "holding the store",
+        )
+    ]
 
 
 async def live_round(
@@ -170,7 +171,7 @@ async def live_round(
             setattr(obj, name, value)
 
 
-def live_section(db: Path, args: argparse.Namespace) -> None:
+def live_section(db: Path, args: argparse.Namespace) -> list[Figure]:
     kinds = [(m, stored) for stored in (False, True) for m in ("held", "shared")]
     results: dict[tuple[str, bool], list[float]] = {k: [] for k in kinds}
     for _ in range(args.rounds):  # interleaved
@@ -190,6 +191,26 @@ def live_section(db: Path, args: argparse.Namespace) -> None:
     held = statistics.median(results[("held", False)])
     print(f"   the view, sharing: {view:.2f}% (held {held:.2f}%); target < {LIVE_TARGET_PCT:.0f}%: "
           f"{'met' if view < LIVE_TARGET_PCT else 'NOT met'}")  # fmt: skip
+    stored = statistics.median(results[("shared", True)])
+    stored_held = statistics.median(results[("held", True)])
+    return [
+        Figure(
+            f"Live sharing its store, {args.streams} streams",
+            view,
+            "% of a core",
+            held,
+            "holding the store",
+            f"< {LIVE_TARGET_PCT:.0f} %",
+            view < LIVE_TARGET_PCT,
+        ),
+        Figure(
+            f"Live sharing its store and storing {args.streams} streams",
+            stored,
+            "% of a core",
+            stored_held,
+            "holding the store",
+        ),
+    ]
 
 
 def main() -> None:
@@ -204,10 +225,12 @@ def main() -> None:
         path = Path(tmp) / "bench.duckdb"
         runs = build_store(path, 4, 60)
         print(f"store: {runs} runs ({path.stat().st_size / 1e6:.0f} MB)")
+        figures = []
         if args.only != "live":
-            writer_section(path, args)
+            figures += writer_section(path, args)
         if args.only != "writer":
-            live_section(path, args)
+            figures += live_section(path, args)
+    record("bench_app_sharing", figures, args)
 
 
 if __name__ == "__main__":

@@ -1,45 +1,10 @@
 """Benchmark: what ``--profile`` costs the benchmark with its default cadence, as QPS and the
 server's CPU per query with and without each capture kind.
 
-Targets (issue 26): < 1% of QPS for ``counters`` (perf stat), < 3% for ``cpu`` (perf record -g
-at 99 Hz, folded on the host after each window). The defaults capture a window with a pause
-after it (capture.DEFAULT_PERIOD_S: counters 10 s of every 150 s, cpu 10 s of every 60 s, the
-first after 10 s), so a run pays a window's cost for a share of its time. Runs of the three
-modes (``none``, ``counters``, ``cpu``) alternate (the order rotated every repeat) on the same
-workload, so every mode sees the same load from the rest of the machine. Two figures per mode:
-
-- **whole run**: the run's QPS and the server's CPU per query (/proc utime + stime over the
-  run's queries) over the same repeat's ``none`` (median of the per-repeat ratios, 95%
-  bootstrap interval of that median): what a user pays for a run of ``--seconds``;
-- **in window**: within one run, the mean of the per-second QPS samples whose second lies
-  inside a window over the mean of those outside every window and its tail (perf's exit and,
-  for cpu, the folding: 3 s after the window; the first 3 s of the run left out), divided by the
-  same ratio of the same repeat's ``none`` run at the same seconds (the placebo: what the
-  position in the run does alone). Both halves come from the same run, so the machine's drift
-  between runs cancels. A run's cost is about (1 - in-window ratio) x the share of the run
-  its windows cover (the ``duty`` printed).
-
-Workloads: sysbench point-query against a private MariaDB (the server is the target, found by
-its port) and the built-in SQLite workload (the benchmark process is the target), both on this
-machine through benchdeck's runner (LocalTransport).
+How it measures, its targets and its history: docs/performance.md (bench_capture.py).
 
     python bench/bench_capture.py [--seconds 90] [--repeats 5] [--workloads mariadb]
                                   [--window 10] [--period P] [--hz 99]
-
-Run on 2026-11-27, 05:15-05:39 UTC, the shared 2-core VM (load 0.9 before, 2.9-4.3 during from
-other work; 5 repeats of 90 s, MariaDB point-query, 2 sysbench threads, 10 s windows, 99 Hz;
-ratio to none, median [95% bootstrap interval]):
-
-    counters  whole-run QPS x1.103 [0.953, 1.136]  server CPU/query x0.926 [0.883, 1.037]
-              1 window, duty 11.2%; in-window QPS x0.962 [0.473, 1.796], CPU/query x1.161 [0.879, 1.434]
-    cpu       whole-run QPS x1.055 [1.045, 1.190]  server CPU/query x0.959 [0.902, 1.012]
-              2 windows, duty 22.2%; in-window QPS x0.943 [0.877, 1.051], CPU/query x1.032 [0.922, 1.088]
-
-The whole-run ratios are the machine's noise (+-10% per repeat; captured runs came out faster):
-they cannot resolve 1% or 3%. The in-window figures agree with the direct measurements
-(bench_perf_events.py: perf stat -p x1.13-1.15 CPU/query; the last stop's back-to-back cpu
-x1.12). Projected for a default 300 s read step (counters 2 windows = 6.7% of it, cpu 5 = 17%):
-counters ~0.3% QPS / ~1.1% CPU per query, cpu ~1.0% QPS / ~0.5% CPU per query.
 """
 
 from __future__ import annotations
@@ -61,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.engine.dispatch.planner import make_plan
 from benchdeck.engine.events import BenchBatch, CaptureBatch, RunFailed, RunFinished, RunStarted
 from benchdeck.engine.families.sysbench.command import SysbenchCommand
@@ -216,7 +182,7 @@ async def bench(
     make: Callable[[int, CaptureOptions | None], RunPlan],
     a: argparse.Namespace,
     server_pid: int | None = None,
-) -> None:
+) -> list[Figure]:
     await run_once(make(1, None), None)  # prepares the tables (run 1), warms the caches: not measured
     rid = 1
     got: dict[str, list[Measured]] = {m: [] for m in MODES}
@@ -227,14 +193,33 @@ async def bench(
         line = "  ".join(f"{m} {got[m][-1].qps:,.0f}" for m in MODES)
         print(f"{name} repeat {r + 1}: {line}  load {os.getloadavg()[0]:.1f}", flush=True)
     none = got["none"]
+    figures = []
     for mode in MODES[1:]:
         runs = got[mode]
+        figures.append(
+            Figure(
+                f"{name}, {mode} capture: whole-run QPS",
+                statistics.median(m.qps for m in runs),
+                "QPS",
+                statistics.median(m.qps for m in none),
+                "no capture",
+            )
+        )
         print(f"{name:8} {mode:8} {_ratio('QPS', [m.qps for m in runs], [m.qps for m in none])}", flush=True)
         if all(m.cpu_per_q is not None for m in (*runs, *none)):
             cpu = _ratio(
                 "server CPU/query", [m.cpu_per_q or 0 for m in runs], [m.cpu_per_q or 0 for m in none]
             )
             print(f"{name:8} {mode:8} {cpu}", flush=True)
+            figures.append(
+                Figure(
+                    f"{name}, {mode} capture: whole-run server CPU per query",
+                    statistics.median(m.cpu_per_q or 0 for m in runs),
+                    "µs",
+                    statistics.median(m.cpu_per_q or 0 for m in none),
+                    "no capture",
+                )
+            )
         inw = [in_window(m, n, TAIL_S[mode]) for m, n in zip(runs, none, strict=True)]
         duty = statistics.median(sum(d for _, d in m.windows) / a.seconds for m in runs)
         nwin = statistics.median(len(m.windows) for m in runs)
@@ -245,6 +230,14 @@ async def bench(
                 print(
                     f"{name:8} {mode:8} in-window {what} x{statistics.median(xs):.3f} [{_fmt(interval(xs))}]"
                 )
+                figures.append(
+                    Figure(
+                        f"{name}, {mode} capture: in-window {what}",
+                        statistics.median(xs),
+                        "x the uncaptured run's same seconds",
+                    )
+                )
+    return figures
 
 
 def _ratio(what: str, mode: list[float], none: list[float]) -> str:
@@ -270,21 +263,23 @@ def main() -> None:
     a = ap.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)", flush=True)
     subprocess.run(["uptime"], check=False)
+    figures = []
     with tempfile.TemporaryDirectory(prefix="bench-capture-") as tmp:
         work = Path(tmp)
         if "builtin" in a.workloads:
-            asyncio.run(bench("builtin", builtin_plans(work / "bi", a.seconds), a))
+            figures += asyncio.run(bench("builtin", builtin_plans(work / "bi", a.seconds), a))
         if "mariadb" in a.workloads:
             from tests.fixtures.servers.mariadb import start_mariadb
 
             db = start_mariadb()
             try:
                 make = mariadb_plans(work / "ma", a.seconds, db.sysbench_args(), db.port)
-                asyncio.run(bench("mariadb", make, a, db.pid))
+                figures += asyncio.run(bench("mariadb", make, a, db.pid))
             finally:
                 db.stop()
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     subprocess.run(["uptime"], check=False)
+    record("bench_capture", figures, a)
 
 
 if __name__ == "__main__":

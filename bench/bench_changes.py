@@ -1,30 +1,10 @@
 """Benchmark: change points of 1,000 workloads x 50 versions, beside Apache Otava on the same series.
 
-Builds a store with one host, 50 MySQL versions and 1,000 workloads (50,000 runs; 30% of the
-series with one or two steps, the rest flat with 1-2% noise), then times
-
-* the detection alone (``engine.changepoints.detect`` on the 1,000 series),
-* what ``benchdeck changes`` does: load the series from the store and analyse them (per-op
-  metrics tested at each change included),
-* the baseline, in the same run: Apache Otava 0.8.0's ``compute_change_points`` on the same
-  1,000 series (timed inside its own venv, the one tests/changes/otava_oracle.py makes; process
-  start-up not counted), and checks that both found the same change points.
-
-Target: the 1,000 x 50 analysis under 1 s.
-
-With ``--store PATH`` (an archive store, e.g. the author's 1,975 runs) it instead times the whole
-command ``benchdeck changes --host H`` as a process beside ``python -c "import duckdb"``,
-interleaved (bench/archive_cli.py; issue 29's target: CPU <= 2x the baseline). ``--before DIR``
-also runs it from a checkout of the code before a change, interleaved (archive_cli's docstring).
+How it measures, its targets and its history: docs/performance.md (bench_changes.py).
 
     python bench/bench_changes.py [--workloads 1000] [--versions 50] [--repeat 5]
     python bench/bench_changes.py --store /tmp/p29/arc.duckdb [--host hetz] [--repeat 15] [--cached-bytecode]
         [--before /tmp/before]
-
-Issue 29, round four (the reading commands' start and exit, shared with compare; 30 interleaved,
-bytecode cached; before = main 9836ba6 in the same run): ``changes --host hetz`` 127 -> 121 ms CPU
-= 1.81x -> 1.73x ``import duckdb`` (70 ms) at load 1.6; 160 -> 144 ms = 1.75x -> 1.58x (91 ms)
-with tests running beside it (load 1.2-1.9).
 """
 
 from __future__ import annotations
@@ -45,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.archive_cli import bench_commands
+from bench.results import Figure, record
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.changepoints import Options, detect, worth_numpy
 from benchdeck.store.analysis.change_series import load_series
@@ -145,7 +126,10 @@ def main() -> None:
     if args.store:
         name = f"changes --host {args.host}"
         repeat = max(args.repeat, 15)
-        bench_commands(args.store, {name: name.split()}, repeat, 2.0, args.cached_bytecode, args.before)
+        figures = bench_commands(
+            args.store, {name: name.split()}, repeat, 2.0, args.cached_bytecode, args.before
+        )
+        record("bench_changes", figures, args)
         return
     series = make_series(args.workloads, args.versions)
     size = f"{args.workloads:,} workloads x {args.versions} versions"
@@ -187,6 +171,37 @@ def main() -> None:
     print(f"  {'baseline: Apache Otava 0.8.0':38} {_ms(otava['wall'])} {_ms(otava['cpu'])}")
     print(f"  Otava / detection, CPU time: {otava['cpu'] / t_detect[1]:.1f}x")
     print(f"  same change points as Otava: {same} of {len(series)} series")
+    ms, otava_name = 1000, "Apache Otava 0.8.0"
+    record(
+        "bench_changes",
+        [
+            Figure(
+                f"change points, {size}: detection, CPU",
+                t_detect[1] * ms,
+                "ms",
+                otava["cpu"] * ms,
+                otava_name,
+            ),
+            Figure(
+                f"change points, {size}: detection, wall",
+                t_detect[0] * ms,
+                "ms",
+                otava["wall"] * ms,
+                otava_name,
+            ),
+            Figure(
+                f"change points, {size}: store + analysis, wall",
+                t_e2e[0] * ms,
+                "ms",
+                None,
+                "",
+                "< 1 s",
+                t_e2e[0] < 1,
+            ),
+            Figure(f"change points, {size}: the same as Otava's", same, "series", len(series), "series"),
+        ],
+        args,
+    )
 
 
 def _ms(seconds: float) -> str:

@@ -1,36 +1,11 @@
 """Benchmark: ``benchdeck compare`` end to end (a whole process) beside ``python -c "import duckdb"``.
 
-Imports a mytools tree (default: the author's nov25.sb.mysql dop1 archive, 342 runs) into a
-temporary store, then runs, interleaved, ``--repeat`` times each: the compare command as the
-tests run the CLI (``python -c "from benchdeck.tui.cli.main import main; main()" --db S compare ...``), the
-baseline ``python -c "import duckdb"``, and ``python -c pass`` (Python's own start-up, part of
-both). Prints wall and CPU medians, min and max of each and the ratio compare / baseline.
-Target: compare <= 2x the baseline.
-
-Python compiles our modules on every start when ``$PYTHONDONTWRITEBYTECODE`` is set (as in this
-machine's shells); ``--cached-bytecode`` lets every process (the baseline too) keep bytecode in
-a temporary ``$PYTHONPYCACHEPREFIX``, as an installed benchdeck does. ``__pycache__`` folders in
-the tree (written by a process without that variable) are read even so: the header says so.
+How it measures, its targets and its history: docs/performance.md (bench_cli_compare.py).
 
     python bench/bench_cli_compare.py [--repeat 15] [--tree PATH] [--format text] [--cached-bytecode]
 
-With ``--store PATH`` (the author's 1,975-run archive store, hosts hetz and pn53) it instead times
-two compares on that store beside ``import duckdb``, interleaved (bench/archive_cli.py; issue 29's
-target: CPU <= 1.5x the baseline): 2 columns (MySQL 5.6.51 vs 9.4.0, dop 40) and 16 columns
-(MariaDB 10.2.44 vs 15 later versions, config z12b_c32r128, dop 40).
-
     python bench/bench_cli_compare.py --store /tmp/p29/arc.duckdb [--repeat 15] [--cached-bytecode]
         [--before /tmp/before]
-
-``--before DIR`` also runs both compares from a checkout of the code before a change (``git
-archive main | tar -x -C DIR``), interleaved: its figures beside the old code's of the same run.
-Issue 29, round four (30 interleaved, bytecode cached, load 1.4-1.7, two runs; before = main
-9836ba6): 2 columns 110/117 -> 98/104 ms CPU = 1.51x/1.49x -> 1.34x/1.34x ``import duckdb``
-(73/78 ms); 16 columns 120/128 -> 106/112 ms = 1.65x/1.64x -> 1.45x/1.43x. From: no str or per-id
-parameter in compare's queries (DuckDB's client imported decimal for a str, tried pandas twice per
-parameter), the collector paused while a reading command's modules load then frozen and rarely
-run, a reading command's process ended after its output (no teardown), fewer record classes
-loaded, one-run cells without their run lists.
 """
 
 from __future__ import annotations
@@ -52,6 +27,7 @@ TARGET = 2.0
 sys.path.insert(0, str(ROOT))
 
 from bench.archive_cli import CLI, bench_commands, interleaved  # noqa: E402  (after the path)
+from bench.results import Figure, record  # noqa: E402
 
 ARCHIVE_TARGET = 1.5
 _MARIADB_VERSIONS = (
@@ -86,7 +62,10 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="with --store: also from this checkout of old code")
     args = ap.parse_args()
     if args.store:
-        bench_commands(args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode, args.before)
+        figures = bench_commands(
+            args.store, ARCHIVE, args.repeat, ARCHIVE_TARGET, args.cached_bytecode, args.before
+        )
+        record("bench_cli_compare", figures, args)
         return
     if not args.tree.is_dir():
         sys.exit(f"no mytools tree at {args.tree}: pass one with --tree")
@@ -140,6 +119,24 @@ def main() -> None:
         f"CPU {cpu_ratio:.2f}x"
     )
     print(f"target <= {TARGET}x: {'met' if ratio <= TARGET else 'NOT met'}")
+    what = f"benchdeck compare, {runs}-run store, {len(WITH)} columns"
+    med = {
+        k: {n: statistics.median(v) * 1000 for n, v in t.items()} for k, t in (("wall", wall), ("CPU", cpu))
+    }
+    target = f"<= {TARGET}x"
+    figures = [
+        Figure(
+            f"{what}, {kind}",
+            med[kind]["compare"],
+            "ms",
+            med[kind][base],
+            "import duckdb",
+            target,
+            x <= TARGET,
+        )
+        for kind, x in (("CPU", cpu_ratio), ("wall", ratio))
+    ]
+    record("bench_cli_compare", figures, args)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,6 @@
 """Benchmark: ``compare`` on a 10,000-run store against a plain-Python baseline.
 
-Builds a store of 4 hosts x 60 builds x 42 workloads (10,080 runs, 60 benchmark, vmstat and
-iostat samples each), then times the store's compare (DuckDB aggregation) and a plain-Python
-implementation of the same comparison over the same rows, and prints both and their ratio.
-Target: compare under 100 ms at that size (without the noise intervals; the cost of the
-intervals, a block bootstrap of every cell's per-second samples, is printed beside it).
+How it measures, its targets and its history: docs/performance.md (bench_compare.py).
 
     python bench/bench_compare.py [--builds 60] [--hosts 4] [--repeat 20]
 """
@@ -21,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.store.analysis.compare import compare
 from benchdeck.store.storage.db import Store
@@ -139,7 +136,28 @@ def main() -> None:
                 group_of=cat.group_of,
                 sort_key=cat.sort_key,
             )
-        print(f"cold (open store + compare) {1000 * (time.perf_counter() - cold_t0):.1f} ms")
+        cold_ms = 1000 * (time.perf_counter() - cold_t0)
+        print(f"cold (open store + compare) {cold_ms:.1f} ms")
+    runs = f"{n:,} runs"
+    record(
+        "bench_compare",
+        [
+            Figure(
+                f"compare, {runs}, median",
+                ours_med,
+                "ms",
+                base_med,
+                "plain Python",
+                "< 100 ms",
+                ours_med < 100,
+            ),
+            Figure(
+                f"compare with noise intervals, {runs}, median", ci_med, "ms", ours_med, "without intervals"
+            ),
+            Figure(f"cold: open the store and compare, {runs}", cold_ms, "ms"),
+        ],
+        args,
+    )
 
 
 if __name__ == "__main__":

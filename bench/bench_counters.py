@@ -1,11 +1,7 @@
 """Benchmark: what the Counters table adds to ``compare``, beside compare without it in the same
 run (``counters=False``, interleaved).
 
-Builds the synthetic store of tests/fixtures/big_store.py (hosts x builds x the classic 42 workloads, 60
-per-second samples a run) and times compare of a base and two builds on one host, first on the
-store as built (no counter windows: the one-row check that skips the query), then after giving
-every run six 10-second perf stat windows of seven events (one ``<not supported>``), placed on
-the run's clock so each window's queries come from its samples.
+How it measures, its targets and its history: docs/performance.md (bench_counters.py).
 
     python bench/bench_counters.py [--builds 10] [--hosts 1] [--repeat 21]
 """
@@ -21,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.engine.catalogue import default_catalogue
 from benchdeck.store.analysis.compare import compare
 from benchdeck.store.storage.db import Store
@@ -76,13 +73,16 @@ def timed(path: Path, repeat: int) -> tuple[str, str, int]:
                 )
                 out.append((time.perf_counter() - t0, time.process_time() - c0))
                 rows = max(rows, len(cmp.counters))
-    return _ms(off), _ms(on), rows
+    return _medians(off), _medians(on), rows
 
 
-def _ms(times: list[tuple[float, float]]) -> str:
-    wall = statistics.median(w for w, _ in times) * 1e3
-    cpu = statistics.median(c for _, c in times) * 1e3
-    return f"{wall:.1f} / {cpu:.1f} ms"
+def _medians(times: list[tuple[float, float]]) -> tuple[float, float]:
+    """Median wall and CPU milliseconds."""
+    return statistics.median(w for w, _ in times) * 1e3, statistics.median(c for _, c in times) * 1e3
+
+
+def _ms(times: tuple[float, float]) -> str:
+    return f"{times[0]:.1f} / {times[1]:.1f} ms"
 
 
 def main() -> None:
@@ -94,14 +94,32 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.duckdb"
         runs = build_store(path, args.hosts, args.builds)
-        off, on, _ = timed(path, args.repeat)
-        print(f"{runs} runs, no counter windows: compare {off}, with the counters check {on} (wall / CPU)")
+        off0, on0, _ = timed(path, args.repeat)
+        print(f"{runs} runs, no counter windows: compare {_ms(off0)}, with the check {_ms(on0)} (wall / CPU)")
         values = add_counters(path)
         off, on, rows = timed(path, args.repeat)
         print(
-            f"{runs * WINDOWS} windows, {values} values: compare without counters {off}, "
-            f"with {on} ({rows} counter rows; medians of {args.repeat}, interleaved)"
+            f"{runs * WINDOWS} windows, {values} values: compare without counters {_ms(off)}, "
+            f"with {_ms(on)} ({rows} counter rows; medians of {args.repeat}, interleaved)"
         )
+    record(
+        "bench_counters",
+        [
+            Figure(
+                f"compare with counters, {runs} runs, {rows} counter rows, CPU",
+                on[1],
+                "ms",
+                off[1],
+                "without the Counters table",
+                "< 100 ms",
+                on[1] < 100,
+            ),
+            Figure(
+                "compare, a store without counter windows, CPU", on0[1], "ms", off0[1], "without the check"
+            ),
+        ],
+        args,
+    )
 
 
 if __name__ == "__main__":

@@ -1,15 +1,6 @@
 """Benchmark: ``import mytools`` of a result tree, beside baselines measured in the same run.
 
-Figures (targets): parse+store lines/s (>= 300k), runs/s (>= 50), store size / the tree's
-tar.gz size (<= 1.5); on a tree with vmstat/iostat (``--device``) lines per CPU-second of the
-import (>= 500k) and the process's peak RSS (< 300 MB, whatever the tree's size: runs are
-streamed and written in small batches). Baselines: a plain read of every line of the tree's
-files (Python ``for line in file``, its lines per CPU-second too), and tar + gzip -6 of the tree
-(its size is the size target's base).
-
-By default it writes a synthetic tree in the author's formats (``--builds`` x 32 runs, each
-sb.o with ~``--rounds`` x 13 lines of the Lua scripts' EXPLAIN output, an sb.met beside it);
-``--tree PATH`` measures a real one instead (e.g. a mytools ``nov25.maria.sb/hetz.2``).
+How it measures, its targets and its history: docs/performance.md (bench_import.py).
 
     python bench/bench_import.py [--builds 35] [--rounds 250] [--tree PATH [--device md2]]
 """
@@ -28,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.store.importers import import_mytools_tree
 from benchdeck.store.storage.db import Store
 from tests.store import mytools_tree as t
@@ -157,6 +149,56 @@ def main() -> None:
               f"peak RSS < {TARGET_RSS_MB} MB): {'met' if cpu_ok else 'NOT met'}")  # fmt: skip
     print(f"targets (>= {TARGET_LINES_S:,} lines/s, >= {TARGET_RUNS_S} runs/s, <= {TARGET_SIZE}x tar.gz): "
           f"{'met' if ok else 'NOT met'}")  # fmt: skip
+    what = f"import mytools, {'--tree ' + str(tree) if args.tree else 'synthetic tree'}, {runs} runs"
+    plain = "a plain read of the lines"
+    figures = [
+        Figure(
+            f"{what}: lines/s",
+            res.lines / wall,
+            "lines/s",
+            lines_read / read_s,
+            plain,
+            f">= {TARGET_LINES_S:,}",
+            res.lines / wall >= TARGET_LINES_S,
+        ),
+        Figure(
+            f"{what}: runs/s",
+            runs / wall,
+            "runs/s",
+            None,
+            "",
+            f">= {TARGET_RUNS_S}",
+            runs / wall >= TARGET_RUNS_S,
+        ),
+        Figure(
+            f"{what}: store size",
+            size,
+            "bytes",
+            gz_bytes,
+            "tar + gzip -6 of the tree",
+            f"<= {TARGET_SIZE}x",
+            size / gz_bytes <= TARGET_SIZE,
+        ),
+        Figure(
+            f"{what}: lines per CPU second",
+            res.lines / cpu,
+            "lines/CPU-s",
+            lines_read / read_cpu,
+            plain,
+            f">= {TARGET_CPU_LINES_S:,}" if args.device else "",
+            res.lines / cpu >= TARGET_CPU_LINES_S if args.device else None,
+        ),
+        Figure(
+            f"{what}: peak RSS",
+            rss,
+            "MB",
+            rss_before,
+            "before the import",
+            f"< {TARGET_RSS_MB} MB" if args.device else "",
+            rss < TARGET_RSS_MB if args.device else None,
+        ),
+    ]
+    record("bench_import", figures, args)
 
 
 if __name__ == "__main__":

@@ -1,28 +1,6 @@
 """Benchmark: how to hand DuckDB a batch of rows, measured on the store's own tables and row shapes.
 
-Every insert of the store (samples of live runs and of imports; an import's runs, run_summary
-and raw_files rows) goes through ``store.bulk.insert_columns(cur, table, {column: (type,
-values)})``. This bench swaps that function for each way DuckDB 1.5's Python client offers:
-
-- ``arrow``: a pyarrow table, registered and scanned (benchdeck's way until pyarrow was dropped)
-- ``bulk``: ``store.bulk`` as it is: typed NumPy arrays, or a nanoarrow batch for BLOB columns
-- ``numpy``: NumPy arrays only (a BLOB column is an object array, converted value by value)
-- ``nanoarrow``: a nanoarrow batch (the Arrow PyCapsule interface) for every table
-- ``lists``: one list parameter per column, ``INSERT ... SELECT unnest($1::T[]), ...``
-- ``values``: one ``INSERT ... VALUES (?, ...), (?, ...)`` statement, every value a parameter
-- ``executemany``: ``INSERT ... VALUES (?, ...)`` once per row
-(pandas and polars need pandas or pyarrow; the Python Appender comes with DuckDB 2.0.)
-
-Part 1, one batch: median ms (of ``--repeat``, methods interleaved) per table and batch size,
-for live flushes (1-16 rows per table) and import batches (3,600 samples; 500 runs' rows; 1,000
-raw files), and each method's ratio to ``bulk``. Each batch is inserted in a transaction on a
-file store and committed, as the sink and the importer do; the insert is timed, not the commit
-(the same for all). ``lists``, ``values`` and ``executemany`` run once on batches over 100 rows
-(seconds each).
-Part 2, whole workloads per method: the CPU per flush of the live EventSink (``--runs`` runs,
-each sending 1 bench, 1 vmstat and 4 iostat rows per flush: what bench/bench_streams.py's "CPU
-per stream" pays for the store), and ``import mytools`` of a result tree (``--tree``; wall and
-CPU seconds, median of ``--import-repeat``). pyarrow is needed only for the ``arrow`` baseline.
+How it measures, its targets and its history: docs/performance.md (bench_inserts.py).
 
     python bench/bench_inserts.py [--repeat 15] [--tree PATH] [--import-repeat 3] [--runs 8]
 """
@@ -46,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import duckdb
 import numpy as np
 
+from bench.results import Figure, record
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, IostatBatch, VmstatBatch
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
@@ -358,6 +337,13 @@ def main() -> None:
         }
         for m in wl:
             print(f"  {m:<10}{live[m]:8.2f} ms  (x{live[m] / live['bulk']:.2f} of bulk)")
+        flush = f"live flush of {args.runs} runs, CPU"
+        figures = [
+            Figure(f"{flush}, {m}", live[m], "ms", live["bulk"], "bulk (NumPy arrays)")
+            for m in wl
+            if m != "bulk"
+        ]
+        figures.append(Figure(f"{flush}, bulk", live["bulk"], "ms"))
         if args.tree:
             print(
                 f"\nPart 2: import mytools {args.tree}, median of {args.import_repeat} (methods interleaved)"
@@ -374,7 +360,11 @@ def main() -> None:
                 each = ", ".join(f"{w:.2f}" for w, _, _ in res[m])
                 print(f"  {m:<10}wall {wall:6.2f} s (x{wall / base:.2f} of bulk), CPU {cpu:6.2f} s, "
                       f"{res[m][0][2]} runs; each: {each}")  # fmt: skip
+                figures.append(
+                    Figure(f"import mytools {args.tree}, wall, {m}", wall, "s", base, "bulk (NumPy arrays)")
+                )
         use(BULK)
+    record("bench_inserts", figures, args)
 
 
 if __name__ == "__main__":

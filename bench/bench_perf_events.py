@@ -2,36 +2,9 @@
 per thread (issue 26: does rotating small event groups per window, as the seed author's
 doperf1 does, cut the in-window cost?).
 
-sysbench point queries (stock ``oltp_point_select``, 2 threads, 1 table of 20,000 rows) against
-a private MariaDB (tests/fixtures/servers/mariadb.py); each run is entirely inside one window: ``perf stat
--x, -e EVENTS -p <mariadbd>`` starts first and ends after sysbench (perf inherits the counters
-to the connection threads mariadbd starts). Modes, interleaved and rotated every repeat:
-
-- ``none``: no perf;
-- ``1``: task-clock;
-- ``4``: the four software events (task-clock, context-switches, cpu-migrations, page-faults);
-- ``14``: today's default list (capture.DEFAULT_EVENTS): the 4 software events and 10
-  hardware ones, which this VM reads as ``<not supported>`` (never opened).
-
-Per mode: the server's CPU per query (/proc utime + stime over sysbench's queries) and QPS, the
-median of the per-repeat ratios to the same repeat's ``none`` and a 95% bootstrap interval.
+How it measures, its targets and its history: docs/performance.md (bench_perf_events.py).
 
     python bench/bench_perf_events.py [--seconds 8] [--repeats 8]
-
-Run on 2026-11-27 on the shared 2-core VM (load 1.5-3.4 from other work, 8 repeats of 8 s;
-ratio to the same repeat's ``none``, median [95% bootstrap interval]):
-
-    events  1: server CPU/query x1.136 [0.995, 1.291]  QPS x0.810 [0.592, 1.456]
-    events  4: server CPU/query x1.132 [1.071, 1.206]  QPS x0.868 [0.545, 1.116]
-    events 14: server CPU/query x1.149 [1.089, 1.278]  QPS x0.803 [0.674, 0.959]
-
-The cost does not grow with the events open per thread: it is having per-thread counters at
-all (the kernel switches the thread's perf context at each of mariadbd's ~10^5 context switches
-a second). Rotating one small event group per window (the author's doperf1) would not cut the
-in-window cost here, so the capture keeps one window of every event and pauses between windows
-instead (capture.DEFAULT_PERIOD_S). On hardware with a PMU each hardware counter is saved and
-restored at a switch too, so there more events may cost more: not measurable on this VM.
-QPS moves by tens of % per run here (client and server share the 2 cores with other work).
 """
 
 from __future__ import annotations
@@ -48,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_capture import interval
+from bench.results import Figure, record
 from benchdeck.engine.profiling.capture import DEFAULT_EVENTS
 
 MODES: dict[str, str | None] = {
@@ -106,6 +80,7 @@ def main() -> None:
                 cpu[m].append(c)
             line = "  ".join(f"{m}: {qps[m][-1]:,.0f} q/s {cpu[m][-1]:.1f} us/q" for m in names)
             print(f"repeat {r + 1}: {line}  load {os.getloadavg()[0]:.1f}", flush=True)
+        figures = []
         for m in names[1:]:
             cr = [c / n for c, n in zip(cpu[m], cpu["none"], strict=True)]
             qr = [c / n for c, n in zip(qps[m], qps["none"], strict=True)]
@@ -115,9 +90,13 @@ def main() -> None:
                 f"  QPS x{statistics.median(qr):.3f} [{qlo:.3f}, {qhi:.3f}]"
                 f"  ({a.repeats} repeats of {a.seconds} s)"
             )
+            what = f"perf stat -p, {m} events a thread"
+            figures.append(Figure(f"{what}: server CPU per query", statistics.median(cr), "x no perf"))
+            figures.append(Figure(f"{what}: QPS", statistics.median(qr), "x no perf"))
     finally:
         db.stop()
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    record("bench_perf_events", figures, a)
 
 
 if __name__ == "__main__":

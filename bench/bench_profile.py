@@ -1,17 +1,6 @@
 """Benchmark: the Profile screen's flame graph with a 100,000-stack profile.
 
-A synthetic profile shaped like a server's (a call tree of 5,000 function names, stacks 8-40
-deep, samples Zipf-like) of ``--stacks`` distinct stacks, and a same-run baseline of 1,000.
-
-1. Off the UI thread (the screen's worker): building the frame tree (engine/profiling/tree.py:
-   splitting, sorting and summing the stacks; frames are made as they are drawn) and, for the
-   differential view, attaching the base's.
-2. On the UI thread: from ``FlameGraph.show(tree)`` to the frame drawn, in a headless app at
-   160x48 (``App.run_test``): the icicle's layout and text (tui/app/state/icicle.py),
-   Textual's compositing and the terminal bytes of the update, measured until the app's
-   ``_display`` of the screen update that holds it (not until ``pilot.pause()``: see
-   :func:`first_frame_ms`). Target: < 100 ms
-   for 100,000 stacks; the baseline says what a small profile costs on the same machine and run.
+How it measures, its targets and its history: docs/performance.md (bench_profile.py).
 
     python bench/bench_profile.py [--stacks 100000] [--reps 7]
 """
@@ -31,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from textual._compositor import CompositorUpdate
 from textual.app import App, ComposeResult
 
+from bench.results import Figure, record
 from benchdeck.engine.profiling.tree import Frame, attach_other, build_tree
 from benchdeck.tui.app.widgets.flame import FlameGraph
 from benchdeck.tui.app.widgets.rqps import RqpsColours
@@ -133,6 +123,7 @@ def main() -> None:
     # the first app of the process pays Textual's first-use costs (lazy imports, caches): not
     # the profile's size, so a warm-up before either measured size
     asyncio.run(first_frame_ms(build_tree(synthetic(100)), None, 2))
+    frames: dict[int, tuple[float, float]] = {}
     for n in (1_000, args.stacks):
         stacks = synthetic(n)
         other = synthetic(n, seed=2)
@@ -155,7 +146,22 @@ def main() -> None:
             f"{statistics.median(plain_render):5.1f} ms; to pilot.pause() "
             f"{statistics.median(plain_idle):5.1f} ms"
         )
+        frames[n] = statistics.median(plain), statistics.median(coloured)
     print(f"target: first frame < {TARGET_MS:.0f} ms at {args.stacks:,} stacks")
+    (plain_ms, diff_ms), (base_plain, base_diff) = frames[args.stacks], frames[1_000]
+    what, target = f"Profile screen, first frame of {args.stacks:,} stacks", f"< {TARGET_MS:.0f} ms"
+    record(
+        "bench_profile",
+        [
+            Figure(
+                f"{what}, plain", plain_ms, "ms", base_plain, "1,000 stacks", target, plain_ms < TARGET_MS
+            ),
+            Figure(
+                f"{what}, differential", diff_ms, "ms", base_diff, "1,000 stacks", target, diff_ms < TARGET_MS
+            ),
+        ],
+        args,
+    )
 
 
 if __name__ == "__main__":

@@ -1,14 +1,6 @@
 """Benchmark: the Runs screen's pages after the first, on a 10,000-run store.
 
-Builds bench_compare's store (4 hosts x 60 builds x 42 workloads: 10,080 runs), then:
-
-1. the store: each page after the first (``run_history_after``, keyset on run_id, 1,000 runs)
-   read on its own, unfiltered and with a workload filter;
-2. the app (headless, 100x30): End pressed on a start showing the first page; per page, the
-   time to read it on the worker and until its rows are in the table, and the time until the
-   cursor is on the last run.
-
-Prints the figures; there is no target to meet (the brief: scrolling on never stalls).
+How it measures, its targets and its history: docs/performance.md (bench_runs_pages.py).
 
     python bench/bench_runs_pages.py [--builds 60] [--hosts 4] [--reps 3]
 """
@@ -26,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.run_lists import RunFilter, run_history, run_history_after
 from tests.fixtures.big_store import build_store
@@ -87,15 +80,24 @@ def main() -> None:
         n = build_store(db, args.hosts, args.builds)
         print(f"store: {n:,} runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print("1. store, a page of 1,000 after the first (run_history_after):")
-        print(f"   unfiltered           {ms(store_pages(db, RunFilter()))}")
+        reads = store_pages(db, RunFilter())
+        print(f"   unfiltered           {ms(reads)}")
         print(f"   workload ~ 'point'   {ms(store_pages(db, RunFilter(workload='point')))}")
         print("2. app (headless 100x30), End from the first page:")
+        ends = []
         for rep in range(args.reps):
             pages, took, rows = asyncio.run(app_end(db))
+            ends.append(took)
             print(
                 f"   rep {rep + 1}: {rows:,} rows, last run after {took:.2f} s; per page read "
                 f"{ms([p[0] for p in pages])}; until its rows were in {ms([p[1] for p in pages])}"
             )
+    what = f"Runs: End on {n:,} runs, to the last run"
+    record(
+        "bench_runs_pages",
+        [Figure(what, statistics.median(ends), "s", sum(reads), "the store's reads alone")],
+        args,
+    )
 
 
 if __name__ == "__main__":

@@ -1,24 +1,6 @@
 """Start-up to the first frame in instructions (valgrind): the same figure at any load.
 
-bench_tui.py times the app's start on a pty against a bare Textual app's; on this shared
-2-core machine a start varies by +-10% from one launch to the next, and a round of start-up
-work moves a figure by less than that. Here each start runs once under valgrind's callgrind,
-on a pty, and ends at its first frame (the frame Textual writes to the terminal, as
-bench_tui.py's marker): the instructions it ran, repeatable to 0.01% whatever else the machine
-does. The rows:
-
-- a bare Textual app (one Static): the baseline, as in bench_tui.py;
-- ``benchdeck --db`` on a store with no runs, "no runs" kept by an earlier start: Launch;
-- ``benchdeck --db`` on a 10,080-run store, its first page kept by an earlier start: Runs.
-
-Both with the CSS an earlier start parsed (tui/app/stylesheet.py) and bytecode compiled, as an
-installed benchdeck's second start. ``--before DIR`` runs the same rows for the checkout in
-DIR (the code before), so each ratio has its "before" from the same run.
-
-Instructions are not seconds: the process's start outside Python (exec, the dynamic loader,
-the terminal) costs the same time in both and no instruction here, so a wall-clock ratio is
-nearer 1 than this one (on a quiet machine, bench_tui.py's 1.30x matched ~1.49x here). Read
-the ratio between two versions of the code as what it is: the share of work one saves.
+How it measures, its targets and its history: docs/performance.md (bench_startup_instructions.py).
 
     python bench/bench_startup_instructions.py [--before DIR]
 """
@@ -44,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_tui import KEEP_CHILD, child_env  # noqa: E402
 
+from bench.results import Figure, record  # noqa: E402
 from benchdeck.store.storage.db import Store  # noqa: E402
 from tests.fixtures.big_store import build_store  # noqa: E402
 
@@ -207,6 +190,14 @@ def main() -> None:
             print("  this code / before:")
             for key in ("launch", "runs"):
                 print(f"    {names[key]:42s} x{a[key] / b[key]:.3f}  ({(a[key] - b[key]) / 1e6:+.1f} M)")
+    figures = [
+        Figure(f"instructions to the first frame, {what}, {label}", r[key] / 1e6, "M instructions",
+               r["bare"] / 1e6, "bare Textual app")
+        for label, r in rows.items()
+        for key, what in names.items()
+        if key != "bare"
+    ]  # fmt: skip
+    record("bench_startup_instructions", figures, args)
 
 
 if __name__ == "__main__":

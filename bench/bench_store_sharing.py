@@ -1,11 +1,6 @@
 """Benchmark: what holding the store only while writing costs (``Store.open(shared=True)``).
 
-A run's writer flushes one batch a second (bench + vmstat + iostat rows of every live stream).
-This times the same batches written through a store that keeps the file open (the baseline:
-other processes cannot open it meanwhile) and through a shared store that opens and closes it
-per batch (readers and a second writer get the file between batches), on a store of
-``--builds`` x 4 hosts x 42 runs with 60 samples each, and prints ms per batch, the ratio, and
-what one batch a second costs in % of a core.
+How it measures, its targets and its history: docs/performance.md (bench_store_sharing.py).
 
     python bench/bench_store_sharing.py [--builds 30] [--batches 40] [--streams 1]
 """
@@ -24,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_compare import build_store
 
+from bench.results import Figure, record
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.samples import append_bench, append_iostat, append_vmstat
@@ -67,6 +63,8 @@ def main() -> None:
         print(f"held open (baseline) : {held:7.2f} ms per batch  ({held / 10:.2f} % of a core at 1 Hz)")
         print(f"shared (per batch)   : {shared:7.2f} ms per batch  ({shared / 10:.2f} % of a core at 1 Hz)")
         print(f"ratio shared / held  : {shared / held:.1f}x")
+    what = f"a writer sharing its store, {a.streams} streams, per batch"
+    record("bench_store_sharing", [Figure(what, shared, "ms", held, "holding the store open")], a)
 
 
 if __name__ == "__main__":

@@ -1,37 +1,6 @@
 """Benchmark: N concurrent live streams from one process, remote line -> stored row in DuckDB.
 
-For each N (default 16, 32, 64, 128) and each repeat it runs two rounds over the same local
-sshd servers (real SSH on loopback, so the remote clock is this machine's):
-
-* **baseline**: N bare asyncssh channels, each running the line generator into a file and
-  ``tail -F`` on it, read with no parsing or storing: the floor of "remote write -> bytes here";
-* **benchdeck**: N runs as ``benchdeck run`` drives them (SSHTransport -> detached writer ->
-  LineFollower -> parser -> events -> one queue -> EventSink on a writer thread -> DuckDB), into
-  a shared store (``Store.open(shared=True)``, the CLI's write path; ``--store held`` for the
-  app's).
-
-The generator (bench/stream_timing.py) writes one sysbench interval line per second whose
-``t`` is the wall clock of the write. Per stored row the bench knows five times: written
-(remote), received (the chunk holding the line came out of asyncssh), parsed (the runner
-yielded its event), handed to the sink (on the writer thread), committed (the transaction
-holding it committed). It prints per round the percentiles p50/p95/p99/max (ms) of each step
-and end to end, the part inside this process (received -> committed), CPU of this process per
-stream (% of one core), event loop lag (a 10 ms timer's lateness), the store's opens per
-second and their time, the flushes' wall and CPU time, the machine's load average and busy
-cores during the window; then one summary line per N with the median over repeats.
-About 7 minutes with the defaults on a quiet machine (11 with --repeats 3).
-
-The window opens once every stream runs and lasts ``--seconds``; rows counted are those
-written inside it. Exits 1, with a FAIL line, when a stream delivered no row in the window or
-the store misses or repeats a line a writer wrote. Targets, at the largest N: p99 < 250 ms,
-< 0.5% of a core per stream.
-
-The bench's sshd sessions skip root's ~/.bashrc (see ``NO_RC_FILES``); ``--login-shell`` keeps
-it (every remote command then waits on pyenv's rehash lock on this machine).
-
-``--policies new,reopen`` runs the shared writer's policies named in ``POLICIES`` one after the
-other in each repeat (same servers, same load): ``reopen`` is the writer before it attached the
-file to a database of its own (a DuckDB database started per hold, DuckDB's threads, 1 MB WAL).
+How it measures, its targets and its history: docs/performance.md (bench_streams.py).
 
     python bench/bench_streams.py [--seconds 20] [--streams 16,32,64,128] [--repeats 2]
                                   [--sshd 4] [--store shared|held] [--policies new,reopen]
@@ -49,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
@@ -64,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from stream_timing import BARE_FOLLOW, GENERATOR, NO_RC_FILES, Load, LoopLag, fmt, line_times, stats_ms
 
+from bench.results import Figure, record
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.events import BenchBatch, EndEvent, RunEvent, RunFailed, RunStarted
 from benchdeck.engine.running.runner import Runner, RunPlan
@@ -481,11 +451,35 @@ async def main_async(args: argparse.Namespace) -> int:
         f"({p99:.0f} ms; in this process {local:.0f} ms); CPU < {TARGET_CPU_PCT:g}% per stream: "
         f"{'met' if cpu < TARGET_CPU_PCT else 'NOT met'} ({cpu:.3f}%)"
     )
+    record("bench_streams", summary_figures(summary, mine, med), args)
     failed = sum(len(r.problems) for pairs in summary.values() for pair in pairs for r in pair)
     if failed:
         print(f"FAIL: {failed} stream problem(s) above", file=sys.stderr)
         return 1
     return 0
+
+
+def summary_figures(
+    summary: dict[tuple[int, str], list[tuple[Round, Round]]],
+    mine: str,
+    med: Callable[[list[Round], str, int], float],
+) -> list[Figure]:
+    """p99 of a line to its stored row and CPU per stream, at every N, for the history."""
+    figures = []
+    for (n, policy), pairs in summary.items():
+        b, d = [p[0] for p in pairs], [p[1] for p in pairs]
+        own = policy == mine
+        p99, cpu = med(d, "total", 2), statistics.median(r.cpu_pct for r in d)
+        what = f"{n} streams, {policy} policy"
+        figures += [
+            Figure(f"{what}: remote line -> stored row, p99", p99, "ms", med(b, "write->recv", 2),
+                   "bare asyncssh, write -> received", f"< {TARGET_P99_MS:g} ms" if own else "",
+                   p99 < TARGET_P99_MS if own else None),
+            Figure(f"{what}: CPU per stream", cpu, "% of a core", statistics.median(r.cpu_pct for r in b),
+                   "bare asyncssh", f"< {TARGET_CPU_PCT:g} %" if own else "",
+                   cpu < TARGET_CPU_PCT if own else None),
+        ]  # fmt: skip
+    return figures
 
 
 def main() -> None:
@@ -502,7 +496,8 @@ def main() -> None:
     )
     ap.add_argument("--profile", default="", help="cProfile the event loop's thread into PROFILE.N.POLICY")
     ap.add_argument("--login-shell", action="store_true", help="let sessions read root's ~/.bashrc")
-    sys.exit(asyncio.run(main_async(ap.parse_args())))
+    args = ap.parse_args()
+    sys.exit(asyncio.run(main_async(args)))
 
 
 if __name__ == "__main__":

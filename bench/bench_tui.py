@@ -1,65 +1,6 @@
 """Benchmark: the Textual app's startup on a 10,000-run store and the Live view's CPU.
 
-1. Startup to the first frame of the Runs screen showing rows, with a store of 10,080 runs
-   (bench_compare's store), from the moment the process is spawned. Measured two ways, 5
-   repetitions each: headless (``App.run_test()`` in a child process, the first composited frame
-   with rows) and in a real terminal (the ``benchdeck`` entry point on a pty, the first bytes of
-   a row reaching the terminal). Baselines from the same run: ``python -c pass``, ``import
-   textual.app``, a bare Textual app's first frame and benchdeck on an empty store (it opens
-   on Launch), the pty launches interleaved. Launch on the pty three times: a first start (no
-   store file yet), the same with nothing kept at all (no CSS from an earlier start either: the
-   very first start on a machine) and a store with no runs and nothing kept for it. The app is
-   started as ``python -m benchdeck --db ...`` (the ``benchdeck`` command's entry). Targets: under 1 s,
-   and at most 1.5x the bare Textual app on the pty (issue 29), Runs and Launch alike.
-2. CPU of the Live screen while N streams (default 16 hosts) each deliver one BenchBatch, one
-   VmstatBatch and one IostatBatch a second, fed to ``app.hub._on_event`` from tasks in the
-   app's loop (headless, 160x48), over a steady window; baseline: the same app idle on the
-   Live screen. Also with the user switching tabs every 2 s, with every run an hour in
-   (``--history`` seconds of samples already shown), and with perf capture on every host
-   (``--profile counters,cpu``, issue 29): each host's capture loop output (a ``perf stat -x,``
-   window of the 14 default events and a folded ``perf record -g`` window of ``--stacks``
-   stacks every ``--capture-window`` seconds, engine/profiling/host_perf.py's format) parsed
-   by the runner's CaptureFeed in the app's loop, its CaptureBatch handed to the hub. Prints %
-   of one core, the difference to idle, and how often ``HostPane.show`` ran (the redraw
-   throttle). Target: under 3% of one core in each case. (The store's side of these events,
-   on the writer thread, is bench_app_sharing.py's and bench_capture.py's.)
-
-Last measured (issue 29, round four; `--only startup --reps 9`, pty, per-repetition medians of
-the ratio to the bare Textual app; this bench run on main 9836ba6 and on this code alternately):
-at load 0.9, a first start (no store file, Launch) 1.58x -> 1.44x (0.242 -> 0.207 s); the same
-with nothing kept at all (no CSS from an earlier start) 1.62x -> 1.52x; a store with no runs and
-nothing kept (the peek child's answer) 1.66x -> 1.46x; 10,080 runs, first page kept 1.63x ->
-1.45x (0.247 -> 0.208 s); store changed since 1.67x -> 1.60x. At load 3.6 (others' work on the
-2 cores) 1.65x -> 1.59x, 1.58x -> 1.59x, 2.29x -> 2.01x, 1.51x -> 1.52x, 2.36x -> 2.39x: the
-peek child then has no core of its own. After merging main, two more alternate rounds at load
-3.5-4.5: first start 1.67/1.68x -> 1.45/1.60x, nothing kept at all 1.51/1.74x -> 1.35/1.61x,
-no runs and nothing kept 2.02/2.15x -> 1.93/1.92x, page kept 1.53/1.71x -> 1.42/1.41x, store
-changed since 2.37/2.40x -> 2.20/2.35x. What the saving is: `benchdeck [--db F]` opens the app
-without click (tui/entry.py, ~7 ms) and with the cycle collector off from its first line (~6 ms
-of collections in the imports); the CSS an earlier start parsed is loaded (~10 -> ~1.5 ms,
-tui/app/stylesheet.py); Runs' column names as Text, not markup (rich's emoji table, ~3 ms);
-neither sqlite3 nor hashlib before the first frame. Left: the first screen's own widgets
-(composing, styling and drawing Launch ~45 ms, Runs' table ~25 ms), our imports (~15 ms), and
-a store changed since the last start (or with nothing kept) waits for the peek child's DuckDB
-import when no core is free. (Before this round, the kept-page row mostly measured the peek
-child: a launch here quits at its first frame, usually before its store opens and keeps the
-page; keep() now keeps it as a longer start does.)
-
-Round five (the lead, 2026-11-27; main 5214bbb and this code alternately, the same bench, 11
-repetitions, load 0.8-0.9, per-repetition medians, two rounds): a first start 1.45/1.48x ->
-1.39/1.33x; nothing kept at all 1.50/1.52x -> 1.35/1.37x; a store with no runs 1.47/1.48x ->
-1.38/1.34x; 10,080 runs, page kept 1.50/1.46x -> 1.34/1.28x; store changed since 1.54/1.59x ->
-1.43/1.38x. The same starts in instructions (bench_startup_instructions.py, repeatable at any
-load): Launch 1,456 -> 1,332 M (x0.915), Runs 1,475 -> 1,335 M (x0.905), bare Textual 890 M.
-What the saving is: the header and the drop-downs drawn as one widget each (Textual's Header is
-four, a Select's face four and its hidden option list one, made now at the first opening); no
-restyle before the first frame for classes known at compose (an Input's -valid, a face's
--has-value); Runs' empty cells (no tags, no reason) drawn by RunsTable as the others, not by
-Rich; the kept page read by position and a run's date by isoformat; a screenful of rows before
-the first frame (was 50); Runs focuses its table first; Launch's first frame without the
-store's queries and Runs' page records. Left: Launch's own widgets (four Inputs ~55 M, four
-SelectionLists ~56 M, eleven Labels ~40 M), the 32 rows of Runs' table (~90 M), our imports
-(~30 M), and the peek child beside the first frame when the store changed since (~10 ms).
+How it measures, its targets and its history: docs/performance.md (bench_tui.py).
 
     python bench/bench_tui.py [--seconds 30] [--streams 16] [--reps 5] [--profile]
                               [--only startup|live] [--history 3600] [--live-reps 3]
@@ -95,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import Figure, record
 from benchdeck.engine.events import BenchBatch, IostatBatch, Planned, RunStarted, VmstatBatch
 from benchdeck.engine.planning.plan import Marks, RunPlan
 from benchdeck.engine.profiling.capture import DEFAULT_EVENTS
@@ -577,8 +519,11 @@ def profile_live(db: Path, streams: int, seconds: float, meter: Meter) -> str:
 Row = tuple[str, str, str, str]  # what, figure, baseline / ratio, target
 
 
-def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], empty: Path) -> list[Row]:
-    """Section 1: spawn -> first frame, headless and on a pty, with a 10k-run store."""
+def startup_section(
+    args: argparse.Namespace, tmp: Path, env: dict[str, str], empty: Path, figures: list[Figure]
+) -> list[Row]:
+    """Section 1: spawn -> first frame, headless and on a pty, with a 10k-run store (its figures
+    appended to ``figures`` for the history)."""
     py = sys.executable
     big = tmp / "runs10k.duckdb"
     t0 = time.perf_counter()
@@ -692,6 +637,20 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
     ratio, cold_ratio = runs_pty[0] / bare_pty[0], cold_pty[0] / bare_pty[0]
     first_ratio, empty_ratio = first_pty[0] / bare_pty[0], empty_pty[0] / bare_pty[0]
     newcomer_ratio = newcomer_pty[0] / bare_pty[0]
+    target = f"<= {STARTUP_TARGET_X:.1f}x bare Textual"
+    for what, fig, rs in (
+        (f"{n:,} runs, first page kept (Runs)", runs_pty, ratios),
+        (f"{n:,} runs, store changed since (Runs)", cold_pty, cold_ratios),
+        ("first start, no store (Launch)", first_pty, first_ratios),
+        ("first start, nothing kept at all (Launch)", newcomer_pty, newcomer_ratios),
+        ("store with no runs, nothing kept (Launch)", empty_pty, empty_ratios),
+    ):
+        x = statistics.median(rs)
+        figures.append(
+            Figure(f"start to the first frame on a pty, {what}", fig[0], "s", bare_pty[0], "bare Textual app")
+        )
+        name = f"start on a pty, {what}: per-repetition median ratio"
+        figures.append(Figure(name, x, "x bare Textual", None, "", target, x <= STARTUP_TARGET_X))
     for what, x in (("", ratio), (", store changed since the last start", cold_ratio)):
         verdict = "met" if x <= STARTUP_TARGET_X else "NOT met"
         print(
@@ -742,8 +701,9 @@ def startup_section(args: argparse.Namespace, tmp: Path, env: dict[str, str], em
     ]
 
 
-def live_section(args: argparse.Namespace, empty: Path) -> list[Row]:
-    """Section 2: the Live screen's CPU, idle, with streams, with streams and tab switching."""
+def live_section(args: argparse.Namespace, empty: Path, figures: list[Figure]) -> list[Row]:
+    """Section 2: the Live screen's CPU, idle, with streams, with streams and tab switching (its
+    figures appended to ``figures``)."""
     summary: list[Row] = []
     reps = max(1, args.live_reps)
     print(
@@ -803,6 +763,11 @@ def live_section(args: argparse.Namespace, empty: Path) -> list[Row]:
     verdict = "met" if worst < CPU_TARGET_PCT else "NOT met"
     print(f"  target < {CPU_TARGET_PCT:.0f}% of one core, fresh, switching tabs and an hour in: {verdict}")
     for label, r in rows[1:]:
+        met = r["cpu_pct"] < CPU_TARGET_PCT
+        target = f"< {CPU_TARGET_PCT:.0f} %"
+        figures.append(
+            Figure(f"Live CPU, {label}", r["cpu_pct"], "% of a core", idle["cpu_pct"], "idle", target, met)
+        )
         summary.append(
             (
                 f"Live CPU, {label}",
@@ -839,6 +804,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     summary: list[Row] = []
+    figures: list[Figure] = []
 
     with tempfile.TemporaryDirectory(prefix="bd-bench-tui-") as tmp_name:
         tmp = Path(tmp_name)
@@ -847,9 +813,10 @@ def main() -> None:
         empty = tmp / "empty.duckdb"
         Store.open(empty).close()
         if args.only != "live":
-            summary += startup_section(args, tmp, env, empty)
+            summary += startup_section(args, tmp, env, empty, figures)
         if args.only != "startup":
-            summary += live_section(args, empty)
+            summary += live_section(args, empty, figures)
+    record("bench_tui", figures, args)
 
     print("\nsummary")
     widths = [max(len(r[i]) for r in summary) for i in range(4)]

@@ -191,6 +191,8 @@ FLOORS = [
     ("benchdeck.tui.startup.", ("benchdeck.tui.cli.",), "the app's start-up needs no command"),
     ("benchdeck.tui.reports.", ("benchdeck.tui.app.", "benchdeck.tui.cli."), "reports serve both clients"),
     ("benchdeck.engine.planning.", ("benchdeck.engine.families.",), "families fill planning's types"),
+    ("benchdeck.engine.families.", ("benchdeck.engine.dispatch.",), "the dispatch stands above the families"),
+    ("benchdeck.engine.running.", ("benchdeck.engine.families.",), "runs reach a family through the table"),
 ]
 
 
@@ -214,6 +216,34 @@ def test_a_floor_breach_is_seen() -> None:
     graph = {STORE + "storage.db": {STORE + "analysis.compare"}}
     assert floor_breaches(graph) == [
         f"{STORE}storage.db -> {STORE}analysis.compare (storage is the floor of store/)"
+    ]
+
+
+FAMILY_TABLE = "benchdeck.engine.dispatch.table"
+
+
+def family_imports_in_dispatch(graph: dict[str, set[str]]) -> list[str]:
+    """Edges from engine/dispatch to a family module other than the table's."""
+    return [
+        f"{m} -> {t}"
+        for m, targets in sorted(graph.items())
+        if m.startswith("benchdeck.engine.dispatch.") and m != FAMILY_TABLE
+        for t in sorted(targets)
+        if t.startswith("benchdeck.engine.families.")
+    ]
+
+
+def test_the_dispatch_reaches_families_through_one_table() -> None:
+    """The planner and the request checks name no family module: a family is a row of the table."""
+    graph = import_graph()
+    assert family_imports_in_dispatch(graph) == []
+    assert any(t.startswith("benchdeck.engine.families.") for t in graph[FAMILY_TABLE])
+
+
+def test_a_family_named_outside_the_table_is_seen() -> None:
+    graph = {"benchdeck.engine.dispatch.planner": {"benchdeck.engine.families.tpcc.plan"}}
+    assert family_imports_in_dispatch(graph) == [
+        "benchdeck.engine.dispatch.planner -> benchdeck.engine.families.tpcc.plan"
     ]
 
 

@@ -18,7 +18,7 @@ import pytest
 from tests.fixtures import seed001 as s
 
 # --------------------------------------------------------------------------------------------
-# Readers: a correct one (domain.md) and the naive one of mytools' an.sh
+# Readers: a correct one (docs/domain.md) and the naive one of mytools' an.sh
 # --------------------------------------------------------------------------------------------
 
 _QUERIES = re.compile(r"^\s*queries:\s+\d+\s+\(([\d.]+) per sec\.\)", re.M)
@@ -26,7 +26,7 @@ _AVG = re.compile(r"^\s*avg:\s+([\d.]+)\s*$", re.M)
 
 
 def sb_qps(path: Path) -> float:
-    """QPS by domain.md: the final ``queries:`` per-second figure; rows/s for scan."""
+    """QPS by docs/domain.md: the final ``queries:`` per-second figure; rows/s for scan."""
     text = path.read_text()
     first = text.splitlines()[0]
     if "oltp_scan.lua" in first:

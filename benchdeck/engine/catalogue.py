@@ -1,7 +1,7 @@
 """The workload catalogue: names, groups and order of the microbenchmarks users read.
 
 Names follow the posts: ``point-query.pre_range=100`` is the test ``point-query`` run before
-the write steps (``.pre``) with ``range=100``. The default group table comes from domain.md;
+the write steps (``.pre``) with ``range=100``. The default group table comes from docs/domain.md;
 a user can override it (see :func:`load_group_overrides`).
 
 Other workload families are named so that :func:`family_of` can tell them apart:
@@ -17,7 +17,7 @@ Other workload families are named so that :func:`family_of` can tell them apart:
 - everything else -> ``sysbench``.
 
 The other families' step names live in their modules (db_bench's command lines, the Insert
-Benchmark's step table), which cost ~3 ms CPU to import (their config dataclasses): a command that
+Benchmark's step table), whose import costs CPU (their config dataclasses): a command that
 compares sysbench runs never needs them, so they load when a family suite, an unknown name or a
 family is first asked for (:data:`SUITES` reads them per suite; the default catalogue appends them
 on its first miss). Nothing else changes: the same names, groups and order.
@@ -357,7 +357,7 @@ def _may_be_family(name: str) -> bool:
 
 def load_group_overrides(path: Path) -> dict[str, str]:
     """Read ``[groups]`` (workload name -> group) from a TOML file."""
-    import tomllib  # (~1.5 ms: only with --groups)
+    import tomllib  # (only with --groups: not on every command's start)
 
     with path.open("rb") as fh:
         data = tomllib.load(fh)

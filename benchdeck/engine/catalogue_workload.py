@@ -1,6 +1,6 @@
 """A workload as the catalogue describes it (:meth:`engine.catalogue.Catalogue.workload`). Apart
-from the catalogue, which every ``compare`` loads and which needs no record of its own: a record
-class costs ~0.5 ms to create."""
+from the catalogue, which every ``compare`` loads and which needs no record of its own: creating
+a record class is a cost every command's start would pay."""
 
 from __future__ import annotations
 

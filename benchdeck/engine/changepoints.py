@@ -330,10 +330,9 @@ def _nan_high(p: float) -> float:
 
 
 NUMPY_CELLS = 150_000
-"""Above this many Q cells (sum over series of n * min(n, window)) a batch runs on numpy: pure
-Python costs ~0.3 us a cell (~50 ms here), numpy ~40 ms to import and far less per cell
-(1,000 series of 50 versions: 0.70 s pure, 0.15 s + import on numpy; the archive's hetz, 114
-series of 7-17 runs, ~25,000 cells: pure; CPU, python 3.11, a loaded 2-core VM)."""
+"""Above this many Q cells (sum over series of n * min(n, window)) a batch runs on numpy: about
+where numpy's cheaper cells pay for its import (a host's archive stays pure Python; the
+measures: docs/performance.md)."""
 
 
 def worth_numpy(lengths: Iterable[int], window: int = DEFAULT_WINDOW) -> bool:

@@ -1,7 +1,7 @@
 """The Q statistic of :mod:`engine.changepoints` on numpy, for a big batch of long series.
 
-Pure Python costs ~0.3 us per (tau, kappa) cell; numpy ~40 ms to import (one BLAS thread) and
-then far less per cell. :func:`engine.changepoints.detect` takes this window when asked
+Pure Python pays per (tau, kappa) cell; numpy pays its import (one BLAS thread) and then far
+less per cell. :func:`engine.changepoints.detect` takes this window when asked
 (``vectorised``, :func:`store.changes.analyse` decides from the batch's size). Both give the same
 bits: these are the sums and the order of terms of the pure-Python window, as numpy adds them
 (tests/changes/test_numpy_reference.py compares every candidate).

@@ -1,6 +1,6 @@
 """numpy's float64 sums in pure Python, bit for bit: the change-point code without numpy.
 
-``changes`` imported numpy (~45 ms CPU of a ~180 ms command) for sums over series of 8-50
+``changes`` imported numpy (a large share of the command's CPU) for sums over series of 8-50
 values. Its t-test must stay bit-identical to Apache Otava's (``np.mean``, ``np.std``), and those
 are numpy's pairwise sums, not ``math.fsum`` nor a left-to-right ``sum``. numpy's
 ``pairwise_sum`` (numpy/_core/src/umath/loops_utils.h.src): under 8 values a loop from -0.0; up

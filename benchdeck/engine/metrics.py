@@ -1,4 +1,4 @@
-"""Per-operation hardware metrics (domain.md): vmstat and iostat averages divided by o/s."""
+"""Per-operation hardware metrics (docs/domain.md): vmstat and iostat averages divided by o/s."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # (six dataclasses, ~4 ms to create: compare needs none of them)
+if TYPE_CHECKING:  # (six dataclasses, costly to create: compare needs none of them)
     from benchdeck.engine.records import IostatSample, SysbenchSummary, VmstatSample
 
 SCAN_TESTS = ("scan",)

@@ -1,6 +1,6 @@
 """The mytools scripts' result-file suffixes (``point-query.pre.range100.pk1.dop24``): what a
 file of a result tree says of its run. Apart from the catalogue, which every ``compare`` loads
-(a record class costs ~0.5 ms to create; only the importers read suffixes)."""
+(creating a record class is a start-up cost; only the importers read suffixes)."""
 
 from __future__ import annotations
 

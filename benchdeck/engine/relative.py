@@ -1,5 +1,5 @@
 """A value relative to a base, as the posts print rQPS and per-op ratios. A leaf: ``compare``
-needs it without engine/metrics.py's records (a record class costs ~0.5 ms to create)."""
+needs it without engine/metrics.py's records (creating a record class is a start-up cost)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The two-sided tail of Student's t distribution, without scipy (its import is ~0.25 s of a
-``benchdeck changes`` that otherwise takes ~0.3 s).
+"""The two-sided tail of Student's t distribution, without scipy (its import would nearly
+double the time of a ``benchdeck changes``).
 
 P(|T| >= |t|) with ``df`` degrees of freedom is the regularised incomplete beta function
 I_x(df/2, 1/2) at x = df / (df + t^2) (Abramowitz & Stegun 26.7.1 with 26.5.27). I_x(a, b) is

@@ -2,14 +2,14 @@
 else to the command line (tui/cli/main.py).
 
 ``benchdeck`` and ``benchdeck --db FILE`` open the app; building the click group on the way
-(importing click and the CLI's entry, parsing) cost ~7 ms of a ~0.24 s first frame, measured
-with ``-X importtime`` and bench/bench_tui.py. Any other argument, and anything unusual about
+(importing click and the CLI's entry, parsing) only delays the first frame (``-X importtime``
+and bench/bench_tui.py show it). Any other argument, and anything unusual about
 these (a directory for ``--db``, a missing value), goes to click, which parses and reports it
 as it always has.
 
 The cycle collector is off from here until the app's start-up is over (the app turns it on
-again, tui/app/app.py): the imports alone ran ~6-9 ms of collections (CPU, medians of 15
-interleaved processes), of objects that live as long as the app.
+again, tui/app/app.py): the imports alone ran collections over objects that live as long as
+the app, freeing nothing.
 """
 
 from __future__ import annotations

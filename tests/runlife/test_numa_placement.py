@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from benchdeck.engine.dispatch.build_conn import server_spec
 from benchdeck.engine.hosts.inventory import ConfigError
 from benchdeck.engine.hosts.inventory_file import load_inventory
+from benchdeck.engine.planning.build_conn import server_spec
 from tests.cli.test_run import BUILD, WORKLOAD, _kill_servers, managed_env
 from tests.fixtures.cli_helpers import bd, db_rows
 

@@ -5,32 +5,27 @@ run. Each error is one line naming the known names (and the closest one, if any)
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 
-from benchdeck.engine.catalogue import PGBENCH_PREFIX, SUITES, family_of, split_workload_name
+from benchdeck.engine.catalogue import family_of, split_workload_name
 from benchdeck.engine.dispatch.planner import check_build
-from benchdeck.engine.families.builtin.catalogue import (
+from benchdeck.engine.dispatch.table import (
     BUILTIN_BUILDS,
     BUILTIN_CONFIGS,
+    BUILTIN_TESTS,
     BUILTIN_WORKLOADS,
+    FAMILIES,
+    STEPS,
+    WorkloadError,
     is_builtin,
 )
-from benchdeck.engine.families.builtin.catalogue import WORKLOADS as BUILTIN_TESTS
-from benchdeck.engine.families.dbbench import command as dbbench_cmd
-from benchdeck.engine.families.pgbench import command as pgbench_cmd
-from benchdeck.engine.families.sysbench.command import STEPS, WorkloadError, step_for
 from benchdeck.engine.hosts.inventory import BuildConfig, Inventory
-from benchdeck.engine.planning.unknown import names_list as _names
+from benchdeck.engine.planning.unknown import RequestError as RequestError
 from benchdeck.engine.planning.unknown import unknown_message
 
 SYSBENCH_DEFAULT_RANGE = 100
 """The range a sysbench step runs with when its name gives none: ``range_size``'s default in
 sysbench's oltp_common.lua and in our bd_common.lua."""
-
-
-class RequestError(ValueError):
-    """A request naming something that does not exist (a usage error: exit 2)."""
 
 
 def _unknown(what: str, name: str, known: Iterable[str], where: str = "") -> RequestError:
@@ -59,11 +54,6 @@ def check_build_config(inventory: Inventory, host: str, build: str, config: str 
     return cfg
 
 
-def known_workloads() -> list[str]:
-    """Every workload of the shipped suites (for messages; other ``_range=N`` forms are valid)."""
-    return sorted({name for suite in SUITES.values() for name, _ in suite})
-
-
 def normalise_workload(workload: str, builtin: bool) -> str:
     """The name a run of ``workload`` is stored under: a sysbench-style name without
     ``_range=N`` gets the range it runs with (``point-query`` on ``sqlite`` is
@@ -83,29 +73,7 @@ def normalise_workload(workload: str, builtin: bool) -> str:
 def check_family(workload: str) -> None:
     """RequestError unless ``workload`` is a name its family knows (sysbench tests as
     TEST_range=N, pgbench scripts, db_bench STEP.SETUP), with the closest known name."""
-    family = family_of(workload)
-    if family == "sysbench":
-        try:
-            step_for(workload)
-        except WorkloadError as exc:
-            if split_workload_name(workload)[0].partition(".")[0] in STEPS:  # known test, bad form
-                raise RequestError(str(exc)) from None
-            close = difflib.get_close_matches(workload, known_workloads(), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise RequestError(
-                f"unknown workload {workload!r} (sysbench tests: {_names(STEPS)}, as TEST_range=N; "
-                f"suites: {_names(SUITES)}){hint}"
-            ) from None
-    elif family == "pgbench":
-        if workload.removeprefix(PGBENCH_PREFIX) not in pgbench_cmd.BUILTINS:
-            raise _unknown("workload", workload, (PGBENCH_PREFIX + b for b in pgbench_cmd.BUILTINS))
-    elif family == "dbbench":
-        _, _, setup = workload.partition(".")
-        if setup not in dbbench_cmd.SETUPS:
-            raise RequestError(
-                f"unknown workload {workload!r}: db_bench workloads are STEP.SETUP "
-                f"(steps: {_names(dbbench_cmd.STEPS)}; setups: {_names(dbbench_cmd.SETUPS)})"
-            )
+    FAMILIES[family_of(workload)].check_name(workload)
 
 
 def check_import_workload(workload: str) -> None:

@@ -1,11 +1,16 @@
 """The one-line "unknown NAME" message every check of a name gives, a leaf: the store's
 filter checks (changes, compare) import it without request_check's imports (inventory,
-transport, build recipes: ~45 ms of `benchdeck changes`' start-up, python -X importtime)."""
+transport, build recipes: a visible share of `benchdeck changes`' start-up, python -X
+importtime)."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+
+
+class RequestError(ValueError):
+    """A request naming something that does not exist (a usage error: exit 2)."""
 
 
 def names_list(names: Iterable[str]) -> str:

@@ -29,13 +29,13 @@ DEFAULT_EVENTS = (
 )  # fmt: skip
 # The default cadence: a window, then a pause, as the seed author's loop (run.sh: perf record
 # 10 s after sleeping perf_loop_sleep = 50 s, perf stat after 30 s; the sleep comes first).
-# While a window is open the counted server pays for it: MariaDB under sysbench point queries
-# x1.13-1.15 server CPU per query for perf stat -p (per-thread counters switched at each of its
-# ~10^5 context switches a second; the same with 1, 4 or 14 events open per thread, so rotating
-# event groups would not cut it: bench/bench_perf_events.py) and x1.03-1.12 for perf record -a
-# at 99 Hz with its folding (bench/bench_capture.py). A whole run pays that x window / period:
-# counters 10 s of every 150 s (6.7%: <= 1% at x1.15), cpu 10 s of every 60 s (the author's
-# cadence: 17%, <= 2% at x1.12; the 3% target leaves room). --profile-period overrides both.
+# While a window is open the counted server pays for it: perf stat -p switches per-thread
+# counters at each of the server's context switches (whatever the events open per thread, so
+# rotating event groups would not cut it: bench/bench_perf_events.py), perf record at 99 Hz
+# with its folding costs less (bench/bench_capture.py). A whole run pays that x window / period:
+# counters 10 s of every 150 s keeps it within the 1% target, cpu 10 s of every 60 s (the
+# author's cadence) within 3% (the measures: docs/performance.md). --profile-period overrides
+# both.
 DEFAULT_PERIOD_S = {"counters": 150.0, "cpu": 60.0}
 SETTLE_S = 10.0  # before the first window: connections open, caches warm (the author's sleep)
 GAP_S = 2.0  # cpu's first window this long after counters' first (the author's "sleep 2")

@@ -153,10 +153,10 @@ def _perf_cpu(
     pids: list[int], event: str, hz: int, seconds: float, tmp: str, span: list[float]
 ) -> tuple[str | None, str]:
     """A ``perf record -g`` window folded; ``span`` gets when perf's events were enabled and
-    disabled (monotonic): the window is that, not perf's run. Measured on this 2-core host under
-    load: perf record -g took 0.5 s to start and 1 s to exit (build ids), so a "1 s" window
-    timed around it lasted 2.2 s and its queries were counted 2.2x (the planted regression's
-    growth came out at 0.3-0.5x). perf starts with its events off (``-D -1``) and is switched
+    disabled (monotonic): the window is that, not perf's run. Under load perf record -g is slow
+    to start and slower to exit (build ids), so a window timed around it lasts much longer than
+    asked, its queries are over-counted and a regression's growth comes out far too small
+    (docs/performance.md). perf starts with its events off (``-D -1``) and is switched
     by ``--control`` FIFOs (perf >= 5.10); an older perf is timed around its ``sleep``."""
     data = os.path.join(tmp, "perf.data")
     wide = _WIDE[0]

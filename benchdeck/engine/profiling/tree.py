@@ -9,7 +9,7 @@ The tree is lazy: the stacks are split and sorted by their frames once, and a fr
 of sorted stacks that share its path (``lo``..``hi``); its samples and CPU come from prefix sums
 and its children are found by bisecting that run when first asked for. A flame graph that
 shows a few thousand frames of a 100,000-stack profile never makes the other million
-(bench/bench_profile.py: the eager tree took 16 s to build there).
+(bench/bench_profile.py: an eager tree took far too long to build there).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from benchdeck.engine.catalogue import family_of
-from benchdeck.engine.dispatch.build_conn import SQL_DBMS, external_client, server_spec
-from benchdeck.engine.families.sysbench.command import WorkloadError, post_write_sql, step_for
+from benchdeck.engine.dispatch.table import WorkloadError, post_write_sql, step_for
+from benchdeck.engine.planning.build_conn import SQL_DBMS, external_client, server_spec
 from benchdeck.engine.running.session import Session
 from benchdeck.engine.servers import ServerError, make_server
 

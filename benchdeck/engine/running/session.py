@@ -14,12 +14,11 @@ import secrets
 from collections.abc import AsyncIterator
 from datetime import datetime
 
-from benchdeck.engine.dispatch.build_conn import server_spec, sql_client
 from benchdeck.engine.dispatch.planner import check_build, make_plan
+from benchdeck.engine.dispatch.table import BUILTIN_BUILDS, BUILTIN_CONFIGS, WorkloadError
 from benchdeck.engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
-from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_CONFIGS
-from benchdeck.engine.families.sysbench.command import WorkloadError
 from benchdeck.engine.hosts.inventory import DEFAULTS, HostConfig, Inventory
+from benchdeck.engine.planning.build_conn import server_spec, sql_client
 from benchdeck.engine.planning.plan import RunRequest
 from benchdeck.engine.running import provenance
 from benchdeck.engine.running.runner import Runner

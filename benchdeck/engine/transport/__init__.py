@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    """``SSHTransport`` loads asyncssh (~0.15 s), so it is imported on first use only."""
+    """``SSHTransport`` loads asyncssh (a long import), so it is imported on first use only."""
     if name == "SSHTransport":
         from benchdeck.engine.transport.ssh import SSHTransport
 

@@ -2,7 +2,7 @@
 
 The big query returns ids and numbers only (strings for 50,000 runs cost more than the query);
 builds and workloads are read apart, and the runs are sorted into series and points in Python:
-numpy's import (~45 ms CPU) cost more than shaping a host's 1,000-2,000 runs, and a point's mean
+numpy's import cost more than shaping a host's 1,000-2,000 runs, and a point's mean
 is numpy's sum spelled out (:mod:`engine.changepoints_sums`), so the output stays the same bits.
 """
 

@@ -3,7 +3,7 @@
 A column of the posts' tables is a build *under a server config* (pg12-pg17 on ``x10a`` beside
 pg18 on ``x10b``). :class:`Column` names one (the config may be left for ``compare`` to
 resolve); store/analysis/column_choices.py lists the pairs a host has runs for, for a column picker (a
-module of its own: ``compare`` loads this one, and a record class costs ~0.5 ms to create).
+module of its own: ``compare`` loads this one, and each record class is a cost at its start).
 """
 
 from __future__ import annotations

@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 # Host, builds and workloads by id: the aggregate and the sample counts take no str parameter and
-# join no name table (a str parameter makes DuckDB's client import decimal, ~1.5 ms of a ~120 ms
-# compare; see _Runs). Kinds 3 and 4: whether the store has any per-second samples (none: no
+# join no name table (a str parameter makes DuckDB's client import decimal on every compare; see
+# _Runs). Kinds 3 and 4: whether the store has any per-second samples (none: no
 # count query) and any counter windows (none: no counters).
 _NAMES_SQL = """
 SELECT 0, host_id, name FROM hosts UNION ALL
@@ -181,14 +181,14 @@ def compare(
 def _cell(row: tuple[Any, ...]) -> Cell:
     """A row of :data:`_AGG_SQL` as a cell (DuckDB gives BIGINT as int, DOUBLE as float). A cell
     of one run (most of an archive's) comes without the list of its runs: its run is the min
-    run id, its QPS the median's (a list of structs per row was ~1 ms of the 16-column compare)."""
+    run id, its QPS the median's (a list of structs per row costs the wide compares most)."""
     qps, n, qmin, qmax, runs = float(row[4]), row[5], row[6], row[7], row[14]
     run_ids: tuple[int, ...]
     run_qps: tuple[float, ...]
     if runs is None:
         run_ids, run_qps = (row[15],), (qps,)
     else:
-        runs.sort()  # by run id (an ORDER BY in the aggregate: ~1.2 ms more of a ~5 ms query)
+        runs.sort()  # by run id (an ORDER BY in the aggregate costs the query more)
         run_ids, run_qps = tuple([r for r, _ in runs]), tuple([float(q) for _, q in runs])
     return Cell(
         qps=qps,
@@ -219,8 +219,8 @@ def _counters(
     base: str,
     columns: Sequence[str],
 ) -> tuple[CounterRow, ...]:
-    # (only for a store with counter windows, _Runs.counters: else the module is not needed,
-    # ~1.5 ms to import)
+    # (only for a store with counter windows, _Runs.counters: else the module's import is not
+    # needed)
     from benchdeck.store.analysis.counters_per_op import counter_rows, per_op
 
     wanted = set(keys)
@@ -286,9 +286,9 @@ class _Runs:
     """The finished runs of ``builds`` on ``host`` (at ``dop``), queried by ids. The host's and
     the builds' ids are written into the SQL as integer literals: ids the store gave, made ints
     here (no user value reaches the text; the dop stays a parameter). DuckDB's client tries to
-    import pandas for every parameter, twice, a failed import each time when it is absent: the
-    16-column compare's 18 parameters cost ~1.4 ms more than literals; a list parameter probes
-    each element the same way, and a str one imports decimal."""
+    import pandas for every parameter, twice, a failed import each time when it is absent, so
+    literals cost less than parameters; a list parameter probes each element the same way, and a
+    str one imports decimal."""
 
     def __init__(self, cur: duckdb.DuckDBPyConnection, host: str, builds: Sequence[str], dop: int | None):
         self.cur = cur
@@ -384,8 +384,8 @@ def _intervals(
         from benchdeck.store.analysis.noise import ratio_cis_samples
 
         ids = sorted({i for _, c_id, b_id, _ in single for i in (c_id, b_id)})
-        # ids as one string: a list parameter costs ~0.5 ms per element (DuckDB probes each
-        # for a pandas object, a failed import every time when pandas is absent)
+        # ids as one string: a list parameter costs a failed import per element (DuckDB probes
+        # each for a pandas object, a failed import every time when pandas is absent)
         got = cur.execute(_SAMPLES_SQL, {"ids": ",".join(map(str, ids))}).fetchnumpy()
         run_ids, qps = np.asarray(got["run_id"]), np.asarray(got["qps"], dtype=float)
         firsts, starts = np.unique(run_ids, return_index=True)

@@ -111,7 +111,7 @@ def _hw_values(c: Cell) -> dict[str, float | None]:
 
 # statistics' fmean, median and geometric_mean as Python 3.11 computes them (the same fsum, the
 # same middle pair, exp of the mean log: the same bits), without importing statistics, which
-# loads decimal and fractions (~5 ms of every compare's start).
+# loads decimal and fractions at every compare's start.
 def _fmean(vals: list[float]) -> float:
     return math.fsum(vals) / len(vals)
 

@@ -67,7 +67,7 @@ def _ratio_ci_repeats(other: Sequence[float], base: Sequence[float]) -> RatioCI 
         return None
     if np.any(b <= 0) or not np.all(np.isfinite(o)) or not np.all(np.isfinite(b)):
         return None  # a base run without throughput: no ratio to bound
-    from scipy import stats  # ~0.15 s to import: only for a cell with repeats
+    from scipy import stats  # a long import: only for a cell with repeats
 
     if len(o) >= 2 and len(b) >= 2:
         res = stats.bootstrap(

@@ -145,15 +145,13 @@ def import_mytools_tree(
 _SETTINGS = {
     # A checkpoint per 64 MB of WAL instead of DuckDB's 16 MB: the blob blocks of the raw files
     # are rewritten less often (a smaller store, less time), and what waits in memory for a
-    # checkpoint stays bounded (1 GB held the whole tree: 311 MB peak RSS for the 702-run
-    # packed mar25 tree; 64 MB: 261 MB, a 58 vs 54 MB store).
+    # checkpoint stays bounded (a much larger threshold held the whole tree in memory).
     "checkpoint_threshold": "64MB",
     # One thread: the inserts are small (16 runs), and DuckDB's worker threads cost more CPU
-    # than they save (mar25: 13.4-14.2 vs 13.7-14.7 CPU-s, the same wall time).
+    # than they save (the same wall time).
     "threads": "1",
-    # The written blocks need not stay cached (they are on disk). mar25 peak RSS and CPU-s:
-    # no limit 281-299 MB; 128 MB 281-296 MB, 11.7-12.0 s; 96 MB 259-261 MB, 11.4-12.2 s;
-    # 64 MB 236-240 MB, 12.0-13.2 s (blocks read back).
+    # The written blocks need not stay cached (they are on disk): the limit that lowered the
+    # peak memory without costing CPU (lower, blocks are read back).
     "memory_limit": "96MB",
 }
 
@@ -179,10 +177,10 @@ def _is_run_output(name: str) -> bool:
 
 
 def _trim() -> None:
-    """Give glibc's free heap pages back every few runs: packed members and parsed runs (~700 KB
-    each) freed by other threads leave the heap fragmented (glibc raises its mmap threshold
-    after the first large free). mar25, 18 packed folders: peak RSS 303-311 MB without it,
-    292-299 MB with it (255 MB with a fixed mmap threshold, but 375k lines/CPU-s, not 440k)."""
+    """Give glibc's free heap pages back every few runs: packed members and parsed runs (large
+    blocks) freed by other threads leave the heap fragmented (glibc raises its mmap threshold
+    after the first large free). A fixed mmap threshold would lower the peak further but slows
+    the import (docs/performance.md)."""
     with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to do
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 

@@ -153,7 +153,7 @@ def store_perf_stat(
     cur: duckdb.DuckDBPyConnection, reads: Sequence[tuple[int, PerfStatRead]], source: str
 ) -> None:
     """Runs' windows and the files they came from (raw_files, kind ``perf_stat``), one insert
-    per table for all of them (an ``INSERT`` per file took ~1 s of a 351-file tree's attach)."""
+    per table for all of them (an ``INSERT`` per file made a tree's attach slow)."""
     _save_windows(cur, [(run_id, w) for run_id, read in reads for w in read.windows], source)
     files = [(run_id, name, data) for run_id, read in reads for name, data in read.files]
     bulk.insert_columns(

@@ -41,8 +41,8 @@ class Members:
     data: dict[str, bytes]
     mtimes: Mapping[str, float]
     zstd: dict[str, bytes] = field(default_factory=dict)
-    """Members held compressed as the store keeps raw files (iostat: ~27 MB of a mar25 packed
-    folder's ~36 MB; held plain, the import peaked at 303-311 MB RSS)."""
+    """Members held compressed as the store keeps raw files (iostat files are most of a packed
+    folder; held plain, they took the import's peak memory past its target)."""
 
     def has(self, name: str) -> bool:
         return name in self.data or name in self.zstd

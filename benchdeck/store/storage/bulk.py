@@ -2,8 +2,8 @@
 
 DuckDB 1.5 converts each Python object it is handed (a parameter, an element of a list
 parameter, a cell of an object array) one by one, and each conversion first compares it with
-pandas' NA and NaT: without pandas installed, that is a failed ``import pandas`` per value
-(~50 µs on an idle machine). So rows go in as arrays DuckDB reads as memory:
+pandas' NA and NaT: without pandas installed, that is a failed ``import pandas`` per value, a
+cost far above the value's own. So rows go in as arrays DuckDB reads as memory:
 
 - typed NumPy arrays (float64, int64, datetime64, fixed-width str), the fastest for the live
   sink's small batches; DuckDB reads NaN and NaT as NULL, integer or text columns with

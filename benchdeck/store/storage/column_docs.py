@@ -94,7 +94,7 @@ BY_NAME: Final[dict[str, str]] = {
     "w_await": "iostat w_await: average ms per write, queueing included.",
     "aqu_sz": "iostat aqu-sz: average queue length of the device.",
     "util": "iostat %util: % of time the device had I/O in flight.",
-    # per-op metrics (domain.md): vmstat/iostat averages over the run divided by QPS
+    # per-op metrics (docs/domain.md): vmstat/iostat averages over the run divided by QPS
     "cpu_o": "cpu/o: vmstat us+sy averaged over the run, divided by QPS.",
     "cs_o": "cs/o: vmstat context switches per second divided by QPS.",
     "r_o": "r/o: iostat reads per second divided by QPS.",

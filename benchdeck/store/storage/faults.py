@@ -29,8 +29,8 @@ OFFLINE: dict[str, str | bool | int | float | list[str]] = {
 
 _DUCKDB_MAGIC = b"DUCK"  # at offset 8 of every DuckDB database file
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-# Patterns of errors, compiled (re's cache) only when an error is described: ~0.5 ms of every
-# command's start otherwise.
+# Patterns of errors, compiled (re's cache) only when an error is described: otherwise a cost
+# of every command's start.
 _DAMAGED = (
     r"(?i)corrupt|could not read enough bytes|checksum|not a valid duckdb database"
     r"|invalidated|truncated|serializ|INTERNAL Error|failed to read|unexpected end|block id"
@@ -106,7 +106,7 @@ def _current_sql() -> str:
 
 def complete_store_versions(con: duckdb.DuckDBPyConnection) -> set[int] | None:
     """The applied schema versions of a store that has every expected table, told by one cheap
-    query (the full checks, three catalogue queries, took ~6 ms of a ~150 ms ``compare``).
+    query (the full checks are three catalogue queries, a visible share of a ``compare``).
     None is not a fault: it means "check it fully" (another program's database, a new file, a
     missing table, an unreadable file), and :func:`check_tables` and :func:`missing_tables`
     say what it is."""

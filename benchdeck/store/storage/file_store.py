@@ -26,9 +26,9 @@ READ_LOCK_WAIT_S = 0.5
 """How long a reader waits for a writer's batch before it reads a snapshot copy instead."""
 WAL_CHECKPOINT_BYTES = 256 << 10
 """A shared store checkpoints before it lets go of the file once its WAL is this big: every
-opener, the writer's own next attach included, replays the WAL (~0.25 ms of CPU per batch
-committed, ~12 KB each at 128 runs; 16 MB, DuckDB's own threshold, was ~0.6 s), and a checkpoint
-costs 10-22 ms of CPU whatever the WAL's size (a 182 MB store)."""
+opener, the writer's own next attach included, replays the WAL (its cost grows with it; at
+DuckDB's own threshold an attach was slow), and a checkpoint costs about the same whatever the
+WAL's size."""
 _LOCK_PID = r"\(PID (\d+)\)"  # (compiled by re's cache when an open fails)
 _LOCKED = r"(?i)\block\b"
 _ATTACHED = itertools.count(1)
@@ -43,9 +43,9 @@ class FileStore:
     CLI, ``benchdeck compare``, a second writer) get the file between two batches. Waiting for
     the file lock is bounded by ``lock_wait`` seconds. It is attached to an in-memory database
     the store keeps until :meth:`close`: opening a database of the file each time is a DuckDB
-    instance start (36-42 ms quiet, 126-250 ms under load), an ATTACH reads only the file.
+    instance start, an ATTACH reads only the file.
 
-    A plain class, not a dataclass: creating that class took ~0.5 ms of every command's start.
+    A plain class, not a dataclass: creating a dataclass is a cost of every command's start.
     """
 
     def __init__(
@@ -126,8 +126,8 @@ class FileStore:
 
         ``attach``: for a process that opens no other connection to this store while it reads
         (a CLI command that only reads): the file is attached to the in-memory database that
-        ``import duckdb`` made instead of opening a database of its own (~9 ms of a ~150 ms
-        ``compare``). DuckDB refuses a second database of one process on a file it has open;
+        ``import duckdb`` made instead of opening a database of its own (an instance start
+        saved). DuckDB refuses a second database of one process on a file it has open;
         an attached file escapes that check, hence the promise.
         """
         p = Path(path).expanduser() if path is not None else default_db_path()
@@ -270,7 +270,7 @@ class FileStore:
 
     def hold(self) -> None:
         """Keep a shared store's file open between uses until :meth:`let_go` (a writer whose
-        batches come quickly; an attach costs 3-12 ms, more under load, and replays the WAL)."""
+        batches come quickly; an attach costs CPU, more under load, and replays the WAL)."""
         with self._guard:
             self._held = True
 

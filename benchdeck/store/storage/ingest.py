@@ -180,8 +180,8 @@ class EventSink:
         self._last_flush = self.clock()
         if not pending:
             return 0
-        # One append per table for all runs: a statement costs ~3 ms of CPU whatever its size,
-        # so one per run and table made a flush grow with the number of live runs.
+        # One append per table for all runs: a statement costs about the same whatever its
+        # size, so one per run and table made a flush grow with the number of live runs.
         bench: list[tuple[int, list[BenchInterval]]] = []
         vm: list[tuple[int, list[VmstatSample]]] = []
         io: list[tuple[int, list[IostatSample]]] = []

@@ -310,7 +310,7 @@ def _make(url: lake.LakeUrl, pg: psycopg.Connection[tuple[Any, ...]], data_path:
 
 def _check_version(session: LakeSession, *, write: bool) -> None:
     con = session.con
-    try:  # (not duckdb_tables(): that lists the whole catalog, ~0.2 s)
+    try:  # (not duckdb_tables(): that lists the whole catalog, slow on a lake)
         got = con.execute("SELECT max(version) FROM schema_version").fetchone()
     except duckdb.CatalogException:
         if not write:

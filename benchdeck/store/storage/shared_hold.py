@@ -1,8 +1,8 @@
 """When a writer keeps a shared store's file open between its flushes, and when it lets go.
 
 Opening the file (attaching it to the writer's own database: its catalog read, then its WAL
-replayed) costs 4-15 ms of CPU, many times that in wall time when the cores are busy, more than
-a flush of a few hundred rows (~3 ms), so a writer whose flushes come quickly keeps it open.
+replayed) costs more CPU than a flush of a few hundred rows, and many times that in wall time
+when the cores are busy, so a writer whose flushes come quickly keeps it open.
 Others get the file too: the writer lets go after ``hold_s`` of holding (and opens it again
 ``gap_s`` later, ahead of its next flush, so that flush does not pay the open), and when no
 rows came for an ``idle_s``. (``gap_s=None``: not opened again before the next flush.)
@@ -20,8 +20,7 @@ SHARED_GAP_S = 0.05
 """How long it is then left to others before it is opened again ahead of the next flush."""
 SHARED_WRITER_THREADS = 1
 """DuckDB threads of a shared store's writer: on batches of a few hundred rows a second thread
-costs more CPU than it saves (5 flushes of 128 rows, an attach and a detach: 16 + 11 ms of CPU
-on one thread, 37 + 25 ms on two, measured at load 26 on 2 cores)."""
+costs more CPU than it saves (measured under load: docs/performance.md)."""
 
 
 class SharedHold:

@@ -192,7 +192,7 @@ class BenchdeckApp(App[None]):
         holds runs before the first screen is drawn saves drawing Runs to leave it at once.
 
         The cycle collector pauses until startup is over: what startup makes lives as long as
-        the app, and collecting it on the way cost ~0.1 s before the first frame (measured)."""
+        the app, so collecting it on the way only delays the first frame."""
         self._gc_paused = self._gc_paused or gc.isenabled()
         gc.disable()
         # asyncio.wait, not wait_for: a timeout must not cancel the opening (it goes on)
@@ -225,7 +225,7 @@ class BenchdeckApp(App[None]):
     def _freeze_startup_objects(self) -> None:
         """What startup made (modules, classes, styles, screens) lives as long as the app: once
         collected, it is frozen out of the collector's way, so every later collection is cheaper
-        (~10% less CPU on Live, measured); then the collector runs again."""
+        (Live's CPU shows it); then the collector runs again."""
         gc.collect()
         gc.freeze()
         self._resume_gc()
@@ -268,8 +268,7 @@ class BenchdeckApp(App[None]):
     def _keep_again(self) -> None:
         """Keep the first page (or "no runs") the opening could not, once the store has been
         quiet for first_page.QUIET_S: the next start shows it without waiting for the peek
-        child (tui/startup/page_peek.py; a store with no runs: ~2x a bare Textual app's first
-        frame instead of ~1.5x, bench/bench_tui.py)."""
+        child (tui/startup/page_peek.py), whose answer the first frame would wait for."""
         if self._opening.keep_later:
             self.run_worker(self._opening.keep_again, thread=True, group="startup.keep", exit_on_error=False)
 

@@ -16,8 +16,8 @@ def lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
     """A factory that imports the screen's module when the screen is first shown.
 
     The first screen's module only loads before the first frame: Compare and Live bring
-    plotext, Launch the workload catalogue, Runs its table (~15 ms of imports Launch's first
-    frame does not need: python -X importtime).
+    plotext, Launch the workload catalogue, Runs its table: imports Launch's first frame does
+    not need (python -X importtime shows them).
     """
 
     def make() -> Screen[Any]:

@@ -9,11 +9,11 @@ parsed so far: about half the CSS parsing before the first frame (bench/bench_tu
 start-up section). Here a source is parsed once per set of variables; a theme change (new
 variables) still parses everything again, as Textual does.
 
-What is left, parsing each source once (~10 ms of Launch's first frame: 27 sources, 165 rule
-sets), is kept between starts: the rule sets parsed with a set of variables are pickled into
+What is left, parsing each source once (a visible share of Launch's first frame), is kept
+between starts: the rule sets parsed with a set of variables are pickled into
 the user's cache directory (tui/startup/first_page.cache_dir, beside the kept first page) once
 startup is over, and the next start with the same variables, the same CSS text and the same
-Textual and Python loads them (~1.5 ms) instead of parsing. The file says which variables and
+Textual and Python loads them instead of parsing (far quicker). The file says which variables and
 which Textual and Python it was parsed with (the files that define and parse the rule sets: an
 upgrade is a new file; its name is a hash of that); the CSS text is part of each key, so an
 edited stylesheet is parsed again. A file that does not load is ignored (and replaced). A

@@ -96,7 +96,7 @@ def compare_cmd(
     cat = default_catalogue(overrides, suite if suite in SUITES else None)
     with obj.open_store_for_reading() as store:
         # one thread: on a host's few thousand runs DuckDB's second thread costs more CPU than
-        # it saves time (16-column archive compare: 172 -> 159 ms CPU, 15 interleaved, load 5)
+        # it saves time (measured on the archive store: docs/performance.md)
         cur = store.cursor()
         cur.execute("SET threads TO 1")
         result = compare(

@@ -39,9 +39,9 @@ class Ctx:
 class _QuickExit:
     """A process whose command only read skips Python's last garbage collections at exit.
 
-    They walk every object the imports made (click, inspect, DuckDB's module ...): ~14 ms of a
-    ~160 ms ``compare``. Frozen objects are freed as the modules are cleared, as before; only
-    reference cycles among them are left to the OS, and a reader has nothing in them to finish
+    They walk every object the imports made (click, inspect, DuckDB's module ...): a visible
+    share of a short ``compare``. Frozen objects are freed as the modules are cleared, as
+    before; only reference cycles among them are left to the OS, and a reader has nothing in them to finish
     (its store is closed; a writer's process keeps the collections)."""
 
     only_read = False
@@ -58,8 +58,8 @@ class _QuickExit:
         """A reading command that ended well ends its process at once, its output flushed:
         its store is closed (a snapshot copy removed), it started no thread or file of its own
         to finish, and Python's teardown (every module cleared, DuckDB's database shut down)
-        cost ~5 ms of a ~120 ms ``compare`` (16-column archive compare 124 -> 119 ms CPU, 25
-        interleaved processes). An error, or any other command, exits as before."""
+        would only add to a short command's time. An error, or any other command, exits as
+        before."""
         if not (_QuickExit.own_process and _QuickExit.only_read):
             return
         try:
@@ -85,11 +85,7 @@ def loading_quietly(command: str) -> Iterator[None]:
     again and again, and nothing of a module is garbage. The collector runs again after, over
     the command's own objects only, once per :data:`READ_GC_THRESHOLD` new objects (a short
     process: its cycles, if any, wait a little longer). Other commands (long ones: import,
-    queue) load and collect as before.
-
-    The 16-column archive compare: 121 -> 116 ms CPU (30 interleaved processes, load 1.4-2.1);
-    the command's own collections after that: 18 taking 0.75 ms at the default threshold (700),
-    none at this one (gc.callbacks, in the process)."""
+    queue) load and collect as before. (What it saved: docs/performance.md.)"""
     if not _QuickExit.own_process or command not in READ_COMMANDS or not gc.isenabled():
         yield
         return

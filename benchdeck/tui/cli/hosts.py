@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-if TYPE_CHECKING:  # engine imports are deferred: asyncssh costs every other command ~0.2 s
+if TYPE_CHECKING:  # engine imports are deferred: asyncssh's import would slow every other command
     from benchdeck.engine.hosts.facts import HostFacts
     from benchdeck.engine.hosts.inventory import ConfigError, HostConfig, Inventory
     from benchdeck.engine.transport import HostKeyError

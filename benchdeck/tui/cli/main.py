@@ -48,8 +48,8 @@ _LAZY = {
 
 
 # Commands whose numpy does no linear algebra (compare's bootstrap; changes no longer loads numpy):
-# OpenBLAS starts a thread per core as numpy loads, ~40 ms CPU (``import numpy`` 131 -> 87 ms CPU
-# with one thread, medians of 15, 2 cores). A value the user set is kept.
+# OpenBLAS starts a thread per core as numpy loads, CPU such a command does not need. A value
+# the user set is kept.
 _ONE_BLAS_THREAD = frozenset({"compare"})
 
 

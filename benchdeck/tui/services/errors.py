@@ -1,6 +1,6 @@
 """Is an error one of ours? Known without importing its module: one raised means it is loaded
 (store.errors comes with store.db, which brings DuckDB, which the app's first frame may not
-need; store.compare numpy and scipy, ~0.7 s). Shared by the CLI and the app."""
+need; store.compare numpy and scipy, slower still). Shared by the CLI and the app."""
 
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 Launch's "about ..." all read it here.
 
 A run takes its measured part (duration and warm-up) plus set-up and tear-down: preflight,
-server start, prepare, the files read back. That part was a guessed constant (5 s on Launch,
-15 s in the log, none on Live's header: 36 s, 2m00s and 30 s for a queue that took 53 s); it
-is now learned from the host's runs already stored (wall time less measured time, the median
+server start, prepare, the files read back. That part was a guessed constant, a different one
+in each place, and the three ETAs of one queue disagreed with each other and with its real time;
+it is now learned from the host's runs already stored (wall time less measured time, the median
 of the last :data:`LEARN_FROM`), a guess only for a host with none.
 """
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # (Launch imports this: its first frame is drawn before DuckD
 SETUP_GUESS_S = 15.0
 """Set-up of a run on a DBMS host with no stored run to learn from (preflight, prepare check)."""
 BUILTIN_SETUP_GUESS_S = 1.0
-"""The same for a built-in SQLite run on this machine (measured ~0.9 s)."""
+"""The same for a built-in SQLite run on this machine (what such runs took, rounded up)."""
 LEARN_FROM = 20
 """How many of the host's latest runs the set-up time is learned from."""
 

@@ -20,11 +20,11 @@ import duckdb
 
 from benchdeck.engine.builds import Build, BuildNameError, parse_build_name
 from benchdeck.engine.catalogue import family_of
-from benchdeck.engine.dispatch.build_conn import build_password
 from benchdeck.engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.builtin.plan import BUILTIN_BUILD
 from benchdeck.engine.hosts.inventory import BuildConfig
+from benchdeck.engine.planning.build_conn import build_password
 from benchdeck.engine.planning.plan import Marks, RunOptions, RunRequest
 from benchdeck.engine.running.post_write import needs_post_write, post_write
 from benchdeck.engine.running.provenance import with_outputs

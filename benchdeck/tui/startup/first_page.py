@@ -77,8 +77,8 @@ def quiet(ident: Identity) -> bool:
 
 
 def _cache_file(path: Path) -> Path:
-    # (zlib: loaded with Textual anyway; hashlib was ~1 ms more before the first frame. Two
-    # stores whose names collide only miss: the file names the store it was kept for)
+    # (zlib: loaded with Textual anyway; hashlib would be one more import before the first
+    # frame. Two stores whose names collide only miss: the file names the store it was kept for)
     key = f"{zlib.crc32(str(path.resolve()).encode()):08x}"
     return cache_dir() / f"runs-{key}.json"
 

@@ -1,13 +1,13 @@
 """The first page of Runs read by a child process while this one loads Textual.
 
-A start whose kept page (tui.first_page) no longer matches the store must read the store
-before the first frame. Done on a thread, DuckDB's import and the read hold this process's
-GIL and slow Textual's import beside them (measured: the first frame 0.33 s instead of
-0.28 s). A forked child does the same read on the other core: it opens the store read-only
-(a writer holding it, a schema to upgrade, anything unusual: the child gives up and this
-process opens the store itself, as before), reads the count and the first page, closes the
-store, sends the page as JSON and exits. This process imports DuckDB only after the first
-frame, when it opens the store for real and shows the store's own page if it differs.
+A start whose kept page (tui.first_page) no longer matches the store must read the store before
+the first frame. Done on a thread, DuckDB's import and the read hold this process's GIL and slow
+Textual's import beside them (docs/performance.md has the measure). A forked child does the same
+read on the other core: it opens the store read-only (a writer holding it, a schema to upgrade,
+anything unusual: the child gives up and this process opens the store itself, as before), reads
+the count and the first page, closes the store, sends the page as JSON and exits. This process
+imports DuckDB only after the first frame, when it opens the store for real and shows the
+store's own page if it differs.
 
 Forked only from a process that has no other thread and has not loaded DuckDB (``benchdeck``
 at its start): a fork copies one thread, and DuckDB's state would come half-made.

@@ -242,8 +242,8 @@ class Opening:
         it was then) or read by the child; None: the store opens first."""
         self.empty = kept is not None and kept[1] is None
         """Known before the store opens that it holds no runs: the first screen is Launch,
-        drawn without DuckDB (an empty store measured 0.48 s to Launch's first frame, 3.7x a
-        bare Textual app, when it was opened first: bench/bench_tui.py)."""
+        drawn without DuckDB (opening the store first made Launch's first frame wait for DuckDB's
+        import: bench/bench_tui.py)."""
         self.keep_later = False
         """The page read as the store opened could not be kept (the store had no file yet, or
         had been written within first_page.QUIET_S): :meth:`keep_again` may, later."""

@@ -1,6 +1,6 @@
 """RocksDB ``db_bench`` command lines for the posts' steps and setups, as argv lists (values stay data).
 
-Steps (domain.md): ``fillseq`` (load in key order, WAL disabled), ``revrangeww``, ``fwdrangeww``
+Steps (docs/domain.md): ``fillseq`` (load in key order, WAL disabled), ``revrangeww``, ``fwdrangeww``
 (``seekrandomwhilewriting`` with ``--reverse_iterator`` true/false and ``--seek_nexts``),
 ``readww`` (``readwhilewriting``) and ``overwrite``. The ``*ww`` steps run one extra,
 rate-limited writer thread (``--benchmark_write_rate_limit``, bytes/s) beside the readers.

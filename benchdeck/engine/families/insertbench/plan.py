@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from benchdeck.engine.dispatch.build_conn import connection
 from benchdeck.engine.families.insertbench import steps as ib_steps
 from benchdeck.engine.families.sysbench.command import WorkloadError
 from benchdeck.engine.hosts.inventory import BuildConfig
+from benchdeck.engine.planning.build_conn import connection
 from benchdeck.engine.planning.context import OPEN_ENDED_S, PlanContext
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.running.client_files import client_launch, package_files

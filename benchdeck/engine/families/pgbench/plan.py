@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from benchdeck.engine.catalogue import PGBENCH_PREFIX
-from benchdeck.engine.dispatch.build_conn import connection
 from benchdeck.engine.families.pgbench import command as pgbench_cmd
 from benchdeck.engine.families.sysbench.command import WorkloadError
 from benchdeck.engine.hosts.inventory import BuildConfig
+from benchdeck.engine.planning.build_conn import connection
 from benchdeck.engine.planning.context import PlanContext
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.servers import ManagedServer

@@ -21,7 +21,7 @@ from benchdeck.engine.catalogue import split_workload_name
 _KEY = re.compile(r"^[a-z][a-z0-9_-]*$")
 COMMON_SCRIPT = "bd_common"
 VARIANTS = ("pre", "warm", "warmpre")  # point-query.pre: same step, run at another point of a suite
-READ_S, WRITE_S = 300, 600  # domain.md: read-only steps 300 s, writes 600 s
+READ_S, WRITE_S = 300, 600  # docs/domain.md: read-only steps 300 s, writes 600 s
 # all_small.sh runs the scan warm-ups for 60 s.
 _DURATION_S = {"scan.warm": 60, "scan.warmpre": 60}
 

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from benchdeck.engine.dispatch.build_conn import external_client, external_db_args
-from benchdeck.engine.families.sysbench.command import SysbenchCommand, default_duration, step_for
+from benchdeck.engine.families.sysbench.command import (
+    SysbenchCommand,
+    default_duration,
+    mysql_db_args,
+    pgsql_db_args,
+    step_for,
+)
 from benchdeck.engine.hosts.inventory import BuildConfig
+from benchdeck.engine.planning.build_conn import DEFAULT_PORTS, external_client
 from benchdeck.engine.planning.context import PlanContext
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.running import table_check
@@ -59,3 +65,12 @@ def sysbench_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer | 
         cleanup_argv=tuple(cmd.cleanup_argv()) if o.prepare else None,
         secondary_index=secondary,
     )
+
+
+def external_db_args(build: BuildConfig, dbms: str) -> tuple[str, ...]:
+    """sysbench's connection options for an external build."""
+    port = build.port or DEFAULT_PORTS.get(build.build.dbms, 3306)
+    if dbms == "postgres":
+        return pgsql_db_args(build.host, port, build.user or "postgres", build.password or "", build.database)
+    args = mysql_db_args(build.host, port, build.user or "root", build.password or "", build.database)
+    return (*args, f"--mysql-socket={build.socket}") if build.socket else args

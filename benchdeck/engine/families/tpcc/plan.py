@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from benchdeck.engine.dispatch.build_conn import connection
 from benchdeck.engine.families.insertbench.plan import IB_PACKAGE
 from benchdeck.engine.families.sysbench.command import WorkloadError
 from benchdeck.engine.families.tpcc.names import DEFAULT_SECONDS, warehouses_of
 from benchdeck.engine.hosts.inventory import BuildConfig
+from benchdeck.engine.planning.build_conn import connection
 from benchdeck.engine.planning.context import PlanContext
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.running.client_files import client_launch, package_files

@@ -132,8 +132,9 @@ class BenchdeckScreen(StyledOnce):
 def preset_breakpoints(screen: Screen[Any]) -> None:
     """Give ``screen`` its breakpoint classes (HORIZONTAL_/VERTICAL_BREAKPOINTS) for the app's
     size now, as it is made: Textual sets them at the screen's first Resize, after its widgets
-    are styled, and styles every widget of the screen again for the new class (~10% of
-    Launch's first frame, measured with cProfile). Textual's own Resize then finds them set."""
+    are styled, and styles every widget of the screen again for the new class (a second
+    styling of the whole screen before the first frame, cProfile shows). Textual's own Resize
+    then finds them set."""
     try:
         width, height = screen.app.size
     except NoActiveAppError:  # made outside an app (a test): the first Resize sets them

@@ -31,7 +31,7 @@ from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
 
 # Launch is the first screen on a store with no runs: what its first frame does not use (the
-# inventory, plans, ETAs, DuckDB: ~35 ms of imports) loads after it (load_choices)
+# inventory, plans, ETAs, DuckDB: imports it would wait for) loads after it (load_choices)
 if TYPE_CHECKING:
     from benchdeck.engine.hosts.facts import HostFacts
     from benchdeck.engine.hosts.inventory import Inventory
@@ -201,7 +201,8 @@ class LaunchScreen(StyledOnce):
     async def load_choices(self) -> None:
         """Hosts, builds and suites from the inventory (read on a thread), and each host's
         set-up time learned from the store (for the matrix's ETA)."""
-        # the hub's module (the engine's run side, DuckDB: ~0.1 s) is imported off the UI thread
+        # the hub's module (the engine's run side, DuckDB: a long import) is imported off the
+        # UI thread
         await asyncio.to_thread(importlib.import_module, "benchdeck.tui.app.state.live_hub")
         from benchdeck.engine.hosts.inventory import ConfigError
 

@@ -220,10 +220,10 @@ class RunsScreen(RunActions):
         # raced with drawing and could leave cells cut to the header widths).
         for name, width in zip(COLUMNS, table.fit(widths(cells)), strict=True):
             table.add_column(Text(name), key=name, width=width)  # (a str is parsed as markup:
-            # plain names as Text skip the parse and rich's emoji table, ~3 ms of the first frame)
+            # plain names as Text skip the parse and rich's emoji table before the first frame)
         # The rows a screen shows first, the rest once that frame is out: adding 1,000 rows
-        # (~30 µs each) would hold the first frame back (the selected run among them: the
-        # cursor stays on it; if it is gone, the cursor stays where it was).
+        # (each measured and styled by Textual) would hold the first frame back (the selected
+        # run among them: the cursor stays on it; if it is gone, the cursor stays where it was).
         keep = [i for i, r in enumerate(msg.runs) if selected is not None and r.run_id == selected.run_id]
         if not keep and selected is not None and msg.runs and same_filter:
             keep = [min(was_at, len(msg.runs) - 1)]

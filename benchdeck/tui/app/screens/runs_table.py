@@ -145,8 +145,8 @@ _MIDDLE = {COLUMNS.index(name) for name, _ in SHRINK}
 
 class RunsTable(DataTable[object]):
     """The runs table: every column has its width given and every row is one line, so a new
-    row need not be measured. (Textual measures each cell of each new row, ~30 µs apiece: the
-    11,000 cells of 1,000 runs held the first frame back ~0.1-0.3 s.)
+    row need not be measured. (Textual measures each cell of each new row: for a page of runs,
+    enough to hold the first frame back.)
 
     End (and ctrl+end, G on the screen) go to the last run that matches, not the last row
     read: the screen reads the pages still missing first.
@@ -196,8 +196,8 @@ class RunsTable(DataTable[object]):
         cursor: bool = False,
         hover: bool = False,
     ) -> list[list[Segment]]:
-        # Textual 8.x's DataTable draws each cell through Rich (Styled(Padding(Text)), ~50 µs):
-        # the 352 cells of the first screen took 18-25 ms of the start. A row's plain one-line
+        # Textual 8.x's DataTable draws each cell through Rich (Styled(Padding(Text))), a cost
+        # paid for every cell of the first screen. A row's plain one-line
         # Text is drawn here as Rich would (tests/app/test_runs_table_render.py compares them);
         # anything else (the header, a cell with spans or markup) goes to Textual.
         row_key = self._row_locations.get_key(row_index) if row_index >= 0 else None

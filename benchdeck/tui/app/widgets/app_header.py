@@ -1,8 +1,8 @@
 """The header as one widget: the palette icon, the title and the store, drawn as one line.
 
 Textual's ``Header`` is four widgets (the header, its icon, its title and the clock's space),
-each mounted, styled and drawn, and watches four attributes that each set the title again:
-~10 ms of a first frame of ~0.2 s (a bare Textual app with and without it on a pty,
+each mounted, styled and drawn, and watches four attributes that each set the title again: a
+visible share of a first frame (a bare Textual app with and without it on a pty,
 bench/bench_tui.py's method). ``AppHeader`` draws the same line, cell for cell (the icon in
 the first 8 columns, the title centred between them and the clock's 10 columns, cut with an
 ellipsis when too long), and a click on the icon opens the command palette, as there.

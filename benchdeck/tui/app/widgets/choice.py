@@ -87,8 +87,8 @@ class ChoiceFace(SelectCurrent):
 
 class Choice(Select[SelectType]):
     """``Select`` with a one-widget face (:class:`ChoiceFace`) and its option list made when it
-    is first opened (a hidden list is mounted and styled all the same: ~17 M instructions of
-    Runs' first frame for its two pickers)."""
+    is first opened (``Select`` mounts and styles a hidden list all the same, before the first
+    frame)."""
 
     def compose(self) -> ComposeResult:
         yield ChoiceFace(self.prompt, has_value=not self._allow_blank or self._value != self.NULL)

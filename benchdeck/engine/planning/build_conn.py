@@ -1,7 +1,7 @@
 """How clients reach a build's database: a managed server's spec, or the external build's settings.
 
 The plans (the benchmark's connection options, the SQL client's argv), the post-write step and
-the run's provenance reach a build through these.
+the run's provenance reach a build through these; a floor below the families, which use it.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from benchdeck.engine.families.sysbench.command import mysql_db_args, pgsql_db_args
 from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.engine.servers import ManagedServer, ServerError, ServerSpec
 
@@ -65,15 +64,6 @@ def connection(build: BuildConfig, server: ManagedServer | None) -> Conn:
     user = build.user or ("postgres" if dbms == "postgres" else "root")
     port = build.port or DEFAULT_PORTS[dbms]
     return Conn(dbms, build.host, port, user, build.password or "", build.database)
-
-
-def external_db_args(build: BuildConfig, dbms: str) -> tuple[str, ...]:
-    """sysbench's connection options for an external build."""
-    port = build.port or DEFAULT_PORTS.get(build.build.dbms, 3306)
-    if dbms == "postgres":
-        return pgsql_db_args(build.host, port, build.user or "postgres", build.password or "", build.database)
-    args = mysql_db_args(build.host, port, build.user or "root", build.password or "", build.database)
-    return (*args, f"--mysql-socket={build.socket}") if build.socket else args
 
 
 def external_client(build: BuildConfig, dbms: str) -> tuple[str, ...]:
