@@ -51,7 +51,8 @@ STARTUP_TARGET_X = 1.5  # ... and at most this many times a bare Textual app's f
 CPU_TARGET_PCT = 3.0  # issue 15: fresh, switching tabs and an hour in
 RUNS_MARKER = "c32r12"  # the config column (c32r128): only a row of the Runs table shows it
 RUNS_SETTLED = "c32r128"  # ... all of it once the column is as wide as its content
-LAUNCH_MARKER = "Seconds per workload"  # a label of the Launch screen
+# Launch usable: its lists filled (a build and a workload a user picks), not its labels alone
+LAUNCH_MARKER = ("sqlite-sync", "point-query_range=100")
 BARE_MARKER = "bare-textual-ready"
 ESCAPES = re.compile(rb"\x1b\[[0-9;:<=>?$ ]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[^\[\]]")
 
@@ -87,7 +88,9 @@ else:
 
     def ready(screen):
         if mode == "launch":  # by name: importing the Launch module here would add to the figure
-            return type(screen).__name__ == "LaunchScreen"
+            return type(screen).__name__ == "LaunchScreen" and all(
+                screen.query_one(q).option_count for q in ("#launch-builds", "#launch-workloads")
+            )
         return isinstance(screen, RunsScreen) and screen.query_one(DataTable).row_count > 0
 T_IMPORTED = time.perf_counter()
 frame = None
@@ -203,14 +206,15 @@ def headless_startup(mode: str, db: Path, env: dict[str, str]) -> dict[str, floa
 
 def pty_startup(
     argv: list[str],
-    marker: str,
+    marker: str | tuple[str, ...],
     env: dict[str, str],
     size: tuple[int, int],
     settled: str | None = None,
     settle_s: float = 2.0,
 ) -> tuple[float, float | None]:
-    """Spawn ``argv`` on a pty of ``size``: seconds until ``marker`` reaches the terminal, and
-    until ``settled`` does (None if not within ``settle_s`` after ``marker``)."""
+    """Spawn ``argv`` on a pty of ``size``: seconds until ``marker`` (each of them, for a tuple)
+    has reached the terminal, and until ``settled`` does (None if not within ``settle_s`` after)."""
+    markers = {marker} if isinstance(marker, str) else set(marker)
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     t_spawn = time.perf_counter()
@@ -236,7 +240,8 @@ def pty_startup(
             now = time.perf_counter() - t_spawn
             raw = raw[-8192:] + chunk  # enough to hold any escape sequence cut by a read
             text = ESCAPES.sub(b"", raw)  # (Textual styles cells one character at a time)
-            if seen is None and marker.encode() in text:
+            markers -= {m for m in markers if m.encode() in text}
+            if seen is None and not markers:
                 seen, deadline = now, t_spawn + now + settle_s
             if seen is not None and (settled is None or settled.encode() in text):
                 done = now

@@ -5,6 +5,7 @@ the way loads what the first screen does not use (real DuckDB store)."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 import threading
@@ -245,7 +246,17 @@ def shown(screen, renderable):
     display(screen, renderable)
     if seen is None and renderable is not None and not app._batch_count:
         seen = dict(screen=type(screen).__name__, modes=sorted(app._screen_stacks),
-                    loaded=sorted(m for m in {mods!r} if m in sys.modules))
+                    loaded=sorted(m for m in {mods!r} if m in sys.modules), lists=lists(screen))
+
+def lists(screen):
+    # Launch's lists as shown: each one's values, and the workloads picked
+    if type(screen).__name__ != "LaunchScreen":
+        return {{}}
+    shown = {{q: screen.query_one(q) for q in ("#launch-hosts", "#launch-builds", "#launch-workloads")}}
+    found = {{q: [str(s.get_option_at_index(i).value) for i in range(s.option_count)]
+             for q, s in shown.items()}}
+    found["picked"] = sorted(shown["#launch-workloads"].selected)
+    return found
 
 app._display = shown
 
@@ -255,6 +266,12 @@ async def main():
             await pilot.pause()
         seen["runs"] = app._opened.result()
         seen["mode"] = app.current_mode
+        launch = app.screen
+        for _ in range(5000):  # the inventory read after the first frame (a bad one: no lists)
+            if launch.inv is not None:
+                break
+            await pilot.pause()
+        seen["later"] = lists(launch)
 
 asyncio.run(main())
 print("SEEN", json.dumps(seen))
@@ -266,7 +283,6 @@ def test_a_store_without_runs_starts_on_launch_before_duckdb(tmp_path: Path, mad
     """A newcomer's first start: Launch is the first screen made and shown (not Runs, left at
     once), its first frame loads neither DuckDB, the run side nor Runs' module; the store opens
     after it."""
-    import json
 
     from benchdeck.store.storage.db import Store
 
@@ -281,19 +297,61 @@ def test_a_store_without_runs_starts_on_launch_before_duckdb(tmp_path: Path, mad
         "benchdeck.tui.app.screens.runs",
         *NOT_FOR_THE_FIRST_FRAME,
     )
+    seen = empty_start(path, mods, no_inventory(tmp_path))
+    assert (seen["screen"], seen["modes"]) == ("LaunchScreen", ["launch"]), "Runs was never made"
+    assert seen["loaded"] == ["benchdeck.tui.app.screens.launch"], "only Launch itself"
+    assert (seen["runs"], seen["mode"]) == (0, "launch")
+    assert path.is_file(), "the store is made once Launch is shown"
+
+
+def empty_start(path: Path, mods: tuple[str, ...], env: dict[str, str]) -> dict[str, Any]:
+    import json
+
     r = subprocess.run(
         [sys.executable, "-c", EMPTY_PROBE.format(mods=mods), str(path)],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=ROOT,
+        env=env,
     )
     assert r.returncode == 0, r.stderr
-    seen = json.loads(r.stdout.rsplit("SEEN", 1)[1])
-    assert (seen["screen"], seen["modes"]) == ("LaunchScreen", ["launch"]), "Runs was never made"
-    assert seen["loaded"] == ["benchdeck.tui.app.screens.launch"], "only Launch itself"
-    assert (seen["runs"], seen["mode"]) == (0, "launch")
-    assert path.is_file(), "the store is made once Launch is shown"
+    seen: dict[str, Any] = json.loads(r.stdout.rsplit("SEEN", 1)[1])
+    return seen
+
+
+def no_inventory(tmp_path: Path) -> dict[str, str]:
+    """A newcomer's environment: config dirs of its own, no inventory file."""
+    env = {k: v for k, v in os.environ.items() if k not in ("BENCHDECK_INVENTORY", "BENCHDECK_CONFIG")}
+    return env | {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+
+
+def test_a_newcomers_launch_lists_what_to_pick_in_its_first_frame(tmp_path: Path) -> None:
+    """No inventory file: the first frame lists the local host, the built-in builds and
+    workloads, the quick three picked (a user can act on it at once); the inventory read after
+    it changes nothing the user sees."""
+    from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
+    from benchdeck.tui.app.screens.launch import QUICK
+
+    seen = empty_start(tmp_path / "s.duckdb", (), no_inventory(tmp_path))
+    first = seen["lists"]
+    assert first["#launch-hosts"] == ["local"]
+    assert first["#launch-builds"] == list(BUILTIN_BUILDS)
+    assert first["#launch-workloads"] == list(BUILTIN_WORKLOADS)
+    assert first["picked"] == sorted(QUICK)
+    assert seen["later"] == first
+
+
+def test_with_an_inventory_launch_lists_its_hosts_once_read(tmp_path: Path) -> None:
+    """An inventory file: the first frame does not read it (its lists come after), and then
+    they are the inventory's."""
+    env = no_inventory(tmp_path)
+    inventory = tmp_path / "config" / "benchdeck" / "benchdeck.toml"
+    inventory.parent.mkdir(parents=True)
+    inventory.write_text('[hosts.dell32]\nhostname = "dell32.example"\n')
+    seen = empty_start(tmp_path / "s.duckdb", (), env)
+    assert seen["lists"]["#launch-hosts"] == []
+    assert seen["later"]["#launch-hosts"] == ["dell32"]
 
 
 def test_a_base_remembered_for_another_store_is_dropped_without_duckdb(long_store: tuple[Path, int]) -> None:

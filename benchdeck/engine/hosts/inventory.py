@@ -13,16 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from benchdeck.engine.building.recipes import Recipe
 from benchdeck.engine.builds import Build
+from benchdeck.engine.hosts.inventory_place import INVENTORY_ENV as INVENTORY_ENV
+from benchdeck.engine.hosts.inventory_place import LEGACY_INVENTORY_ENV as LEGACY_INVENTORY_ENV
+from benchdeck.engine.hosts.inventory_place import default_config_path as default_config_path
 from benchdeck.engine.transport.base import HostSpec
 
-INVENTORY_ENV = "BENCHDECK_INVENTORY"
-LEGACY_INVENTORY_ENV = "BENCHDECK_CONFIG"
-"""The inventory's first name, still read when ``$BENCHDECK_INVENTORY`` is unset: beside
-``--config`` (always a DBMS server config) it read as one too."""
 DEFAULTS: dict[str, Any] = {"workdir": "~/benchdeck-runs", "threads": 1, "tables": 1, "table_size": 100000}
 HOST_KEYS = {"transport", "ssh", "hostname", "port", "user", "key", "known_hosts", "device", "builds"}
 HOST_KEYS |= {"profile"}  # perf capture of every run on the host: "counters", "cpu", "counters,cpu"
@@ -216,10 +213,6 @@ class Inventory:
     def default_configs(self, hosts: Sequence[str], builds: Sequence[str]) -> set[str]:
         """The builds' own configurations ("" for a build without a named one)."""
         return {self._configs_of(h, b)[0] for h in hosts for b in builds}
-
-
-def default_config_path() -> Path:
-    return Path(platformdirs.user_config_dir("benchdeck", appauthor=False)) / "benchdeck.toml"
 
 
 def local_host() -> HostConfig:

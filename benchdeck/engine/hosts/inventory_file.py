@@ -24,18 +24,16 @@ from benchdeck.engine.hosts.inventory import (
     DEFAULTS,
     HOST_KEYS,
     INT_MAX,
-    INVENTORY_ENV,
-    LEGACY_INVENTORY_ENV,
     SSH_KEYS,
     SUITE_SETTINGS,
     BuildConfig,
     ConfigError,
     HostConfig,
     Inventory,
-    default_config_path,
     local_host,
 )
 from benchdeck.engine.hosts.inventory_keys import KeyPath, dotted, key_lines
+from benchdeck.engine.hosts.inventory_place import default_config_path, named_inventory
 from benchdeck.engine.transport.base import HostSpec
 
 
@@ -45,7 +43,7 @@ def load_inventory(path: Path | None = None) -> Inventory:
 
     Only a missing default file is fine (an inventory with just the ``local`` host).
     """
-    env = os.environ.get(INVENTORY_ENV) or os.environ.get(LEGACY_INVENTORY_ENV)
+    env = named_inventory()
     explicit = path is not None or bool(env)
     p = Path(path if path is not None else env or default_config_path()).expanduser()
     try:

@@ -29,6 +29,7 @@ from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.startup.launch_lists import first_lists
 
 # Launch is the first screen on a store with no runs: what its first frame does not use (the
 # inventory, plans, ETAs, DuckDB: imports it would wait for) loads after it (load_choices)
@@ -67,6 +68,21 @@ def highlight_first(options: SelectionList[str]) -> None:
     """Lists filled after mount have no highlighted option: space would do nothing until an arrow key."""
     if options.option_count and options.highlighted is None:
         options.highlighted = 0
+
+
+def offered(options: SelectionList[str]) -> list[str]:
+    """The values a list offers, in order."""
+    return [str(options.get_option_at_index(i).value) for i in range(options.option_count)]
+
+
+def refill(options: SelectionList[str], items: list[tuple[str, str, bool]]) -> None:
+    """Offer ``items``; a list that already offers the same values is left as it is (what the
+    user picked in it, and where they are, stay)."""
+    if offered(options) == [value for _, value, _ in items]:
+        return
+    options.clear_options()
+    options.add_options(items)
+    highlight_first(options)
 
 
 def where_runs_go(host: str, workdir: str) -> str:
@@ -119,6 +135,8 @@ class LaunchScreen(StyledOnce):
         self.setups: dict[str, float | None] = {}
         """Each host's set-up per run, learned from its stored runs (None: none to learn from)."""
         self._choices_asked = False
+        self.quick = first_lists()
+        """The lists known before the inventory is read (no inventory file), or None."""
         preset_breakpoints(self)
 
     @property
@@ -138,13 +156,17 @@ class LaunchScreen(StyledOnce):
         )
 
     def compose(self) -> ComposeResult:
+        quick = self.quick
+        hosts = [(h, h, True) for h in quick.hosts] if quick else []
+        builds = [(b, b, True) for b in quick.builds] if quick else []
+        workloads = [(w, w, w in QUICK) for w in quick.workloads] if quick else []
         yield AppHeader()
         with Horizontal(id="launch-columns"):
             with Vertical(classes="launch-col"):
                 yield Label("Hosts")
-                yield SelectionList[str](id="launch-hosts")
+                yield SelectionList[str](*hosts, id="launch-hosts")
                 yield Label("Builds")
-                yield SelectionList[str](id="launch-builds")
+                yield SelectionList[str](*builds, id="launch-builds")
                 yield Label("Configs", id="launch-configs-label", classes="-hidden")
                 yield SelectionList[str](id="launch-configs", classes="-hidden")
             with Vertical(classes="launch-col", id="launch-col-workloads"):
@@ -156,7 +178,7 @@ class LaunchScreen(StyledOnce):
                     allow_blank=False,
                 )
                 yield Label("Workloads")
-                yield SelectionList[str](id="launch-workloads")
+                yield SelectionList[str](*workloads, id="launch-workloads")
             with OptionsColumn(classes="launch-col"):
                 yield Label("Threads (1,2,4 …)")
                 yield Input("1", id="launch-threads", restrict=r"[0-9, ]*", classes=VALID_INPUT)
@@ -182,6 +204,8 @@ class LaunchScreen(StyledOnce):
         app = services(self)
         self.app.sub_title = app.store.label
         app.store_opened_signal.subscribe(self, self._store_opened)
+        for options in self.query(SelectionList):
+            highlight_first(options)
 
     def _store_opened(self, _: None) -> None:
         self.app.sub_title = services(self).store.label
@@ -217,13 +241,15 @@ class LaunchScreen(StyledOnce):
             self.setups = {}
         self.inv = inv
         hosts = self.query_one("#launch-hosts", SelectionList)
-        for name in self.inv.hosts:
-            hosts.add_option((name, name, name == "local" or len(self.inv.hosts) == 1))
-        highlight_first(hosts)
+        picked = set(self._selected("#launch-hosts")) if self.quick else set()
+        refill(hosts, [(n, n, n in picked or n == "local" or len(inv.hosts) == 1) for n in inv.hosts])
         suites = suite_names(self.inv)
         self.query_one("#launch-suite", Select).set_options((n, n) for n in suites)
         self._refresh_builds()
-        self._fill_workloads(BUILTIN_SUITE)
+        if self.quick is None:  # the first frame's workloads (built-in ones) stay as the user left them
+            self._fill_workloads(BUILTIN_SUITE)
+        else:
+            self._update_matrix()
 
     def _selected(self, sel_id: str) -> list[str]:
         return [str(v) for v in self.query_one(sel_id, SelectionList).selected]
@@ -239,9 +265,7 @@ class LaunchScreen(StyledOnce):
                 names += [b for b in BUILTIN_BUILDS if b not in names]
         builds = self.query_one("#launch-builds", SelectionList)
         keep = set(self._selected("#launch-builds")) or set(BUILTIN_BUILDS)
-        builds.clear_options()
-        builds.add_options([(n, n, n in keep) for n in names])
-        highlight_first(builds)
+        refill(builds, [(n, n, n in keep) for n in names])
         if chosen:
             self.load_facts(chosen[0])
             self.query_one("#launch-where", Static).update(
@@ -256,13 +280,13 @@ class LaunchScreen(StyledOnce):
         names = self.inv.config_names(hosts, builds)
         configs = self.query_one("#launch-configs", SelectionList)
         keep = set(self._selected("#launch-configs"))
-        offered = {str(configs.get_option_at_index(i).value) for i in range(configs.option_count)}
-        if set(names) != offered:
+        before = set(offered(configs))
+        if set(names) != before:
             defaults = self.inv.default_configs(hosts, builds)
             with self.prevent(SelectionList.SelectedChanged):
                 configs.clear_options()
                 configs.add_options(  # what was picked stays; a build new to the list brings its own
-                    [(n or UNNAMED, n, n in keep or (n in defaults and n not in offered)) for n in names]
+                    [(n or UNNAMED, n, n in keep or (n in defaults and n not in before)) for n in names]
                 )
             highlight_first(configs)
         for node in (configs, self.query_one("#launch-configs-label")):
