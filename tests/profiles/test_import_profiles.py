@@ -6,6 +6,7 @@ sb.perf.g.cycles.<test>.range100.pk1.all.svg``) and flamegraph.pl's frame format
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -64,7 +65,8 @@ def test_import_mytools_attaches_flame_graphs(tmp_path: Path) -> None:
     b_dir.mkdir(parents=True)
     name = "sb.perf.g.cycles.update-index.range100.pk1.all"
     base = [("mysqld;row_upd", 6_000_000, 0.0), ("mysqld;log_write", 4_000_000, 0.0)]
-    (a_dir / f"{name}.svg").write_text(flame_svg(build_tree(base), "Flame Graph"))
+    # A's gzip'd, as the author's archives keep them
+    (a_dir / f"{name}.svg.gz").write_bytes(gzip.compress(flame_svg(build_tree(base), "Flame Graph").encode()))
     # B has folded stacks beside a (wrong) SVG: the exact file is read
     (b_dir / f"{name}.svg").write_text(FLAMEGRAPH_PL)
     (b_dir / f"{name}.folded").write_text("mysqld;row_upd 9000000\nmysqld;log_write 4000000\n")
