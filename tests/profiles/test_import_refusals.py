@@ -23,6 +23,7 @@ from benchdeck.engine.profiling.svg import flame_svg
 from benchdeck.engine.profiling.tree import build_tree
 from benchdeck.store.storage.captures import append_profiles
 from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.runs import set_status
 from tests.fixtures.cli_helpers import bd
 from tests.fixtures.servers import MissingBinary, require
 from tests.profiles.data import BASE, BASE_STACKS, add_run, build_profile_store
@@ -143,6 +144,10 @@ def test_an_import_beside_a_captured_profile_keeps_it(env: dict[str, str], tmp_p
             .fetchall()
         )
     assert rows == [(0, "perf record -g"), (1, "perf record -g"), (2, "folded")], "one import, replaced"
+    with Store.open(Path(env["BENCHDECK_DB"])) as store, store.transaction() as cur:
+        set_status(cur, rid, "running")  # its capture may still store windows
+    running = bd(env, "import", "profile", str(rid), str(f), "--beside")
+    assert f"run {rid} is running: import its profile when it has ended" in running.stderr
 
 
 def test_an_import_of_unknown_length_gives_ratios_only(env: dict[str, str], tmp_path: Path) -> None:

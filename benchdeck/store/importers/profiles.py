@@ -91,8 +91,11 @@ def import_profile_file(
     ``beside`` the import is refused there."""
     found, stacks = read_stacks(path, kind)
     cur = store.cursor()
-    if cur.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone() is None:
+    row = cur.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    if row is None:
         raise ProfileImportError(f"no run {run_id}")
+    if row[0] in ("running", "queued"):  # its capture may still store windows
+        raise ProfileImportError(f"run {run_id} is {row[0]}: import its profile when it has ended")
     captured = captured_windows(cur, run_id)
     if captured and not beside:
         raise ProfileImportError(
