@@ -89,15 +89,20 @@ def test_real_perf_script_svgs_and_their_gzip_are_read(env: dict[str, str], tmp_
     zipped.write_bytes(gzip.compress(script))
     ours = tmp_path / "ours.svg"
     ours.write_text(flame_svg(build_tree([(s, n, 0.0) for s, n in BASE_STACKS.items()]), "t"))
-    for f, kind, stacks in [
-        (DATA / "cpp_templates.script.txt", "perf-script", 21),
-        (zipped, "perf-script", 21),
-        (DATA / "cpp_templates.flamegraph.svg.gz", "svg", 21),
-        (ours, "svg", 5),
+    # perf script says its event and, by a cpu-clock sample's period (5,076,142 ns), its frequency
+    for f, args, says in [
+        (DATA / "cpp_templates.script.txt", [], "21 stacks imported (perf-script, cpu-clock at 197 Hz)"),
+        (zipped, [], "21 stacks imported (perf-script, cpu-clock at 197 Hz)"),
+        (
+            DATA / "cpp_templates.flamegraph.svg.gz",
+            ["--frequency", "197"],
+            "21 stacks imported (svg, cpu-clock at 197 Hz)",
+        ),
+        (ours, ["--frequency", "1000"], "5 stacks imported (svg, cpu-clock at 1000 Hz)"),
     ]:
-        out = bd(env, "import", "profile", "5", str(f), "--frequency", "197", "--seconds", "0.75")
+        out = bd(env, "import", "profile", "5", str(f), *args, "--seconds", "0.75")
         assert out.returncode == 0, out.stderr
-        assert out.stdout.splitlines()[0] == f"run 5: {stacks} stacks imported ({kind})"
+        assert out.stdout.splitlines()[0] == f"run 5: {says}"
     folded = bd(env, "profile", "5", "--format", "folded").stdout
     assert folded == "".join(f"{s} {n}\n" for s, n in sorted(BASE_STACKS.items())), "the last import"
     # the flamegraph.pl SVG's counts are perf's periods: its stacks are the script's, x the period
@@ -108,6 +113,15 @@ def test_real_perf_script_svgs_and_their_gzip_are_read(env: dict[str, str], tmp_
         ln.rsplit(" ", 1) for ln in (DATA / "cpp_templates.stackcollapse.folded").read_text().splitlines()
     )
     assert svg == expected
+    # a cycles perf script is weighed as stackcollapse-perf.pl weighs it: in cycles, as its SVG
+    cycles = tmp_path / "cycles.txt"
+    cycles.write_text(
+        "postgres 7 [000] 1.0: 250000 cycles:P:\n\t a f+0x1 (/bin/pg)\n\n"
+        "postgres 7 [000] 1.1: 750000 cycles:P:\n\t a f+0x1 (/bin/pg)\n\t b g+0x1 (/bin/pg)\n\n"
+    )
+    out = bd(env, "import", "profile", "5", str(cycles), "--seconds", "1")
+    assert out.stdout.splitlines()[0] == "run 5: 2 stacks imported (perf-script, cycles)"
+    assert bd(env, "profile", "5", "--format", "folded").stdout == "postgres;f 250000\npostgres;g;f 750000\n"
 
 
 def test_an_import_beside_a_captured_profile_keeps_it(env: dict[str, str], tmp_path: Path) -> None:

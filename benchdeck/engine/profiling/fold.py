@@ -17,9 +17,10 @@ as ``_``) and the frames root first, ``;``-joined. As stackcollapse-perf.pl (its
 - a frame perf could not name is its binary (``[libc.so.6]``), else ``[unknown]``;
 - a sample is counted when its empty line closes it (the last one, too, only then).
 
-One difference, on purpose: each sample counts 1 where stackcollapse-perf.pl adds perf's period
-(the ``250000`` before the event name), so the counts are samples; the capture turns them into
-CPU time by the sampling frequency (engine/profiling/cpu.py).
+One difference, on purpose: :attr:`Folder.stacks` counts each sample 1 where stackcollapse-perf.pl
+adds perf's period (the ``250000`` before the event name), so the capture's counts are samples,
+turned into CPU time by the sampling frequency (engine/profiling/cpu.py); ``Folder(periods=True)``
+also keeps the script's own counts (an imported ``cycles`` profile is in cycles, as its SVG).
 """
 
 from __future__ import annotations
@@ -73,14 +74,17 @@ def frame_names(line: str, comm: str) -> list[str] | None:
 
 class Folder:
     """Folds lines fed one at a time; counts what it could not read (for an importer that must
-    tell ``perf script`` output from other text)."""
+    tell ``perf script`` output from other text). ``periods`` also keeps each stack's sum of
+    perf's periods (stackcollapse-perf.pl's own counts; 1 for a sample that prints none)."""
 
-    def __init__(self) -> None:
+    def __init__(self, periods: bool = False) -> None:
         self.stacks: Counter[str] = Counter()
+        self.periods: Counter[str] | None = Counter() if periods else None
+        self.event: str | None = None  # the first event named: the one folded
         self.headers = 0  # sample headers read (of any event)
         self.frames = 0  # frame lines read
         self.unmatched = 0  # lines that are neither, or a frame outside a sample
-        self._event: str | None = None
+        self._period = 1
         self._comm: str | None = None  # the open sample's command (None: none, or filtered out)
         self._open = False  # a header opened a sample (kept or not) that no empty line closed
         self._frames: list[str] = []
@@ -91,17 +95,21 @@ class Folder:
             return
         if line == "":
             if self._comm is not None:
-                self.stacks[";".join([self._comm, *self._frames])] += 1
+                stack = ";".join([self._comm, *self._frames])
+                self.stacks[stack] += 1
+                if self.periods is not None:
+                    self.periods[stack] += self._period
             self._comm, self._open, self._frames = None, False, []
         elif m := _HEADER.match(line):
             self.headers += 1
             self._open = True
             self._comm, self._frames = m.group(1).replace(" ", "_"), []
             ev = _EVENT.search(line)
+            self._period = int(ev.group(1)) if ev is not None and ev.group(1) else 1
             if ev is not None:
-                if self._event is None:
-                    self._event = ev.group(2)
-                elif ev.group(2) != self._event:
+                if self.event is None:
+                    self.event = ev.group(2)
+                elif ev.group(2) != self.event:
                     self._comm = None  # another event's sample: left out
         elif self._open and (names := frame_names(line, self._comm or "")) is not None:
             self.frames += 1

@@ -50,11 +50,11 @@ def parse_folded(text: str) -> tuple[tuple[str, int], ...]:
     return merge(stacks)
 
 
-def parse_perf_script(text: str) -> tuple[tuple[str, int], ...]:
-    """``perf script`` output of ``perf record -g``, folded as the capture folds it
-    (:mod:`.fold`: stackcollapse-perf.pl's rules); refused when most of its lines are neither
-    sample headers nor frames (text that is not perf's), or it holds no sample."""
-    folder = Folder()
+def read_perf_script(text: str) -> Folder:
+    """``perf script`` output of ``perf record -g`` folded as the capture folds it (:mod:`.fold`:
+    stackcollapse-perf.pl's rules), with perf's periods; refused when most of its lines are
+    neither sample headers nor frames (text that is not perf's), or it holds no sample."""
+    folder = Folder(periods=True)
     for line in text.splitlines():
         folder.feed(line)
     read = folder.headers + folder.frames
@@ -65,7 +65,12 @@ def parse_perf_script(text: str) -> tuple[tuple[str, int], ...]:
         )
     if not folder.stacks:
         raise StackFormatError("perf script output without a sample")
-    return merge(folder.stacks.items())
+    return folder
+
+
+def parse_perf_script(text: str) -> tuple[tuple[str, int], ...]:
+    """The samples per stack of ``perf script`` output (:func:`read_perf_script`)."""
+    return merge(read_perf_script(text).stacks.items())
 
 
 def parse_flamegraph_svg(text: str) -> tuple[tuple[str, int], ...]:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 from benchdeck.engine.profiling.folded import (
     StackFormatError,
+    merge,
     parse_flamegraph_svg,
     parse_folded,
-    parse_perf_script,
+    read_perf_script,
 )
 
 KINDS = ("folded", "perf-script", "svg")
@@ -114,17 +115,42 @@ def describe_text(text: str) -> str:
     )
 
 
-def read_profile(
-    data: bytes, kind: str = "auto", name: str = "FILE"
-) -> tuple[str, tuple[tuple[str, int], ...]]:
-    """(kind, folded stacks) of the bytes of file ``name``; NotAProfile / StackFormatError (one line)."""
+@dataclass(frozen=True, slots=True)
+class ReadProfile:
+    """A profile file's folded stacks, what it held, and what its own text says of its sampling
+    (``perf script`` only: the event, and a clock event's frequency from its periods)."""
+
+    kind: str
+    stacks: tuple[tuple[str, int], ...]
+    event: str | None = None
+    frequency_hz: float | None = None
+
+
+CLOCKS = ("cpu-clock", "task-clock")  # perf's software clocks: a sample's period is nanoseconds
+
+
+def read_profile(data: bytes, kind: str = "auto", name: str = "FILE") -> ReadProfile:
+    """The profile in the bytes of file ``name``; NotAProfile / StackFormatError (one line).
+
+    ``perf script`` output is weighed as stackcollapse-perf.pl weighs it where that is what
+    flamegraph.pl SVGs of it hold: a ``cycles`` (or other counter) sample counts its period
+    (cycles), so its stacks are in cycles; a clock's samples count 1 each, and the clock's
+    period (nanoseconds) says its frequency."""
     prof = open_profile(data, kind, name)
-    reader = {
-        "folded": parse_folded,
-        "perf-script": parse_perf_script,
-        "svg": parse_flamegraph_svg,
-    }[prof.kind]
-    stacks = reader(prof.text)
+    if prof.kind == "perf-script":
+        return _perf_script(prof.text)
+    stacks = parse_folded(prof.text) if prof.kind == "folded" else parse_flamegraph_svg(prof.text)
     if not stacks:
         raise NotAProfile(f"no stacks in the {prof.kind} text")
-    return prof.kind, stacks
+    return ReadProfile(prof.kind, stacks)
+
+
+def _perf_script(text: str) -> ReadProfile:
+    folder = read_perf_script(text)
+    event = (folder.event or "").split(":", 1)[0] or None  # cycles:ppp -> cycles
+    if event is None or event in CLOCKS:
+        total_ns = sum(folder.periods.values()) if folder.periods else 0
+        mean_ns = total_ns / max(1, sum(folder.stacks.values()))
+        hz = 1e9 / mean_ns if event is not None and mean_ns > 1 else None
+        return ReadProfile("perf-script", merge(folder.stacks.items()), event, hz)
+    return ReadProfile("perf-script", merge((folder.periods or folder.stacks).items()), event)

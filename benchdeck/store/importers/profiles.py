@@ -29,7 +29,7 @@ from pathlib import Path
 
 from benchdeck.engine.mytools_names import parse_mytools_suffix
 from benchdeck.engine.profiling.folded import StackFormatError
-from benchdeck.engine.profiling.profile_file import read_profile
+from benchdeck.engine.profiling.profile_file import ReadProfile, read_profile
 from benchdeck.engine.profiling.records import ProfileWindow
 from benchdeck.store.importers.mytools_tree import split_run_dir
 from benchdeck.store.storage.db import Store
@@ -58,15 +58,18 @@ class TreeProfiles:
 
 @dataclass(frozen=True, slots=True)
 class ImportedProfile:
-    """What :func:`import_profile_file` stored: its stacks, what the file held, its window."""
+    """What :func:`import_profile_file` stored: its stacks, what the file held, its sampling
+    and its window."""
 
     stacks: int
     kind: str
+    event: str
+    frequency_hz: float | None
     seconds: float  # 0: how long perf recorded is unknown (ratios only)
     beside: int  # the run's captured windows it was stored beside (0: none)
 
 
-def read_stacks(path: Path, kind: str = "auto") -> tuple[str, tuple[tuple[str, int], ...]]:
+def read_stacks(path: Path, kind: str = "auto") -> ReadProfile:
     """What ``path`` holds (folded, perf-script or svg) and its folded stacks (``kind``: auto
     or one of them); ProfileImportError / StackFormatError (one line) for anything else."""
     try:
@@ -88,8 +91,11 @@ def import_profile_file(
 ) -> ImportedProfile:
     """Attach the profile in ``path`` to run ``run_id`` as its own source. ``seconds``: how long
     perf recorded (None: unknown, ratios only). A run with captured windows keeps them; without
-    ``beside`` the import is refused there."""
-    found, stacks = read_stacks(path, kind)
+    ``beside`` the import is refused there. A perf script file's own event (and a clock's
+    frequency from its periods) stands over ``event`` (and a missing ``frequency_hz``)."""
+    read = read_stacks(path, kind)
+    event = read.event or event
+    frequency_hz = frequency_hz or read.frequency_hz
     cur = store.cursor()
     row = cur.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
     if row is None:
@@ -104,10 +110,12 @@ def import_profile_file(
         )
     if seconds is not None and seconds <= 0:
         raise ProfileImportError(f"--seconds must be above 0, not {seconds:g}")
-    window = ProfileWindow(0, seconds or 0.0, event, frequency_hz, stacks, start_s=None, target=path.name)
+    window = ProfileWindow(
+        0, seconds or 0.0, event, frequency_hz, read.stacks, start_s=None, target=path.name
+    )
     with store.transaction() as tx:
-        n = save_imported_profile(tx, run_id, window, found)
-    return ImportedProfile(n, found, seconds or 0.0, captured)
+        n = save_imported_profile(tx, run_id, window, read.kind)
+    return ImportedProfile(n, read.kind, event, frequency_hz, seconds or 0.0, captured)
 
 
 def recorded_seconds(root: Path, path: Path, event: str, suffix: str) -> float:
@@ -174,14 +182,16 @@ def import_tree_profiles(store: Store, root: Path, host: str) -> TreeProfiles:
             result.already += 1
             continue
         try:
-            kind, stacks = read_stacks(path, "auto")
+            read = read_stacks(path, "auto")
         except (ProfileImportError, StackFormatError) as exc:
             result.failed.append(f"{path}: {exc}")
             continue
         seconds = recorded_seconds(root, path, event, suffix)
-        window = ProfileWindow(0, seconds, event, None, stacks, target=path.name)
+        window = ProfileWindow(
+            0, seconds, read.event or event, read.frequency_hz, read.stacks, target=path.name
+        )
         with store.transaction() as tx:
-            save_imported_profile(tx, int(row[0]), window, kind)
+            save_imported_profile(tx, int(row[0]), window, read.kind)
         result.imported += 1
         if not seconds:
             result.unknown_window += 1

@@ -112,9 +112,16 @@ def profile_cmd(
     help="What the file holds (auto: by its bytes; gzip'd files are read through).",
 )
 @click.option(
-    "--event", default="cpu-clock", show_default=True, help="The sampling event (cpu-clock, cycles)."
+    "--event",
+    default="cpu-clock",
+    show_default=True,
+    help="The sampling event (cpu-clock, cycles) of folded stacks and SVGs (perf script says its own).",
 )
-@click.option("--frequency", type=float, help="Sampling frequency in Hz (perf record -F).")
+@click.option(
+    "--frequency",
+    type=float,
+    help="Sampling frequency in Hz (perf record -F; a cpu-clock perf script says it).",
+)
 @click.option(
     "--seconds",
     type=float,
@@ -143,7 +150,8 @@ def import_profile_cmd(
             got = import_profile_file(store, run_id, file, kind, event, frequency, seconds, beside)
         except (StackFormatError, ProfileImportError) as exc:
             raise click.ClickException(f"{file}: {exc}") from None
-    click.echo(f"run {run_id}: {got.stacks} stacks imported ({got.kind})")
+    hz = f" at {got.frequency_hz:g} Hz" if got.frequency_hz else ""
+    click.echo(f"run {run_id}: {got.stacks} stacks imported ({got.kind}, {got.event}{hz})")
     if got.beside:
         click.echo(
             f"run {run_id}: kept beside its captured profile ({got.beside} windows): "
