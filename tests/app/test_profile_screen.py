@@ -127,3 +127,29 @@ async def test_compare_opens_the_first_profiled_workload(store_path: Path) -> No
         assert screen.loaded is not None
         assert screen.loaded.workloads == ["update-index_range=100"]
         assert not screen.check_action("next_workload", ())
+
+
+async def test_a_profile_of_unknown_length_shows_ratios_only(store_path: Path, tmp_path: Path) -> None:
+    """An imported profile nobody said the length of: shares of its samples, no figure per query."""
+    from textual.widgets import Static
+
+    from benchdeck.store.importers.profiles import import_profile_file
+    from benchdeck.store.storage.db import Store
+    from benchdeck.tui.services.profiles import ProfileRequest
+    from tests.app.helpers import static_text
+
+    f = tmp_path / "p.folded"
+    f.write_text("mysqld;a 300\nmysqld;a;b 700\n")
+    with Store.open(store_path) as store:
+        import_profile_file(store, 5, f, event="cycles")
+    app = BenchdeckApp(store_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await app.push_screen(ProfileScreen(ProfileRequest(runs=(5,))))
+        await settle(pilot)
+        screen = on_screen(app, ProfileScreen)
+        head = static_text(screen.query_one("#profile-head", Static))
+        assert "how long perf recorded is unknown: shares of the samples (%) only" in head
+        assert "/q" not in head
+        table = screen.query_one("#profile-top")
+        assert [str(c.label) for c in table.columns.values()][1:3] == ["self %", "total %"]

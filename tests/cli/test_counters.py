@@ -65,19 +65,22 @@ def test_import_perf_stat_and_compare_the_counters_table(tmp_path: Path) -> None
         "value",
         "rel",
         "windows",
+        "status",
     ]
     got = {(row["column"], row["counter"]): row for row in rows}
     assert float(got[("col-1", "instructions")]["rel"]) == pytest.approx(1.2, rel=1e-5)
     # the same cycles, 20% more instructions (the runs' QPS differ by 2.5e-6: rel=1e-5)
     assert float(got[("col-1", "ipc")]["rel"]) == pytest.approx(1.2, rel=1e-5)
-    assert got[("base", "bus-cycles")]["value"] == ""  # not counted: empty, never 0
+    assert got[("base", "bus-cycles")]["value"] == ""  # no value: empty, never 0, and why
+    assert got[("base", "bus-cycles")]["status"] == "not supported"
+    assert got[("base", "instructions")]["status"] == "counted"
     assert got[("base", "instructions")]["windows"] == "1"
 
     r = bd(env, *cmp, "--format", "json", "--table", "counters")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     bus = next(c for c in doc["counters"] if c["counter"] == "bus-cycles")
-    assert (bus["value"], bus["rel"], bus["windows"]) == (None, None, 0)
+    assert (bus["value"], bus["rel"], bus["windows"], bus["status"]) == (None, None, 0, "not supported")
     assert "rqps" not in doc
     full = json.loads(bd(env, *cmp, "--format", "json").stdout)
     assert len(full["counters"]) == len(doc["counters"])

@@ -13,6 +13,7 @@ from pathlib import Path
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.profiling.records import ProfileWindow
 from benchdeck.engine.records import BenchInterval
+from benchdeck.store.storage.captures import PROFILE_SOURCE
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.profiles import save_profile_windows
 from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
@@ -59,7 +60,7 @@ def add_run(
         seconds = [BenchInterval(t=float(t), threads=8, tps=qps / 20, qps=qps) for t in range(1, 31)]
         append_bench(cur, rid, seconds)
         if stacks is not None:
-            save_profile_windows(cur, rid, [window(0, stacks), window(1, stacks, 17.0)], "perf")
+            save_profile_windows(cur, rid, [window(0, stacks), window(1, stacks, 17.0)], PROFILE_SOURCE)
         set_status(cur, rid, "finished")
     return rid
 

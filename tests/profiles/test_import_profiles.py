@@ -6,6 +6,7 @@ sb.perf.g.cycles.<test>.range100.pk1.all.svg``) and flamegraph.pl's frame format
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from benchdeck.engine.profiling.folded import parse_flamegraph_svg, parse_perf_script
 from benchdeck.engine.profiling.svg import flame_svg
 from benchdeck.engine.profiling.tree import build_tree
+from benchdeck.store.storage.db import Store
 from tests.fixtures.cli_helpers import bd
 from tests.store.mytools_tree import CONFIG, A, B, write_tree
 
@@ -47,7 +49,7 @@ def test_perf_script_folds_like_stackcollapse() -> None:
         "\t    7f0033 [unknown] ([unknown])\n\n"
         "mysqld 1234/1241 [000] 100.124: 250000 cpu-clock:\n"
         "\t    7f0022 mysql_update+0x1 (/usr/sbin/mysqld)\n"
-        "\t    7f0033 [unknown] ([unknown])\n"
+        "\t    7f0033 [unknown] ([unknown])\n\n"
     )
     assert dict(parse_perf_script(text)) == {
         "mysqld;[unknown];mysql_update;row_upd_sec_index_entry": 1,
@@ -63,11 +65,17 @@ def test_import_mytools_attaches_flame_graphs(tmp_path: Path) -> None:
     b_dir.mkdir(parents=True)
     name = "sb.perf.g.cycles.update-index.range100.pk1.all"
     base = [("mysqld;row_upd", 6_000_000, 0.0), ("mysqld;log_write", 4_000_000, 0.0)]
-    (a_dir / f"{name}.svg").write_text(flame_svg(build_tree(base), "Flame Graph"))
+    # A's gzip'd, as the author's archives keep them
+    (a_dir / f"{name}.svg.gz").write_bytes(gzip.compress(flame_svg(build_tree(base), "Flame Graph").encode()))
     # B has folded stacks beside a (wrong) SVG: the exact file is read
     (b_dir / f"{name}.svg").write_text(FLAMEGRAPH_PL)
     (b_dir / f"{name}.folded").write_text("mysqld;row_upd 9000000\nmysqld;log_write 4000000\n")
     (b_dir / "sb.perf.g.cycles.no-such-step.range100.pk1.all.svg").write_text(FLAMEGRAPH_PL)
+    # how long perf recorded, as run.sh leaves it: A's two 10-s loops drawn one by one beside
+    # the .all SVG; B's loop count in its run folder (sb.perf.last: loops 1-3)
+    for n in (1, 2):
+        (a_dir / f"sb.perf.g.cycles.update-index.range100.pk1.{n}.svg.gz").write_bytes(b"")
+    (root / b_dir.name / "sb.perf.last.update-index.range100.pk1").write_text("3\n")
     env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb")}
     out = bd(env, "import", "mytools", str(root), "--host", "h1")
     assert out.returncode == 0, out.stderr
@@ -94,7 +102,14 @@ def test_import_mytools_attaches_flame_graphs(tmp_path: Path) -> None:
     data = json.loads(bd(env, "profile", *args).stdout)
     top = data["functions"][0]
     assert top["function"] == ["mysqld", "row_upd"][1]
-    # 9 M vs 6 M cycles, each over its run's queries (QPS x elapsed seconds)
-    queries = data["base"]["queries"] / data["column"]["queries"]
-    assert top["ratio"] == pytest.approx(1.5 * queries)
-    assert top["base_self"] == pytest.approx(6_000_000 / data["base"]["queries"])
+    # 9 M vs 6 M cycles, each over the queries of perf's windows (the run's QPS x 20 s and x 30 s)
+    with Store.open(tmp_path / "s.duckdb") as store:
+        qps = {
+            side: store.cursor()
+            .execute("SELECT qps FROM run_summary WHERE run_id = ?", data[side]["runs"])
+            .fetchone()[0]
+            for side in ("base", "column")
+        }
+    assert data["base"]["queries"] == pytest.approx(qps["base"] * 20)
+    assert top["base_self"] == pytest.approx(6_000_000 / (qps["base"] * 20))
+    assert top["col_self"] == pytest.approx(9_000_000 / (qps["column"] * 30))

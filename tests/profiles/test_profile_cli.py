@@ -124,7 +124,7 @@ def test_folded_and_import_round_trip(env: dict[str, str], tmp_path: Path) -> No
     build_profile_store(tmp_path / "own.duckdb")
     out = bd(ours, "import", "profile", "5", str(f), "--frequency", "1000", "--seconds", "20")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "run 5: 5 stacks imported"
+    assert out.stdout.strip() == "run 5: 5 stacks imported (folded, cpu-clock at 1000 Hz)"
     again = bd(ours, "profile", "5", "--format", "folded").stdout
     assert again == folded
 

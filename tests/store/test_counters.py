@@ -121,7 +121,28 @@ def test_per_operation_values_and_ratios_from_the_run_qps(store: Store) -> None:
     assert [r.counter for r in cmp.counters[:4]] == ["ipc", "branch-miss-pct", "l1i-mpki", "cache-miss-pct"]
     text = render_text(cmp)
     assert "\nCounters: per operation" in text
-    assert "\nbus-cycles\tn/c\tn/c\t-" in text  # not counted: n/c, no ratio, never 0
+    # never 0, and why: <not supported> (no such counter on this CPU or VM) is not <not counted>
+    assert "\nbus-cycles\tn/s\tn/s\t-" in text
+    assert "\nstalled-cycles-backend\tn/c\t" in text
+    assert "n/s = not supported (the CPU or VM has no such counter), n/c = not counted" in text
+    assert (a["bus-cycles"].missing, a["stalled-cycles-backend"].missing) == ("not supported", "not counted")
+
+
+def test_csv_and_json_say_why_a_counter_has_no_value(store: Store) -> None:
+    from benchdeck.store.reports.counters_report import CSV_HEADER, json_rows, status
+
+    cmp = _compare(store)
+    a = _rows(cmp, t.A)
+    assert CSV_HEADER[-1] == "status"
+    got = {n: status(a[n]) for n in ("instructions", "bus-cycles", "stalled-cycles-backend")}
+    assert got == {
+        "instructions": "counted",
+        "bus-cycles": "not supported",
+        "stalled-cycles-backend": "not counted",
+    }
+    rows = json_rows(cmp, lambda v: v, lambda _c, lab: {"column": lab})
+    bus = next(r for r in rows if r["counter"] == "bus-cycles" and r["column"] == t.A)
+    assert (bus["value"], bus["status"]) == (None, "not supported")
 
 
 def test_windows_take_the_queries_of_their_own_seconds(tmp_path: Path) -> None:

@@ -10,6 +10,10 @@ is then task-clock / the window's samples.
 
 This is not vmstat's cpu/o: that is the whole box, the benchmark client included; a profile
 covers what perf recorded (the server's processes, as the capture targets them).
+
+A window of unknown length (an imported profile nobody said how long perf recorded: its
+``seconds`` is 0) has no queries to divide by: a side with one is in ``share`` units, each
+stack's percent of the side's profiled CPU (ratios only, never a figure per query).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from benchdeck.engine.profiling.records import ProfileWindow
 
 _SCALE = {"us": 1e6, "cycles": 1.0}  # from what a sample stands for (seconds, cycles) to the unit
+SHARE = "share"  # the unit of a side whose windows' length is not known: percent of its CPU
 
 
 class ProfileError(ValueError):
@@ -48,7 +53,12 @@ class SideProfile:
     label: str
     windows: tuple[WindowCost, ...]
     stacks: tuple[tuple[str, int, float], ...]  # (stack, samples, us of CPU per query)
-    unit: str = "us"  # or "cycles" (see unit_of)
+    unit: str = "us"  # or "cycles" (see unit_of), or SHARE (ratios only)
+
+    @property
+    def per_query(self) -> bool:
+        """Its figures are per query (False: shares of its samples, the window's length unknown)."""
+        return self.unit != SHARE
 
     @property
     def samples(self) -> int:
@@ -56,11 +66,14 @@ class SideProfile:
 
     @property
     def queries(self) -> float:
-        return sum(w.queries for w in self.windows)
+        return sum(w.queries for w in self.windows) if self.per_query else 0.0
 
     @property
     def cpu_per_query(self) -> float:
-        """All the profiled CPU per query (the root of the flame graph), in :attr:`unit`."""
+        """All the profiled CPU per query (the root of the flame graph), in :attr:`unit`
+        (100 for a side in shares)."""
+        if not self.per_query:
+            return 100.0
         q = self.queries
         return sum(w.cpu_s for w in self.windows) * _SCALE[self.unit] / q if q > 0 else 0.0
 
@@ -129,29 +142,55 @@ def side_profile(
     label: str,
     windows: Iterable[tuple[int, ProfileWindow, float, float | None]],
 ) -> SideProfile:
-    """Merge windows ``(run_id, window, queries in it, task-clock msec or None)`` into one side."""
+    """Merge windows ``(run_id, window, queries in it, task-clock msec or None)`` into one side
+    (in shares when a window's length is unknown)."""
+    wins = list(windows)
+    if not wins:
+        raise ProfileError(f"{label}: no profile windows")
+    known = all(w.seconds > 0 for _, w, _, _ in wins)
     costs: list[WindowCost] = []
     weighted: dict[str, list[float]] = {}
     units: set[str] = set()
-    for run_id, window, queries, task_ms in windows:
+    for run_id, window, queries, task_ms in wins:
         units.add(unit_of(window, task_ms))
-        if queries <= 0:
+        if known and queries <= 0:
             raise ProfileError(f"run {run_id} window {window.window}: no queries in its {window.seconds:g} s")
-        per_sample, how = seconds_per_sample(window, task_ms)
+        per_sample, how = _weight(window, task_ms, known)
         samples = sum(n for _, n in window.stacks)
         costs.append(WindowCost(run_id, window.window, samples, samples * per_sample, queries, how))
         for stack, n in window.stacks:
             acc = weighted.setdefault(stack, [0.0, 0.0])
             acc[0] += n
             acc[1] += n * per_sample
-    if not costs:
-        raise ProfileError(f"{label}: no profile windows")
     if len(units) > 1:
         raise ProfileError(f"{label}: windows in cycles and in seconds cannot be merged")
+    if not known:
+        total = sum(v[1] for v in weighted.values()) or 1.0
+        stacks = tuple(sorted((s, int(v[0]), 100.0 * v[1] / total) for s, v in weighted.items()))
+        return SideProfile(label, tuple(costs), stacks, SHARE)
     unit = units.pop()
     total_q = sum(c.queries for c in costs)
     stacks = tuple(sorted((s, int(v[0]), v[1] * _SCALE[unit] / total_q) for s, v in weighted.items()))
     return SideProfile(label, tuple(costs), stacks, unit)
+
+
+def _weight(window: ProfileWindow, task_ms: float | None, known: bool) -> tuple[float, str]:
+    """A sample's weight; in shares, one sample where nothing says what it stands for."""
+    try:
+        return seconds_per_sample(window, task_ms)
+    except ProfileError:
+        if known:
+            raise
+        return 1.0, "samples"
+
+
+def as_shares(side: SideProfile) -> SideProfile:
+    """``side`` with each stack as its percent of the side's CPU (to compare with a side in shares)."""
+    if not side.per_query:
+        return side
+    total = sum(v for _, _, v in side.stacks) or 1.0
+    stacks = tuple((s, n, 100.0 * v / total) for s, n, v in side.stacks)
+    return SideProfile(side.label, side.windows, stacks, SHARE)
 
 
 def function_costs(side: SideProfile) -> dict[str, FunctionCost]:
@@ -191,6 +230,8 @@ def diff_functions(
 
     ``by="self"`` (the default) sorts by exclusive time: the function whose own code got more
     expensive tops the list, not its callers (whose total grows by the same amount)."""
+    if not (base.per_query and col.per_query):
+        base, col = as_shares(base), as_shares(col)
     if base.unit != col.unit:
         raise ProfileError(
             f"{base.label} is in {base.unit} per query, {col.label} in {col.unit}: not comparable"

@@ -1,5 +1,6 @@
 """Read stacks from what profiling tools leave behind: folded stacks (FlameGraph's
-stackcollapse, inferno), ``perf script`` output, and flamegraph.pl SVGs.
+stackcollapse, inferno), ``perf script`` output, and flamegraph.pl SVGs (what a file holds is
+told by :mod:`.profile_file`).
 
 An SVG holds no stacks, only frames: a rectangle per (function, depth, position) with the title
 ``fn (N samples, P%)``. :func:`parse_flamegraph_svg` rebuilds the stacks from the geometry: a
@@ -17,7 +18,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
-from benchdeck.engine.profiling.fold import fold
+from benchdeck.engine.profiling.fold import Folder
 
 _TITLE = re.compile(r"^(?P<name>.*) \((?P<n>[\d,]+) samples?, [\d.]+%\)")
 
@@ -49,10 +50,27 @@ def parse_folded(text: str) -> tuple[tuple[str, int], ...]:
     return merge(stacks)
 
 
+def read_perf_script(text: str) -> Folder:
+    """``perf script`` output of ``perf record -g`` folded as the capture folds it (:mod:`.fold`:
+    stackcollapse-perf.pl's rules), with perf's periods; refused when most of its lines are
+    neither sample headers nor frames (text that is not perf's), or it holds no sample."""
+    folder = Folder(periods=True)
+    for line in text.splitlines():
+        folder.feed(line)
+    read = folder.headers + folder.frames
+    if folder.unmatched > read:
+        raise StackFormatError(
+            f"mostly not perf script output: {folder.unmatched:,} of {folder.unmatched + read:,} lines "
+            "are neither sample headers nor frames"
+        )
+    if not folder.stacks:
+        raise StackFormatError("perf script output without a sample")
+    return folder
+
+
 def parse_perf_script(text: str) -> tuple[tuple[str, int], ...]:
-    """``perf script`` output of ``perf record -g``, folded as the capture folds it
-    (:func:`.fold.fold`: stackcollapse-perf.pl's rules)."""
-    return merge(fold(text.splitlines()).items())
+    """The samples per stack of ``perf script`` output (:func:`read_perf_script`)."""
+    return merge(read_perf_script(text).stacks.items())
 
 
 def parse_flamegraph_svg(text: str) -> tuple[tuple[str, int], ...]:

@@ -47,7 +47,9 @@ class CounterWindow:
 class ProfileWindow:
     """One ``perf record -g`` window folded into stacks: ``stacks`` are (frames root first joined
     by ``;``, samples) as FlameGraph's stackcollapse writes them. ``event`` is the sampling event
-    (``cpu-clock`` or ``cycles``) at ``frequency_hz`` (None when unknown, e.g. imported SVGs)."""
+    (``cpu-clock`` or ``cycles``) at ``frequency_hz`` (None when unknown, e.g. imported SVGs).
+    ``seconds`` is how long perf recorded; 0 when unknown (an imported profile nobody said the
+    length of: it gives ratios only, engine/profiling/cpu.py)."""
 
     window: int
     seconds: float

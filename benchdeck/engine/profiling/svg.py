@@ -39,20 +39,21 @@ def diff_colour(delta: float, scale: float) -> str:
     return f"rgb(250,{fade},{fade})" if delta > 0 else f"rgb({fade},{fade},250)"
 
 
-def _title(f: Frame, total: int, differential: bool) -> str:
+def _title(f: Frame, total: int, differential: bool, unit: str) -> str:
     pct = 100.0 * f.samples / total if total else 0.0
     text = f"{f.name} ({f.samples:,} samples, {pct:.2f}%)"
     if differential:
         d = f.us - f.other_us
         own = self_us(f) - f.other_self_us
-        text += f" total {f.other_us:.3f} -> {f.us:.3f} us/q ({d:+.3f}); self {own:+.3f} us/q"
+        text += f" total {f.other_us:.3f} -> {f.us:.3f} {unit} ({d:+.3f}); self {own:+.3f} {unit}"
     elif f.us:
-        text += f" {f.us:.3f} us/q"
+        text += f" {f.us:.3f} {unit}"
     return text
 
 
-def flame_svg(root: Frame, title: str, differential: bool = False) -> str:
-    """The SVG text of ``root``'s flame graph (``differential``: coloured by ``other_us``)."""
+def flame_svg(root: Frame, title: str, differential: bool = False, unit: str = "us/q") -> str:
+    """The SVG text of ``root``'s flame graph (``differential``: coloured by ``other_us``);
+    ``unit`` names the frames' figures (``us/q``, ``cycles/q``, ``%`` of the samples)."""
     total = root.samples
     depth = depth_of(root) + 1  # the root row too
     height = PAD_TOP + depth * FRAME_H + PAD_BOTTOM
@@ -79,7 +80,7 @@ def flame_svg(root: Frame, title: str, differential: bool = False) -> str:
             label = label[: max(0, int(w / 7) - 2)] + ".."
         out.append(
             f'<g class="frame" data-samples="{f.samples}" data-depth="{row}"><title>'
-            f"{escape(_title(f, total, differential))}</title>"
+            f"{escape(_title(f, total, differential, unit))}</title>"
             f'<rect x="{x:.4f}" y="{y}" width="{w:.4f}" height="{FRAME_H - 1}" fill="{fill}" rx="2" ry="2"/>'
             f'<text x="{x + 3:.2f}" y="{y + 11}" font-size="12" font-family="Verdana">'
             f"{escape(label)}</text></g>"

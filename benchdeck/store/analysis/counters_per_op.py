@@ -9,7 +9,9 @@ samples further apart, such as sysbench --report-interval=10), uses
 the run's QPS x the window's length. A cell's value of a counter is the sum of the counter over
 every window of the cell's runs that counted it divided by the queries of those windows (a
 mean weighted by queries), ``windows`` how many windows that is. A counter no window counted
-(``<not supported>``, ``<not counted>``) is None, never 0.
+is None, never 0, and says why (``missing``): ``not supported`` when every window said perf's
+``<not supported>`` (the CPU or VM has no such counter: every hardware event on a VM without a
+PMU), else ``not counted`` (perf's ``<not counted>``: it could not schedule the counter).
 
 Ratios, from the per-operation values (the author's groups count instructions and L1-icache
 misses in different windows, so a ratio of one window's counts would not exist):
@@ -62,13 +64,20 @@ and faults per query are tiny counts whose ratios swing (x0.08 from 0.0001 to 0.
 Triage ranks the hardware counters and the ratios only."""
 
 
+NOT_SUPPORTED = "not supported"
+NOT_COUNTED = "not counted"
+NO_RATIO = "no ratio"  # a ratio whose denominator is 0
+
+
 @dataclass(frozen=True, slots=True)
 class CounterValue:
-    """One counter of one cell: per operation (or the ratio), how many windows it comes from."""
+    """One counter of one cell: per operation (or the ratio), how many windows it comes from,
+    and, when ``value`` is None, why (:data:`NOT_SUPPORTED`, :data:`NOT_COUNTED`, :data:`NO_RATIO`)."""
 
     value: float | None
     windows: int
     unit: str = ""
+    missing: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,14 +94,17 @@ class CounterRow:
     """``value`` / the base's value at the same workload and dop."""
     windows: int
     unit: str = ""
+    missing: str = ""
+    """Why ``value`` is None (CounterValue.missing); empty when there is one."""
 
     @property
     def is_ratio(self) -> bool:
         return self.counter in RATIO_NAMES
 
 
-_RunSums = dict[str, tuple[str, float | None, float | None, int]]
-"""One run's counters: event -> (unit, sum of counted values, their windows' queries, windows)."""
+_RunSums = dict[str, tuple[str, float | None, float | None, int, int]]
+"""One run's counters: event -> (unit, sum of counted values, their windows' queries, windows,
+windows that said <not supported>)."""
 
 
 _PER_RUN_SQL = f"""
@@ -115,7 +127,8 @@ q AS (
 SELECT v.run_id, v.event, any_value(v.unit),
        sum(v.value) FILTER (WHERE v.value IS NOT NULL AND q.queries > 0),
        sum(q.queries) FILTER (WHERE v.value IS NOT NULL AND q.queries > 0),
-       count(*) FILTER (WHERE v.value IS NOT NULL AND q.queries > 0)
+       count(*) FILTER (WHERE v.value IS NOT NULL AND q.queries > 0),
+       count(*) FILTER (WHERE v.value IS NULL AND v.status = 'not supported')
 FROM counter_values v JOIN q USING (run_id, window_no)
 GROUP BY v.run_id, v.event
 """  # noqa: S608 - COVERED is this module's constant; the run ids are a parameter
@@ -134,8 +147,8 @@ def per_op(
         return {}  # a team store made before migration 12 (lakes do not follow migrations)
     sums: dict[int, _RunSums] = {}
     params = {"ids": ",".join(map(str, ids))}  # one parameter, a string: see compare._joined
-    for run_id, event, unit, total, queries, n in cur.execute(_PER_RUN_SQL, params).fetchall():
-        sums.setdefault(int(run_id), {})[event] = (unit or "", total, queries, int(n))
+    for run_id, event, unit, total, queries, n, unsupported in cur.execute(_PER_RUN_SQL, params).fetchall():
+        sums.setdefault(int(run_id), {})[event] = (unit or "", total, queries, int(n), int(unsupported))
     out: dict[tuple[str, int | None, str], dict[str, CounterValue]] = {}
     for key, runs in cells.items():
         of_cell = [sums[r] for r in runs if r in sums]
@@ -144,21 +157,23 @@ def per_op(
     return out
 
 
-def _cell_values(
-    runs: Sequence[dict[str, tuple[str, float | None, float | None, int]]],
-) -> dict[str, CounterValue]:
+def _cell_values(runs: Sequence[_RunSums]) -> dict[str, CounterValue]:
     vals: dict[str, CounterValue] = {}
     for event in sorted({e for r in runs for e in r}, key=_order):
         total = queries = 0.0
-        windows = 0
+        windows = unsupported = 0
         unit = ""
         for r in runs:
             if event not in r:
                 continue
-            unit, t, q, n = r[event]
+            unit, t, q, n, u = r[event]
+            unsupported += u
             if n and t is not None and q:
                 total, queries, windows = total + t, queries + q, windows + n
-        vals[event] = CounterValue(total / queries if windows else None, windows, unit)
+        if windows:
+            vals[event] = CounterValue(total / queries, windows, unit)
+        else:
+            vals[event] = CounterValue(None, 0, unit, NOT_SUPPORTED if unsupported else NOT_COUNTED)
     return {**ratios(vals), **vals}
 
 
@@ -173,10 +188,12 @@ def ratios(vals: dict[str, CounterValue]) -> dict[str, CounterValue]:
         den = next((plain[e] for e in dens if e in plain), None)
         if num is None or den is None:
             continue
-        value = None  # either side not counted, or a zero denominator: no ratio
         if num.value is not None and den.value:
             value = factor * num.value / den.value
-        out[name] = CounterValue(value, min(num.windows, den.windows) if value is not None else 0)
+            out[name] = CounterValue(value, min(num.windows, den.windows))
+        else:  # a side not counted (its reason), or a zero denominator
+            missing = num.missing if num.value is None else den.missing if den.value is None else NO_RATIO
+            out[name] = CounterValue(None, 0, missing=missing)
     return out
 
 
@@ -229,5 +246,5 @@ def counter_rows(
                     if b is not None and v.value is not None and b.value is not None
                     else None
                 )
-                rows.append(CounterRow(wl, d, lab, name, v.value, rel, v.windows, v.unit))
+                rows.append(CounterRow(wl, d, lab, name, v.value, rel, v.windows, v.unit, v.missing))
     return tuple(rows)

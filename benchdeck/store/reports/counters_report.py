@@ -2,8 +2,10 @@
 workload and dop in text and Markdown (a row per counter, a value per column, each column's
 value relative to the base's), a tidy CSV table and JSON rows.
 
-A counter that was not counted prints ``n/c`` in text and Markdown, an empty field in CSV and
-``null`` in JSON, never 0.
+A counter without a value prints why in text and Markdown, never 0: ``n/s`` not supported (the
+CPU or VM has no such counter), ``n/c`` not counted (perf could not schedule it), ``n/a`` a
+ratio with a zero denominator; CSV and JSON leave the value empty (``null``) and say it in
+``status``.
 """
 
 from __future__ import annotations
@@ -12,21 +14,27 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from benchdeck.store.analysis.counters_per_op import CounterRow
+from benchdeck.store.analysis.counters_per_op import NO_RATIO, NOT_COUNTED, NOT_SUPPORTED, CounterRow
 
 if TYPE_CHECKING:
     from benchdeck.store.analysis.compare import Comparison
 
-NOT_COUNTED = "n/c"
-LEGEND = f"per operation (ratios as they are); {NOT_COUNTED} = not counted (no window of the runs counted it)"
-CSV_HEADER = ("workload", "dop", "column", "build", "config", "counter", "unit", "value", "rel", "windows")
+MISSING = {NOT_SUPPORTED: "n/s", NOT_COUNTED: "n/c", NO_RATIO: "n/a"}
+"""What a missing value prints, by why it is missing."""
+LEGEND = (
+    "per operation (ratios as they are); n/s = not supported (the CPU or VM has no such counter), "
+    "n/c = not counted (perf could not schedule it in any window), n/a = no ratio (a zero denominator)"
+)
+CSV_HEADER = (
+    "workload", "dop", "column", "build", "config", "counter", "unit", "value", "rel", "windows", "status",
+)  # fmt: skip
 
 
-def fmt_counter(v: float | None, ratio: bool = False) -> str:
+def fmt_counter(v: float | None, ratio: bool = False, missing: str = NOT_COUNTED) -> str:
     """A per-operation value: ``159,263`` / ``1.00`` / ``0.0123`` / ``1.23e-05``; a ratio with two decimals
-    (``0.80`` IPC, ``4.51`` %); ``n/c`` if missing."""
+    (``0.80`` IPC, ``4.51`` %); when missing, why (:data:`MISSING`: ``n/s``, ``n/c``, ``n/a``)."""
     if v is None:
-        return NOT_COUNTED
+        return MISSING.get(missing, "n/c")
     if not math.isfinite(v):
         return "inf" if v > 0 else "nan"
     if ratio:
@@ -73,7 +81,7 @@ def table(cmp: Comparison, block: Sequence[CounterRow]) -> tuple[list[str], list
         cells = [f"{counter} ({unit})" if unit else counter]
         for j, lab in enumerate(labels):
             got = cols.get(lab)
-            cells.append(fmt_counter(got.value, got.is_ratio) if got else "-")
+            cells.append(fmt_counter(got.value, got.is_ratio, got.missing) if got else "-")
             if j:
                 cells.append(fmt_counter_rel(got.rel) if got else "-")
         grid.append(cells)
@@ -132,6 +140,7 @@ def csv_rows(cmp: Comparison, num: Any, spec: Any, col_name: Any) -> Iterator[li
             num(r.value),
             num(r.rel),
             num(r.windows),
+            status(r),
         ]
 
 
@@ -146,6 +155,12 @@ def json_rows(cmp: Comparison, jnum: Any, column_json: Any) -> list[dict[str, An
             "value": jnum(r.value),
             "rel": jnum(r.rel),
             "windows": r.windows,
+            "status": status(r),
         }
         for r in cmp.counters
     ]
+
+
+def status(r: CounterRow) -> str:
+    """``counted``, or why the row has no value (``not supported``, ``not counted``, ``no ratio``)."""
+    return "counted" if r.value is not None else r.missing or NOT_COUNTED

@@ -206,7 +206,13 @@ SPECIFIC: Final[dict[tuple[str, str], str]] = {
     ("profile_windows", "event"): "Sampling event (cpu-clock or cycles).",
     ("profile_windows", "frequency_hz"): "Sampling frequency (NULL when unknown, e.g. imported SVGs).",
     ("profile_windows", "samples"): "Samples in the window.",
-    ("profile_windows", "source"): "Where the profile came from: perf record live, or an import.",
+    ("profile_windows", "seconds"): (
+        "How long perf recorded; 0 when unknown (an import without --seconds: ratios only)."
+    ),
+    ("profile_windows", "source"): (
+        "Where the profile came from: 'perf record -g' (captured live), or an import ('svg', 'folded', "
+        "'perf-script'), kept beside the captured windows."
+    ),
     ("profile_stacks", "stack"): "Call stack, frames root first joined by ';' (FlameGraph folded).",
     ("profile_stacks", "samples"): "Samples with that stack.",
 }

@@ -1,8 +1,11 @@
 """CPU profiles in the store: save a run's ``ProfileWindow`` records, read them back, and gather
 what CPU per query needs (the queries of each window, a cycles window's task-clock).
 
-The capture (engine/profiling, perf record during a run) and the importers (folded stacks, perf
-script output, flamegraph.pl SVGs) both save through :func:`save_profile_windows`.
+The capture (engine/profiling, perf record during a run) saves through :func:`append_profiles`
+(source ``perf record -g``), the importers (folded stacks, perf script output, flamegraph.pl
+SVGs) through :func:`save_imported_profile`: an imported profile is its own source, numbered
+after the run's captured windows, never in their place. A run's profile is read from one
+source: its captured windows when it has any, else its imported one (``source`` chooses).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import duckdb
 
 from benchdeck.engine.profiling.cpu import ProfileError, SideProfile, queries_in_window, side_profile
 from benchdeck.engine.profiling.records import ProfileWindow
-from benchdeck.store.storage.captures import append_profiles
+from benchdeck.store.storage.captures import PROFILE_SOURCE, append_profiles
+
+SOURCES = ("auto", "captured", "imported")
 
 
 def save_profile_windows(
@@ -39,13 +44,46 @@ def save_profile_windows(
     return sum(len(w.stacks) for w in windows)
 
 
-def load_profile_windows(cur: duckdb.DuckDBPyConnection, run_id: int) -> list[ProfileWindow]:
-    """The profile windows stored for run ``run_id``, by window number (empty: none)."""
-    heads = cur.execute(
-        "SELECT window_no, seconds, event, frequency_hz, start_s, target FROM profile_windows "
+def captured_windows(cur: duckdb.DuckDBPyConnection, run_id: int) -> int:
+    """How many windows the capture stored for run ``run_id`` (imports not counted)."""
+    row = cur.execute(
+        "SELECT count(*) FROM profile_windows WHERE run_id = ? AND source = ?", [run_id, PROFILE_SOURCE]
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def save_imported_profile(
+    cur: duckdb.DuckDBPyConnection, run_id: int, window: ProfileWindow, source: str
+) -> int:
+    """Store an imported profile of run ``run_id`` as its own source (``svg``, ``folded`` ...),
+    numbered after the run's captured windows, which stay; an earlier import of the run is
+    replaced. Returns the stacks stored."""
+    cur.execute(
+        "DELETE FROM profile_stacks WHERE run_id = $r AND window_no IN (SELECT window_no FROM "
+        "profile_windows WHERE run_id = $r AND source <> $s)",
+        {"r": run_id, "s": PROFILE_SOURCE},
+    )
+    cur.execute("DELETE FROM profile_windows WHERE run_id = ? AND source <> ?", [run_id, PROFILE_SOURCE])
+    row = cur.execute("SELECT max(window_no) FROM profile_windows WHERE run_id = ?", [run_id]).fetchone()
+    number = 0 if row is None or row[0] is None else int(row[0]) + 1
+    numbered = ProfileWindow(number, window.seconds, window.event, window.frequency_hz, window.stacks,
+                             window.start_s, window.target)  # fmt: skip
+    return save_profile_windows(cur, run_id, [numbered], source)
+
+
+def load_profile_windows(
+    cur: duckdb.DuckDBPyConnection, run_id: int, source: str = "auto"
+) -> list[ProfileWindow]:
+    """The profile windows stored for run ``run_id`` from one source (``captured``, ``imported``,
+    ``auto``: the captured ones when there are, else the imported), by window number."""
+    rows = cur.execute(
+        "SELECT window_no, seconds, event, frequency_hz, start_s, target, source = ? FROM profile_windows "
         "WHERE run_id = ? ORDER BY window_no",
-        [run_id],
+        [PROFILE_SOURCE, run_id],
     ).fetchall()
+    if source == "auto":
+        source = "captured" if any(r[6] for r in rows) else "imported"
+    heads = [r[:6] for r in rows if bool(r[6]) == (source == "captured")]
     by_window: dict[int, list[tuple[str, int]]] = {int(h[0]): [] for h in heads}
     for no, stack, n in cur.execute(
         "SELECT window_no, stack, samples FROM profile_stacks WHERE run_id = ? ORDER BY window_no, stack",
@@ -141,16 +179,20 @@ def _task_clock_ms(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[int, flo
     return {int(no): float(v) for no, v in rows}
 
 
-def load_side(cur: duckdb.DuckDBPyConnection, label: str, run_ids: Sequence[int]) -> SideProfile:
-    """The runs' profile windows merged into one side, each window with its queries (from the
-    run's per-interval samples over it, else the run's QPS x its seconds)."""
+def load_side(
+    cur: duckdb.DuckDBPyConnection, label: str, run_ids: Sequence[int], source: str = "auto"
+) -> SideProfile:
+    """The runs' profile windows (of ``source``) merged into one side, each window with its
+    queries (from the run's per-interval samples over it, else the run's QPS x its seconds; none
+    for a window of unknown length: the side is then in shares)."""
     if not run_ids:
         raise ProfileError(f"{label}: no runs with a stored profile")
     windows: list[tuple[int, ProfileWindow, float, float | None]] = []
     for run_id in run_ids:
-        stored = load_profile_windows(cur, run_id)
+        stored = load_profile_windows(cur, run_id, source)
         if not stored:
-            raise ProfileError(f"run {run_id} has no stored profile")
+            what = "" if source == "auto" else f" {source}"
+            raise ProfileError(f"run {run_id} has no stored{what} profile")
         samples = [
             (float(t), None if q is None else float(q))
             for t, q in cur.execute(
@@ -161,6 +203,9 @@ def load_side(cur: duckdb.DuckDBPyConnection, label: str, run_ids: Sequence[int]
         run_qps = None if row is None or row[0] is None else float(row[0])
         task = _task_clock_ms(cur, run_id)
         for w in stored:
+            if w.seconds <= 0:
+                windows.append((run_id, w, 0.0, None))  # how long perf recorded is unknown
+                continue
             try:
                 queries = queries_in_window(samples, w.start_s, w.seconds, run_qps)
             except ProfileError as exc:

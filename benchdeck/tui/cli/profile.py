@@ -1,7 +1,7 @@
 """``benchdeck profile``: where the CPU went per query, by function, in one run or column or
 between two; ``--format svg`` a flame graph (differential with two sides), ``folded`` the stacks.
 Also ``benchdeck import profile RUN FILE`` (folded stacks, perf script output or a flamegraph.pl
-SVG attached to a run)."""
+SVG, each also gzip'd, attached to a run)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,13 @@ FORMATS = ("text", "md", "csv", "json", "svg", "folded")
     help="Sort by self (the function's own code) or total (with what it calls) CPU per query.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Functions shown.")
+@click.option(
+    "--source",
+    type=click.Choice(["auto", "captured", "imported"]),
+    default="auto",
+    show_default=True,
+    help="A run's captured profile or the one imported beside it (auto: captured when there is one).",
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
 @click.pass_obj
 def profile_cmd(
@@ -45,6 +52,7 @@ def profile_cmd(
     fmt: str,
     by: str,
     limit: int,
+    source: str,
     output: Path | None,
 ) -> None:
     """Top functions by CPU per query (us/q), and how it changed from base to column.
@@ -71,7 +79,7 @@ def profile_cmd(
         raise click.UsageError("give run ids or --host/--base/--workload, not both")
     if not runs and not (host and base and workload):
         raise click.UsageError("give one or two run ids, or --host, --base and --workload (and --with)")
-    req = ProfileRequest(runs, host, base, with_, workload, config)
+    req = ProfileRequest(runs, host, base, with_, workload, config, source=source)
     with obj.open_store_for_reading() as store:
         try:
             profiles = load_profiles(store.cursor(), req)
@@ -101,27 +109,56 @@ def profile_cmd(
     type=click.Choice(["auto", "folded", "perf-script", "svg"]),
     default="auto",
     show_default=True,
-    help="What the file holds (auto: by its first bytes).",
+    help="What the file holds (auto: by its bytes; gzip'd files are read through).",
 )
 @click.option(
-    "--event", default="cpu-clock", show_default=True, help="The sampling event (cpu-clock, cycles)."
+    "--event",
+    default="cpu-clock",
+    show_default=True,
+    help="The sampling event (cpu-clock, cycles) of folded stacks and SVGs (perf script says its own).",
 )
-@click.option("--frequency", type=float, help="Sampling frequency in Hz (perf record -F).")
-@click.option("--seconds", type=float, help="Seconds the profile covered (default: the run's).")
+@click.option(
+    "--frequency",
+    type=float,
+    help="Sampling frequency in Hz (perf record -F; a cpu-clock perf script says it).",
+)
+@click.option(
+    "--seconds",
+    type=float,
+    help="Seconds perf recorded (without it: shares of the samples only, no figure per query).",
+)
+@click.option("--beside", is_flag=True, help="Keep it beside the run's captured profile (both stay).")
 @click.pass_obj
 def import_profile_cmd(
-    obj: Ctx, run_id: int, file: Path, kind: str, event: str, frequency: float | None, seconds: float | None
+    obj: Ctx,
+    run_id: int,
+    file: Path,
+    kind: str,
+    event: str,
+    frequency: float | None,
+    seconds: float | None,
+    beside: bool,
 ) -> None:
-    """Attach a profile to a run: folded stacks, perf script output or a flamegraph.pl SVG."""
+    """Attach a profile to a run: folded stacks, perf script output or a flamegraph.pl SVG
+    (each also gzip'd). Anything else is refused, saying what it looks like."""
     from benchdeck.engine.profiling.folded import StackFormatError
     from benchdeck.store.importers.profiles import ProfileImportError, import_profile_file
+    from benchdeck.tui.services.profiles import RATIOS_NOTE
 
     with obj.open_store() as store:
         try:
-            n = import_profile_file(store, run_id, file, kind, event, frequency, seconds)
+            got = import_profile_file(store, run_id, file, kind, event, frequency, seconds, beside)
         except (StackFormatError, ProfileImportError) as exc:
             raise click.ClickException(f"{file}: {exc}") from None
-    click.echo(f"run {run_id}: {n} stacks imported")
+    hz = f" at {got.frequency_hz:g} Hz" if got.frequency_hz else ""
+    click.echo(f"run {run_id}: {got.stacks} stacks imported ({got.kind}, {got.event}{hz})")
+    if got.beside:
+        click.echo(
+            f"run {run_id}: kept beside its captured profile ({got.beside} windows): "
+            f"benchdeck profile {run_id} --source imported shows this one"
+        )
+    if not got.seconds:
+        click.echo(f"run {run_id}: {RATIOS_NOTE}")
 
 
 def import_tree_flame_graphs(store: object, directory: Path, host: str) -> str:
@@ -136,7 +173,8 @@ def import_tree_flame_graphs(store: object, directory: Path, host: str) -> str:
         click.echo(f"benchdeck: profile skipped: {f}", err=True)
     if not (res.imported or res.already or res.no_run or res.failed):
         return ""
+    unknown = f" ({res.unknown_window} of unknown length: ratios only)" if res.unknown_window else ""
     return (
-        f"profiles: {res.imported} imported, {res.already} already there, "
+        f"profiles: {res.imported} imported{unknown}, {res.already} already there, "
         f"{len(res.no_run)} without a matching run, {len(res.failed)} failed"
     )

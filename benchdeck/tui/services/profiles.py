@@ -2,7 +2,9 @@
 render the top-functions table in text, md, csv or json.
 
 A side is one run, or a column: the finished runs of one build running one workload on a host
-that have a stored profile, merged (each window weighted by its own queries).
+that have a stored profile, merged (each window weighted by its own queries). A side with a
+window of unknown length (an imported profile without ``--seconds``) is in shares of its samples:
+ratios only, said in every output (and the other side of a comparison is turned into shares).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from benchdeck.engine.profiling.cpu import (
     FunctionDiff,
     ProfileError,
     SideProfile,
+    as_shares,
     diff_functions,
     top_functions,
 )
@@ -30,6 +33,10 @@ if TYPE_CHECKING:
     from benchdeck.store.analysis.compare import Comparison
 
 TABLE_FORMATS = ("text", "md", "csv", "json")
+RATIOS_NOTE = (
+    "how long perf recorded is unknown: shares of the samples (%) only, no figure per query "
+    "(import with --seconds for one)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +51,7 @@ class ProfileRequest:
     config: str | None = None
     base_config: str | None = None  # the base's, when not ``config``
     dop: int | None = None  # only runs at this concurrency
+    source: str = "auto"  # a run's captured or imported profile (store/storage/profiles.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +63,8 @@ class Profiles:
 def load_profiles(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Profiles:
     """The side(s) ``req`` names; ProfileError (one line) when one has no stored profile."""
     if req.runs:
-        sides = [load_side(cur, run_label(cur, r), [r]) for r in req.runs]
-        return Profiles(sides[0], sides[1] if len(sides) > 1 else None)
+        sides = [load_side(cur, run_label(cur, r), [r], req.source) for r in req.runs]
+        return _aligned(sides[0], sides[1] if len(sides) > 1 else None)
     if not (req.host and req.base and req.workload):
         raise ProfileError("give one or two run ids, or --host, --base and --workload")
 
@@ -67,10 +75,17 @@ def load_profiles(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Profil
                 f"no finished run of {build} running {req.workload} on {req.host} has a profile"
             )
         ids = ",".join(str(r) for r in runs.run_ids)
-        return load_side(cur, f"{build} {req.workload} (runs {ids})", runs.run_ids)
+        return load_side(cur, f"{build} {req.workload} (runs {ids})", runs.run_ids, req.source)
 
     base = side(req.base, req.base_config if req.base_config is not None else req.config)
-    return Profiles(base, side(req.column, req.config) if req.column else None)
+    return _aligned(base, side(req.column, req.config) if req.column else None)
+
+
+def _aligned(base: SideProfile, column: SideProfile | None) -> Profiles:
+    """Both sides per query, or both in shares when one has to be."""
+    if column is not None and not (base.per_query and column.per_query):
+        return Profiles(as_shares(base), as_shares(column))
+    return Profiles(base, column)
 
 
 def column_request(cmp: Comparison, column: int, workload: str | None) -> ProfileRequest:
@@ -87,7 +102,16 @@ def column_request(cmp: Comparison, column: int, workload: str | None) -> Profil
 
 
 def per_q(unit: str) -> str:
-    return "us/q" if unit == "us" else "cycles/q"
+    """The unit's label: ``us/q``, ``cycles/q``, or ``%`` (shares: ratios only)."""
+    return {"us": "us/q", "cycles": "cycles/q"}.get(unit, "%")
+
+
+def side_line(s: SideProfile) -> str:
+    """``N samples, Q queries, X us/q profiled``, or the samples and why there is no per-query figure."""
+    if not s.per_query:
+        return f"{s.samples:,} samples; {RATIOS_NOTE}"
+    figure = f"{_num(s.cpu_per_query)} {per_q(s.unit)}"
+    return f"{s.samples:,} samples, {s.queries:,.0f} queries, {figure} profiled"
 
 
 def _num(v: float) -> str:
@@ -106,10 +130,7 @@ def _sides_lines(p: Profiles) -> list[str]:
     for name, s in (("base", p.base), ("col-1", p.column)):
         if s is None:
             continue
-        out.append(
-            f"{name}: {s.label}: {s.samples:,} samples, {s.queries:,.0f} queries, "
-            f"{_num(s.cpu_per_query)} {per_q(s.unit)} profiled"
-        )
+        out.append(f"{name}: {s.label}: {side_line(s)}")
     return out
 
 
@@ -178,8 +199,9 @@ def _side_json(s: SideProfile) -> dict[str, object]:
         "label": s.label,
         "unit": per_q(s.unit),
         "samples": s.samples,
-        "queries": s.queries,
-        "cpu_per_query": s.cpu_per_query,
+        "queries": s.queries if s.per_query else None,
+        "cpu_per_query": s.cpu_per_query if s.per_query else None,
+        "note": "" if s.per_query else RATIOS_NOTE,
         "runs": sorted({w.run_id for w in s.windows}),
     }
 
@@ -218,12 +240,14 @@ def svg_text(p: Profiles) -> str:
     from benchdeck.engine.profiling.svg import flame_svg
     from benchdeck.engine.profiling.tree import attach_other, build_tree
 
+    unit = per_q(p.base.unit)
+    note = "" if p.base.per_query else f" ({RATIOS_NOTE})"
     if p.column is None:
-        return flame_svg(build_tree(p.base.stacks), p.base.label)
+        return flame_svg(build_tree(p.base.stacks), p.base.label + note, unit=unit)
     tree = build_tree(p.column.stacks)
     attach_other(tree, build_tree(p.base.stacks))
-    title = f"{p.column.label} vs {p.base.label}: red grew, blue shrank ({per_q(p.base.unit)})"
-    return flame_svg(tree, title, differential=True)
+    title = f"{p.column.label} vs {p.base.label}: red grew, blue shrank ({unit}){note}"
+    return flame_svg(tree, title, differential=True, unit=unit)
 
 
 GROWN = 3  # functions named per regression

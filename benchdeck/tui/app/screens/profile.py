@@ -29,6 +29,7 @@ from benchdeck.tui.app.widgets.flame import FlameGraph
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
 from benchdeck.tui.services.profiles import (
+    RATIOS_NOTE,
     ProfileRequest,
     Profiles,
     load_profiles,
@@ -144,9 +145,11 @@ class ProfileScreen(BenchdeckScreen):
         self.request = msg.loaded.request
         p = msg.loaded.profiles
         unit = per_q(p.base.unit)
-        lines = [f"base  {p.base.label}: {p.base.cpu_per_query:,.1f} {unit} profiled"]
-        if p.column is not None:
-            lines.append(f"col-1 {p.column.label}: {p.column.cpu_per_query:,.1f} {unit} profiled")
+        lines = []
+        for name, side in (("base ", p.base), ("col-1", p.column)):
+            if side is not None:
+                figure = f"{side.cpu_per_query:,.1f} {unit} profiled" if side.per_query else RATIOS_NOTE
+                lines.append(f"{name} {side.label}: {figure}")
         head.update("\n".join(lines))
         table = self.query_one("#profile-top", DataTable)
         table.clear(columns=True)
