@@ -61,7 +61,7 @@ def schedule(kinds: tuple[str, ...], window_s: float, run_s: float | None, expli
     room = run_s - (k - 1) * SHORT_GAP_S - TAIL_S  # for the settle and the windows with their tail
     weight = k + TAIL_PER_WINDOW_S  # a second more of each window costs this much of the run
     settle = min(settle, max(room - weight * window_s, room / 4))
-    window = min(window_s, (room - settle) / weight)
+    window = window_s if settle <= room - weight * window_s else (room - settle) / weight
     if window >= MIN_WINDOW_S:
         return _turns(turns, settle, window, SHORT_GAP_S)
     share = 1.0 if explicit_period else 4 / 3  # the settle takes a quarter of the room

@@ -184,6 +184,8 @@ def _perf_stat(
     out = os.path.join(tmp, "stat.csv")
     argv = ["perf", "stat", "-x,", "-o", out, "-e", events, "-p", ",".join(map(str, pids))]
     with _turn(lock):
+        if _STOP["asked"]:
+            return None, "the run ended as the window opened"
         span[:] = [time.monotonic()]
         res = subprocess.run(
             [*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True, preexec_fn=_outlive_term
@@ -331,6 +333,8 @@ def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | No
         body, why = _perf_stat(pids, args.events, args.window, tmp, span, lock)
     else:
         body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp, span, lock)
+    if body is None and _STOP["asked"] and not span:  # perf record stopped before it counted
+        why = "the run ended as the window opened"
     return body, why, span
 
 
@@ -338,8 +342,8 @@ def loop(args: argparse.Namespace) -> None:
     """Windows every ``period`` seconds from ``first`` until stopped (the runner stops it with the
     benchmark) or, with ``until``, until the next would end after it."""
     t0 = time.monotonic()
-    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=args.dir)
     signal.signal(signal.SIGTERM, _on_term)
+    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=args.dir)  # after: its being there says the loop listens
     done = 0
     try:
         for n in range(args.windows if args.windows is not None else sys.maxsize):
