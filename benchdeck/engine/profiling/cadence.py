@@ -2,12 +2,13 @@
 function of the kinds, the window, the period and the run's length (engine/profiling/capture.py
 passes the result to the host's loop, :mod:`.host_perf`).
 
-The kinds take turns: counters' window, GAP_S, then cpu's, then TAIL_S for perf to exit and fold
-before the run ends. A long (or open-ended) run settles SETTLE_S first. A shorter one settles
-less (the spare time, at most SETTLE_S, at least a quarter of what the windows and the settle
-share) and its windows shrink to what is left, down to MIN_WINDOW_S; a run too short even for
-that gets no window, and each kind a reason instead (stored as a capture gap). On the host a
-lock keeps the two kinds' windows apart whatever the cadence (later windows, an explicit period).
+The kinds take turns: counters' window, a gap, then cpu's, then tail_s() for perf to exit and
+fold before the run ends. A long (or open-ended) run settles SETTLE_S first, with GAP_S between
+the kinds. A shorter one settles less (what is spare, at most SETTLE_S, at least a quarter of
+what the settle and the windows share), SHORT_GAP_S apart, and its windows shrink to what is
+left, down to MIN_WINDOW_S; a run too short even for that gets no window, and each kind a reason
+instead (stored as a capture gap). On the host a lock keeps the two kinds' windows apart
+whatever the cadence (later windows, an explicit period).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from dataclasses import dataclass
 SETTLE_S = 10.0  # before the first window: connections open, caches warm (the author's sleep)
 GAP_S = 2.0  # from counters' first window to cpu's (the author's "sleep 2")
 SHORT_GAP_S = 0.5  # the same in a short run (the host's lock keeps them apart in any case)
-# After the last window, before the run ends: perf record starts late and exits (0.9 s here under load: it
-# writes build ids) and perf script is folded at nice 19 (2.0 s for a 10 s window at 99 Hz of
-# the built-in workload, both cores busy; less for a shorter one). A window still folding when
-# the run ends is finished then (the runner waits for it): this keeps the run's end on time.
-TAIL_S = 1.5  # perf record's start (0.5 s here under load) and exit
+# After the last window, before the run ends: perf record starts late (0.5 s here under load)
+# and exits (0.9 s: it writes build ids), then perf script is folded at nice 19 (2.0 s for a
+# 10 s window at 99 Hz of the built-in workload with both cores busy). A window still folding
+# when the run ends is finished then (the runner waits for it): the tail keeps the end on time.
+TAIL_S = 1.5
 TAIL_PER_WINDOW_S = 0.2  # s of tail per s of window
 MIN_WINDOW_S = 1.0
 ORDER = ("counters", "cpu")  # the turn each kind takes
@@ -66,7 +67,10 @@ def schedule(kinds: tuple[str, ...], window_s: float, run_s: float | None, expli
         return _turns(turns, settle, window, SHORT_GAP_S)
     share = 1.0 if explicit_period else 4 / 3  # the settle takes a quarter of the room
     need = weight * MIN_WINDOW_S * share + (k - 1) * SHORT_GAP_S + TAIL_S
-    parts = f"{'a settle, ' if not explicit_period else ''}{' and '.join(turns)} window{'s' if k > 1 else ''}"
+    parts = (
+        f"{'a settle, ' if not explicit_period else ''}{'a ' if k == 1 else ''}{' and '.join(turns)} window"
+    )
+    parts += "s" if k > 1 else ""
     why = (
         f"the run ({run_s:g} s) is too short for {parts} of {MIN_WINDOW_S:g} s or more and the time for "
         f"perf to exit and fold: it needs {need:.1f} s"
