@@ -84,11 +84,16 @@ def test_the_turns_of_a_long_and_a_short_run(
 
 def test_the_loops_argv_carries_each_kinds_cadence() -> None:
     plan = CapturePlan(CaptureOptions(BOTH), ("port:3306",), run_s=300)
-    for kind, period, first in (("counters", "150", "10.000"), ("cpu", "60", "22.000")):
+    for kind, period, first, until in (
+        ("counters", "150", "10.000", "300.000"),
+        ("cpu", "60", "22.000", "296.500"),
+    ):
         argv = plan.argv(kind)
         assert argv[argv.index("--period") + 1] == period
         assert argv[argv.index("--first") + 1] == first
-        assert argv[argv.index("--until") + 1] == "296.500", "no later window that ends after the run"
+        assert argv[argv.index("--until") + 1] == until, (
+            "no later window that ends after the run (and its fold)"
+        )
     assert "--until" not in CapturePlan(CaptureOptions(BOTH), ("port:3306",)).argv("cpu"), "open-ended"
 
 

@@ -53,12 +53,13 @@ def schedule(kinds: tuple[str, ...], window_s: float, run_s: float | None, expli
     """Each kind's first window in a run of ``run_s`` seconds (None: open-ended, a load).
 
     ``explicit_period`` (the user gave ``--profile-period``): no settle, the windows from the
-    start, as that option always did, but still one kind after the other."""
+    start, as that option always did, but still one kind after the other (SHORT_GAP_S apart)."""
     turns = [k for k in ORDER if k in kinds]
     k = len(turns)
     settle = 0.0 if explicit_period else SETTLE_S
-    if run_s is None or run_s >= settle + k * window_s + (k - 1) * GAP_S + tail_s(window_s):
-        return _turns(turns, settle, window_s, GAP_S)
+    gap = SHORT_GAP_S if explicit_period else GAP_S
+    if run_s is None or run_s >= settle + k * window_s + (k - 1) * gap + tail_s(window_s):
+        return _turns(turns, settle, window_s, gap)
     room = run_s - (k - 1) * SHORT_GAP_S - TAIL_S  # for the settle and the windows with their tail
     weight = k + TAIL_PER_WINDOW_S  # a second more of each window costs this much of the run
     settle = min(settle, max(room - weight * window_s, room / 4))

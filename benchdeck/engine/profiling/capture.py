@@ -133,8 +133,8 @@ class CapturePlan:
         slot = self.schedule().slots.get(kind, Slot(0.0, o.window_s))  # check: any
         argv += ["--window", f"{slot.window_s:.3f}", "--period", f"{o.period(kind):g}"]
         argv += ["--first", f"{slot.first_s:.3f}"]
-        if self.run_s is not None:  # later windows only where they end in time
-            argv += ["--until", f"{self.run_s - tail_s(slot.window_s):.3f}"]
+        if self.run_s is not None:  # later windows only where they end in time (cpu's folded)
+            argv += ["--until", f"{self.run_s - (tail_s(slot.window_s) if kind == 'cpu' else 0):.3f}"]
         argv += ["--events", ",".join(o.events), "--event", o.event, "--freq", str(o.frequency_hz)]
         argv += ["--kinds", ",".join(o.kinds)]
         if windows is not None:
