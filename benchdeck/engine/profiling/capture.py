@@ -52,9 +52,10 @@ class CaptureOptions:
     """What the user asked to capture (CLI, Launch or the inventory's ``profile`` keys).
 
     ``window_s`` of every ``period_s`` seconds (None: each kind's DEFAULT_PERIOD_S, at least the
-    window; the first windows after a settle, shorter in a short run: :mod:`.cadence`); ``frequency_hz`` is
-    perf record's sampling rate (its cost: bench/bench_capture.py, README); ``optional``:
-    the run goes on without what the host cannot capture (else the preflight stops it)."""
+    window; the first windows after a settle, the kinds in turn, shorter in a short run:
+    :mod:`.cadence`); ``frequency_hz`` is perf record's sampling rate (its cost:
+    bench/bench_capture.py, README); ``optional``: the run goes on without what the host cannot
+    capture (else the preflight stops it)."""
 
     kinds: tuple[str, ...] = ()
     window_s: float = 10.0
