@@ -145,6 +145,8 @@ _STOP = {"asked": False, "busy": False}  # the runner's SIGTERM came; a window i
 
 
 def _on_term(*_: object) -> None:
+    if _STOP["asked"]:  # the second of the stop (the wrapper forwards it, the group gets it too)
+        return
     _STOP["asked"] = True
     if not _STOP["busy"]:
         raise _Stopped
