@@ -8,7 +8,12 @@ windows from the start."""
 from __future__ import annotations
 
 import itertools
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +21,7 @@ from benchdeck.engine.profiling.cadence import MIN_WINDOW_S, ORDER, SETTLE_S, SH
 from benchdeck.engine.profiling.capture import CaptureOptions, CapturePlan
 from benchdeck.store.storage.db import Store
 from benchdeck.tui.cli.capture_options import capture
-from tests.fixtures.cli_helpers import bd, inventory_env, local_host
+from tests.fixtures.cli_helpers import CLI, ROOT, bd, inventory_env, local_host
 
 BOTH = ("counters", "cpu")
 
@@ -102,6 +107,15 @@ def stored_windows(store: Store, table: str) -> list[tuple[float, float]]:
     return [(float(a), float(b)) for a, b in rows]
 
 
+def short_run(tmp_path: Path, time_s: int, kinds: str) -> tuple[Any, ...]:
+    """``bd``'s environment and arguments: the built-in workload on this machine with the real
+    perf, a quick prepare (one small table), the default window."""
+    small = "threads = 1\ntables = 1\ntable_size = 2000"
+    env = inventory_env(tmp_path, local_host("local", tmp_path / "w", small), store="s.duckdb")
+    args = ("run", "--host", "local", "--build", "sqlite", "--workload", "point-query", "--time", str(time_s))
+    return (env, *args, "--profile", kinds)
+
+
 # A real run of the built-in workload with the real perf and the default window (10 s): the
 # times of issue 37 (every --time from 1 to 60 is checked above as a schedule). 4: too short for
 # both kinds; 5: the shortest with a window of each; 15: the cpu window lost before (folded
@@ -111,10 +125,7 @@ def stored_windows(store: Store, table: str) -> list[tuple[float, float]]:
 def test_a_short_run_stores_each_kinds_window_or_says_why_not(
     time_s: int, windows: int, tmp_path: Path
 ) -> None:
-    small = "threads = 1\ntables = 1\ntable_size = 2000"  # a quick prepare
-    env = inventory_env(tmp_path, local_host("local", tmp_path / "w", small), store="s.duckdb")
-    args = ("run", "--host", "local", "--build", "sqlite", "--workload", "point-query", "--time", str(time_s))
-    res = bd(env, *args, "--profile", "counters,cpu", timeout=300)
+    res = bd(*short_run(tmp_path, time_s, "counters,cpu"), timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
     store = Store.open(tmp_path / "s.duckdb")
     counters, cpu = stored_windows(store, "counter_windows"), stored_windows(store, "profile_windows")
@@ -133,3 +144,40 @@ def test_a_short_run_stores_each_kinds_window_or_says_why_not(
         assert [k for k, _ in gaps] == ["counters", "cpu"]
         assert all("the run (4 s) is too short" in why for _, why in gaps)
         assert gaps[0][1] in closing[0]
+
+
+@pytest.mark.integration
+def test_a_capture_loop_killed_on_the_host_leaves_a_gap_and_a_line(tmp_path: Path) -> None:
+    """The host's own kill -9 of the cpu loop (nothing it could write): the runner stores a gap
+    with how the loop ended, and the closing line says it."""
+    env, *args = short_run(tmp_path, 5, "cpu")
+    run = subprocess.Popen([*CLI, *args], env=env, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while not (loops := _cpu_loops(tmp_path / "w")):
+        assert run.poll() is None, "the run ended before its cpu loop was seen"
+        assert time.monotonic() < deadline, "the cpu loop never started"
+        time.sleep(0.05)  # polling /proc: nothing to wait on
+    os.kill(loops[0], signal.SIGKILL)
+    out, _ = run.communicate(timeout=120)
+    assert run.returncode == 0, out
+    store = Store.open(tmp_path / "s.duckdb")
+    gaps = store.con.execute("SELECT kind, reason FROM capture_gaps").fetchall()
+    assert store.scalar("SELECT count(*) FROM profile_windows") == 0
+    assert len(gaps) == 1, gaps
+    assert gaps[0][0] == "cpu"
+    assert gaps[0][1].startswith("its capture loop ended (exit 137)"), gaps
+    assert f"perf: no cpu window: {gaps[0][1]}" in " ".join(out.split()), out
+
+
+def _cpu_loops(workdir: Path) -> list[int]:
+    """Pids of the cpu capture loops running in a run directory under ``workdir``."""
+    found = []
+    for d in Path("/proc").iterdir():
+        try:
+            argv = (d / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        loop = argv[1:4] == [b"-m", b"benchdeck.engine.profiling.host_perf", b"cpu"]  # not its sh wrapper
+        if loop and str(workdir).encode() in b" ".join(argv):
+            found.append(int(d.name))
+    return found
