@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from benchdeck.engine.profiling.cadence import Schedule, Slot, schedule, tail_s
 from benchdeck.engine.running.client_files import import_root, package_files
 
 KINDS = ("counters", "cpu")
@@ -37,8 +38,6 @@ DEFAULT_EVENTS = (
 # author's cadence) within 3% (the measures: docs/performance.md). --profile-period overrides
 # both.
 DEFAULT_PERIOD_S = {"counters": 150.0, "cpu": 60.0}
-SETTLE_S = 10.0  # before the first window: connections open, caches warm (the author's sleep)
-GAP_S = 2.0  # cpu's first window this long after counters' first (the author's "sleep 2")
 PACKAGE = "benchdeck.engine.profiling"
 SHIP_DIR = "bp"  # in the run directory: engine/profiling/{host_perf,fold,elf_check}.py
 _SOURCES = ("__init__", "elf_check", "fold", "host_perf")
@@ -53,9 +52,10 @@ class CaptureOptions:
     """What the user asked to capture (CLI, Launch or the inventory's ``profile`` keys).
 
     ``window_s`` of every ``period_s`` seconds (None: each kind's DEFAULT_PERIOD_S, at least the
-    window; the first window after SETTLE_S, less in a short run); ``frequency_hz`` is
-    perf record's sampling rate (its cost: bench/bench_capture.py, README); ``optional``:
-    the run goes on without what the host cannot capture (else the preflight stops it)."""
+    window; the first windows after a settle, the kinds in turn, shorter in a short run:
+    :mod:`.cadence`); ``frequency_hz`` is perf record's sampling rate (its cost:
+    bench/bench_capture.py, README); ``optional``: the run goes on without what the host cannot
+    capture (else the preflight stops it)."""
 
     kinds: tuple[str, ...] = ()
     window_s: float = 10.0
@@ -86,23 +86,6 @@ class CaptureOptions:
             else max(DEFAULT_PERIOD_S.get(kind, 0.0), self.window_s)
         )
 
-    def first_s(self, kind: str, run_s: float | None) -> float:
-        """When the first window of ``kind`` starts, seconds after the loop does (``run_s``: the
-        run's length, None when open-ended). A run shorter than SETTLE_S + a window still gets
-        one: the settle shrinks to a third of the slack, leaving the rest for perf to start, exit
-        and fold before the run ends (a window still open then is lost). cpu's first window follows
-        counters' when both are asked for and it fits, so the two do not count each other. With
-        an explicit ``period_s`` the windows start at once, as before the default cadence."""
-        if self.period_s is not None:
-            return 0.0  # the user's cadence: from the start, as given
-        w = self.window_s
-        settle = SETTLE_S if run_s is None else min(SETTLE_S, max(0.0, (run_s - w) / 3))
-        if kind == "cpu" and "counters" in self.kinds:
-            later = settle + w + GAP_S
-            if run_s is None or later + w + 2 * settle <= run_s:
-                return later
-        return settle
-
 
 def parse_kinds(text: str) -> tuple[str, ...]:
     """``counters,cpu`` (or ``off``/empty) as kinds; CaptureError names an unknown one."""
@@ -128,6 +111,11 @@ class CapturePlan:
     def kinds(self) -> tuple[str, ...]:
         return self.options.kinds
 
+    def schedule(self) -> Schedule:
+        """Each kind's first window in this run, or why it has none (too short a run)."""
+        o = self.options
+        return schedule(o.kinds, o.window_s, self.run_s, o.period_s is not None)
+
     def argv(
         self, kind: str, bench_pgid: int | None = None, run_dir: str | None = None, windows: int | None = None
     ) -> list[str]:
@@ -143,8 +131,11 @@ class CapturePlan:
                 argv += ["--target", f"pgid:{bench_pgid}"]
         if self.children:
             argv.append("--children")
-        argv += ["--window", f"{o.window_s:g}", "--period", f"{o.period(kind):g}"]
-        argv += ["--first", f"{o.first_s(kind, self.run_s):g}"]
+        slot = self.schedule().slots.get(kind, Slot(0.0, o.window_s))  # check: any
+        argv += ["--window", f"{slot.window_s:.3f}", "--period", f"{o.period(kind):g}"]
+        argv += ["--first", f"{slot.first_s:.3f}"]
+        if self.run_s is not None:  # later windows only where they end in time (cpu's folded)
+            argv += ["--until", f"{self.run_s - (tail_s(slot.window_s) if kind == 'cpu' else 0):.3f}"]
         argv += ["--events", ",".join(o.events), "--event", o.event, "--freq", str(o.frequency_hz)]
         argv += ["--kinds", ",".join(o.kinds)]
         if windows is not None:

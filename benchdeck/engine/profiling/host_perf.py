@@ -14,13 +14,19 @@ runner by byte offset::
     # end 3
 
 A window perf could not take (perf killed, the target gone) is a line
-``# gap 3 start=30.002 reason=...``. ``check`` prints the preflight's findings, one per line:
+``# gap 3 start=30.002 reason=...``. The runner stops the loop with SIGTERM when the benchmark
+ends: a window then open ends there and is folded and written, perf ignoring that SIGTERM (perf
+record stops on it and writes its data); a loop stopped before its first window says so in a gap.
+The kinds never count at once: each window holds ``perf.lock`` in the run directory.
+``check`` prints the preflight's findings, one per line:
 ``problem <what> <text>`` (the capture cannot run) or ``warn <what> <text>``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import glob
 import os
 import pwd
@@ -31,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 
 try:  # shipped beside this file under the same package path
     from .elf_check import binary_findings
@@ -130,10 +137,62 @@ def _port_owner(port: int) -> list[int]:
 # --- the windows ---------------------------------------------------------------------------
 
 
-def _perf_stat(pids: list[int], events: str, seconds: float, tmp: str) -> tuple[str | None, str]:
+class _Stopped(Exception):
+    """The runner stopped the loop (SIGTERM) between windows."""
+
+
+_STOP = {"asked": False, "busy": False}  # the runner's SIGTERM came; a window is being taken
+
+
+def _on_term(*_: object) -> None:
+    if _STOP["asked"]:  # the second of the stop (the wrapper forwards it, the group gets it too)
+        return
+    _STOP["asked"] = True
+    if not _STOP["busy"]:
+        raise _Stopped
+
+
+def _outlive_term() -> None:
+    """In a perf child: the runner's SIGTERM (sent to the loop's whole group) ends perf's
+    workload (``sleep``: perf stat then writes its counts) or perf record (it writes its data),
+    never perf stat or perf script themselves."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _nap(seconds: float) -> None:
+    """Sleep ``seconds``, less when the runner stops the loop meanwhile."""
+    end = time.monotonic() + seconds
+    while not _STOP["asked"] and (left := end - time.monotonic()) > 0:
+        time.sleep(min(left, 0.1))
+
+
+@contextlib.contextmanager
+def _turn(lock: str | None) -> Iterator[None]:
+    """Hold the run's perf lock (``lock`` None: none, the preflight): one kind counts at a time."""
+    if lock is None:
+        yield
+        return
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _perf_stat(
+    pids: list[int], events: str, seconds: float, tmp: str, span: list[float], lock: str | None = None
+) -> tuple[str | None, str]:
     out = os.path.join(tmp, "stat.csv")
     argv = ["perf", "stat", "-x,", "-o", out, "-e", events, "-p", ",".join(map(str, pids))]
-    res = subprocess.run([*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True)
+    with _turn(lock):
+        if _STOP["asked"]:
+            return None, "the run ended as the window opened"
+        span[:] = [time.monotonic()]
+        res = subprocess.run(
+            [*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True, preexec_fn=_outlive_term
+        )
+        span.append(time.monotonic())
     if res.returncode != 0:
         return None, _why(res)
     with open(out, encoding="utf-8", errors="replace") as f:
@@ -150,7 +209,7 @@ _WIDE = [True]  # -a still allowed on this host (False once perf refused it)
 
 
 def _perf_cpu(
-    pids: list[int], event: str, hz: int, seconds: float, tmp: str, span: list[float]
+    pids: list[int], event: str, hz: int, seconds: float, tmp: str, span: list[float], lock: str | None = None
 ) -> tuple[str | None, str]:
     """A ``perf record -g`` window folded; ``span`` gets when perf's events were enabled and
     disabled (monotonic): the window is that, not perf's run. Under load perf record -g is slow
@@ -160,11 +219,11 @@ def _perf_cpu(
     by ``--control`` FIFOs (perf >= 5.10); an older perf is timed around its ``sleep``."""
     data = os.path.join(tmp, "perf.data")
     wide = _WIDE[0]
-    res = _record(pids, event, hz, seconds, data, wide, tmp, span)
+    res = _record(pids, event, hz, seconds, data, wide, tmp, span, lock)
     if wide and res is not None and res.returncode > 0:  # refused (paranoid, no capability)
         _WIDE[0] = wide = False
         span.clear()
-        res = _record(pids, event, hz, seconds, data, wide, tmp, span)
+        res = _record(pids, event, hz, seconds, data, wide, tmp, span, lock)
     if res is not None and res.returncode != 0:
         return None, _why(res)
     # Folding resolves every frame's symbol: seconds of CPU for a large server binary, taken
@@ -175,6 +234,7 @@ def _perf_cpu(
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        preexec_fn=_outlive_term,
     )
     assert script.stdout is not None
     stacks = fold(script.stdout)
@@ -184,21 +244,30 @@ def _perf_cpu(
 
 
 def _record(
-    pids: list[int], event: str, hz: int, seconds: float, data: str, wide: bool, tmp: str, span: list[float]
+    pids: list[int],
+    event: str,
+    hz: int,
+    seconds: float,
+    data: str,
+    wide: bool,
+    tmp: str,
+    span: list[float],
+    lock: str | None,
 ) -> subprocess.CompletedProcess[str] | None:
     """One recording, the whole machine (``wide``) or the pids' threads: None when it recorded."""
     argv = ["perf", "record", "-q", "-g", "-F", str(hz), "-e", event, "-o", data]
     argv += ["-a"] if wide else ["-p", ",".join(map(str, pids))]
-    res = _record_switched(argv, seconds, tmp, span)
+    res = _record_switched(argv, seconds, tmp, span, lock)
     if res is not None and "control" in (res.stderr or ""):  # this perf has no --control
-        t0 = time.monotonic()
-        res = subprocess.run([*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True)
-        span[:] = [t0, time.monotonic()]
+        with _turn(lock):
+            t0 = time.monotonic()
+            res = subprocess.run([*argv, "--", "sleep", f"{seconds:g}"], capture_output=True, text=True)
+            span[:] = [t0, time.monotonic()]
     return res
 
 
 def _record_switched(
-    argv: list[str], seconds: float, tmp: str, span: list[float]
+    argv: list[str], seconds: float, tmp: str, span: list[float], lock: str | None
 ) -> subprocess.CompletedProcess[str] | None:
     """Run ``argv`` with its events enabled for ``seconds`` by perf's control FIFOs; None when
     it recorded (``span`` set), else perf's failure (it exited before acknowledging)."""
@@ -216,11 +285,12 @@ def _record_switched(
         text=True,
     )
     try:
-        if _command(proc, ctl_fd, ack_fd, "enable"):
-            span[:] = [time.monotonic()]
-            time.sleep(seconds)
-            if _command(proc, ctl_fd, ack_fd, "disable"):
-                span.append(time.monotonic())
+        with _turn(lock):
+            if _command(proc, ctl_fd, ack_fd, "enable"):
+                span[:] = [time.monotonic()]
+                _nap(seconds)
+                if _command(proc, ctl_fd, ack_fd, "disable") or _STOP["asked"]:
+                    span.append(time.monotonic())  # stopped: perf record ended on the SIGTERM
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)  # perf record's own stop: it writes perf.data
         _, err = proc.communicate()
@@ -228,7 +298,7 @@ def _record_switched(
         os.close(ctl_fd)
         os.close(ack_fd)
     if len(span) == 2:
-        return None if proc.returncode in (0, -signal.SIGINT) else _done(proc, err)
+        return None if proc.returncode in (0, -signal.SIGINT, -signal.SIGTERM) else _done(proc, err)
     return _done(proc, err)
 
 
@@ -257,60 +327,72 @@ def _why(res: subprocess.CompletedProcess[str]) -> str:
 
 
 def _take(args: argparse.Namespace, pids: list[int], tmp: str) -> tuple[str | None, str, list[float]]:
-    """One window on ``pids``: (its text or None, why not, [start, end] when perf recorded, else
-    [])."""
+    """One window on ``pids``: (its text or None, why not, [start, end] of what perf counted, or
+    [] when it did not)."""
     span: list[float] = []
+    lock = os.path.join(args.dir, "perf.lock") if args.dir else None
     if args.kind == "counters":
-        body, why = _perf_stat(pids, args.events, args.window, tmp)
+        body, why = _perf_stat(pids, args.events, args.window, tmp, span, lock)
     else:
-        body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp, span)
+        body, why = _perf_cpu(pids, args.event, args.freq, args.window, tmp, span, lock)
+    if body is None and _STOP["asked"] and not span:  # perf record stopped before it counted
+        why = "the run ended as the window opened"
     return body, why, span
 
 
 def loop(args: argparse.Namespace) -> None:
-    """Windows every ``period`` seconds from ``first`` until killed (the runner stops it with the
-    benchmark)."""
+    """Windows every ``period`` seconds from ``first`` until stopped (the runner stops it with the
+    benchmark) or, with ``until``, until the next would end after it."""
     t0 = time.monotonic()
-    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=args.dir)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the runner's stop: clean up
+    signal.signal(signal.SIGTERM, _on_term)
+    tmp = tempfile.mkdtemp(prefix="bdperf.", dir=args.dir)  # after: its being there says the loop listens
+    done = 0
     try:
-        _windows(args, t0, tmp)
+        for n in range(args.windows if args.windows is not None else sys.maxsize):
+            planned = args.first + n * args.period
+            if n and args.until is not None and planned + args.window > args.until:
+                break
+            time.sleep(max(0.0, t0 + planned - time.monotonic()))
+            _STOP["busy"] = True
+            if not _window(args, n, t0, tmp):
+                break
+            done += 1
+            _STOP["busy"] = False
+            if _STOP["asked"]:
+                break
+    except _Stopped:
+        if not done:
+            now = time.monotonic() - t0
+            why = f"the run ended {now:.1f} s in, before the first window (planned at {args.first:g} s)"
+            _write(f"# gap 0 start={now:.3f} reason={why}\n")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _windows(args: argparse.Namespace, t0: float, tmp: str) -> None:
-    n = 0
-    while args.windows is None or n < args.windows:
-        wait = t0 + args.first + n * args.period - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        start = time.monotonic() - t0
-        pids = resolve(args.target, args.children)
-        if not pids and _bench_ended(args.target):
-            break
-        if not pids:
-            _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
-            n += 1
-            continue
+def _window(args: argparse.Namespace, n: int, t0: float, tmp: str) -> bool:
+    """Take window ``n`` and write it (or its gap); False when the benchmark has ended."""
+    start = time.monotonic() - t0
+    pids = resolve(args.target, args.children)
+    if not pids and _bench_ended(args.target):
+        return False
+    if not pids:
+        _write(f"# gap {n} start={start:.3f} reason=no target process ({' '.join(args.target)})\n")
+        return True
+    body, why, span = _take(args, pids, tmp)
+    if body is None and not _STOP["asked"] and (now := resolve(args.target, args.children)) and now != pids:
+        pids = now  # a process of the list ended as perf started (a backend): once more
         body, why, span = _take(args, pids, tmp)
-        if body is None and (now := resolve(args.target, args.children)) and now != pids:
-            pids = now  # a process of the list ended as perf started (a backend): once more
-            start = time.monotonic() - t0
-            body, why, span = _take(args, pids, tmp)
-        if len(span) == 2:  # what perf recorded (cpu), not its start-up and exit
-            start, seconds = span[0] - t0, span[1] - span[0]
-        else:
-            seconds = time.monotonic() - t0 - start
-        if body is None and _bench_ended(args.target):
-            break  # perf failed because the benchmark it watched ended: not a gap
-        if body is None:
-            _write(f"# gap {n} start={start:.3f} reason={why}\n")
-        else:
-            target = f"pids {','.join(map(str, pids))}"
-            head = f"# window {n} start={start:.3f} seconds={seconds:.3f} target={target}\n"
-            _write(head + body + ("" if body.endswith("\n") or not body else "\n") + f"# end {n}\n")
-        n += 1
+    if body is None and _bench_ended(args.target):
+        return False  # perf failed because the benchmark it watched ended: not a gap
+    if len(span) == 2:  # what perf counted, not its start-up, exit and the wait for the lock
+        start = span[0] - t0
+    if body is None:
+        _write(f"# gap {n} start={start:.3f} reason={why}\n")
+        return True
+    seconds = span[1] - span[0] if len(span) == 2 else time.monotonic() - t0 - start
+    head = f"# window {n} start={start:.3f} seconds={seconds:.3f} target=pids {','.join(map(str, pids))}\n"
+    _write(head + body + ("" if body.endswith("\n") or not body else "\n") + f"# end {n}\n")
+    return True
 
 
 def _bench_ended(targets: list[str]) -> bool:
@@ -337,7 +419,7 @@ def check(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="bdperf.") as tmp:
         for kind in kinds:
             if kind == "counters":
-                body, why = _perf_stat(pids, "task-clock", 0.05, tmp)
+                body, why = _perf_stat(pids, "task-clock", 0.05, tmp, [])
             else:
                 body, why = _perf_cpu(pids, args.event, args.freq, 0.05, tmp, [])
             if body is None:
@@ -401,6 +483,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--period", type=float, default=10.0)
     ap.add_argument("--first", type=float, default=0.0, help="seconds before the first window")
     ap.add_argument("--windows", type=int, default=None)
+    ap.add_argument("--until", type=float, default=None, help="no window that would end after this")
     ap.add_argument("--events", default="task-clock")
     ap.add_argument("--event", default="cpu-clock")
     ap.add_argument("--freq", type=int, default=99)

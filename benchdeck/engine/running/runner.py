@@ -40,6 +40,7 @@ from benchdeck.engine.transport import DetachedProcess, Transport, TransportErro
 __all__ = ["RunPlan", "Runner"]  # RunPlan too: bench/bench_streams.py imports it from here
 
 POLL_S = 5.0  # the measured step also wakes on sysbench's last line
+CAPTURE_STOP_S = 30.0  # a capture loop stopped with the run finishes the window it is folding
 STEP_POLL_S = 0.5
 _VANISHED = -(1 << 16)  # a step's process is gone and left no exit code
 
@@ -253,8 +254,11 @@ class Runner:
         )
         procs.append(RemoteProc("bench", dp.pid, dp.pgid, dp.stdout_name))
         c = p.capture
+        fits = c.schedule().slots if c is not None else {}
         for kind in self._captures if c is not None else ():
             assert c is not None
+            if kind not in fits:  # too short a run: said at its end
+                continue
             argv = c.argv(kind, bench_pgid=dp.pgid, run_dir=d)
             cp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{kind}.out", env=c.env())
             procs.append(RemoteProc(kind, cp.pid, cp.pgid, cp.stdout_name))
@@ -279,10 +283,11 @@ class Runner:
             rc = await self._wait_rc(bench.proc)
             cancelled = rc is None or await self._cancel_marked()
             await self._drain(bench)
-            for name in ("vmstat", "iostat", *CAPTURE_STREAMS):
+            for name in ("vmstat", "iostat"):
                 if name in sources:
-                    await self._kill(sources[name].proc, force=name in CAPTURE_STREAMS)
+                    await self._kill(sources[name].proc)
                     await self._drain(sources[name])
+            await self._stop_captures(sources)
         finally:
             for r in readers:
                 r.cancel()
@@ -290,6 +295,33 @@ class Runner:
         if rc == 0 and not cancelled and not self._cancel.is_set():
             await self._done()
         self._finish(rc, cancelled)
+
+    async def _stop_captures(self, sources: dict[str, _Source]) -> None:
+        """Stop the capture loops together (each finishes the window it is in), store what they
+        wrote, and close with a line per run saying what each kind got and why not."""
+        c = self.plan.capture
+        if c is None or not c.kinds:
+            return
+        loops = [sources[k] for k in CAPTURE_STREAMS if k in sources]
+        forced = await asyncio.gather(*(self._kill(s.proc, force=True, wait_s=CAPTURE_STOP_S) for s in loops))
+        why_none = dict(c.schedule().missing)
+        for src, killed in zip(loops, forced, strict=True):
+            await self._drain(src)
+            if not self._parsed.capture.has(src.name):
+                why_none[src.name] = await self._loop_end(src, killed)
+        for kind in c.kinds:
+            why_none.setdefault(kind, "not captured: the preflight's problem, said before the run")
+        self._emit(LogLine(self.plan.run_id, "benchdeck", self._parsed.capture.close(c.kinds, why_none)))
+
+    async def _loop_end(self, src: _Source, killed: bool) -> str:
+        """How a capture loop ended, for a kind it left without a window."""
+        if killed:
+            return f"its capture loop was still busy {CAPTURE_STOP_S:g} s after the run ended: killed"
+        rc = None
+        with contextlib.suppress(TransportError):
+            rc = await self._read_rc(src.proc)
+        tail = await self._tail(src.follower.path)
+        return f"its capture loop ended (exit {rc if rc is not None else '?'}): {tail}"
 
     async def _done(self) -> None:
         """The plan's after-success command (a load's completion mark); failing, it is said."""
@@ -337,19 +369,21 @@ class Runner:
                         return
             await asyncio.sleep(0.05)
 
-    async def _kill(self, proc: DetachedProcess, force: bool = False) -> None:
-        """Stop a process group and wait (up to 10 s) until its wrapper is gone, so that the
-        next run on the host never finds this one's processes alive; ``force``: SIGKILL what
-        is left then (a capture loop busy folding a large profile)."""
+    async def _kill(self, proc: DetachedProcess, force: bool = False, wait_s: float = 10.0) -> bool:
+        """Stop a process group and wait (up to ``wait_s``) until its wrapper is gone, so that
+        the next run on the host never finds this one's processes alive; ``force``: SIGKILL what
+        is left then (a capture loop busy folding a large profile). True: it had to."""
         with contextlib.suppress(TransportError):
             if not await self.t.kill_group(proc.pgid):
-                return
-            for _ in range(200):
+                return False
+            for _ in range(int(wait_s / 0.05)):
                 if not await self.t.is_alive(proc.pgid) and not (force and await self.t.is_alive(proc.pid)):
-                    return
+                    return False
                 await asyncio.sleep(0.05)
             if force:
                 await self.t.kill_group(proc.pgid, "KILL")
+                return True
+        return False
 
     def _finish(self, rc: int | None, cancelled: bool) -> None:
         self._emit(self._parsed.outcome(rc, cancelled or self._cancel.is_set()))

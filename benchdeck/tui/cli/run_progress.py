@@ -108,6 +108,8 @@ class Progress:
                 line = f"{len(bench)} intervals stored before, up to {bench[-1].t:.0f}s"
             case LogLine(_, stream, text):
                 line = f"{stream}: {text}"
+                if stream == "benchdeck" and self._live is not None:  # warnings, what perf captured
+                    self._live.console.print(f"[run {ev.run_id}] {line}", markup=False, highlight=False)
             case RunFinished(_, _, qps, _, _):
                 r.phase, r.qps = "finished", qps
             case RunFailed(_, error, _):
