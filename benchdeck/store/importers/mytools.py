@@ -16,24 +16,20 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from itertools import chain
 from pathlib import Path
 
 from benchdeck.engine.builds import BuildNameError, parse_build_name
-from benchdeck.engine.mytools_names import parse_mytools_suffix
-from benchdeck.store.importers import suite_order
+from benchdeck.store.importers.folder_dates import folder_dates
 from benchdeck.store.importers.identity import content_key, known_keys
 from benchdeck.store.importers.mytools_tree import (
     Folder,
     find_packed,
     find_run_dirs,
     folder_table_size,
-    folder_vacuum,
     profile_only,
     read_folder,
     read_packed,
-    split_run_dir,
 )
 from benchdeck.store.importers.perf_files import attach_mytools_perf
 from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run, run_bytes
@@ -173,11 +169,6 @@ def _import_settings(store: Store) -> Iterator[None]:
             store.cursor().execute(f"SET {k} = '{row[0]}'" if row else f"RESET {k}")
 
 
-def _is_run_output(name: str) -> bool:
-    s = parse_mytools_suffix(name.removeprefix("sb.o.")) if name.startswith("sb.o.") else None
-    return s is not None and s.dop is not None
-
-
 def _trim() -> None:
     """Give glibc's free heap pages back every few runs: packed members and parsed runs (~700 KB
     each) freed by other threads leave the heap fragmented (glibc raises its mmap threshold
@@ -205,34 +196,6 @@ class _Job:
     failed: str | None = None
 
 
-def _starts(f: Folder) -> list[datetime | None]:
-    """Each run's start by the suite's order around the folder's vacuum; None without one."""
-    vacuum = folder_vacuum(f)
-    if vacuum is None:
-        return [None] * len(f.runs)
-    names = [out.name for out, _ in f.runs]
-    secs = _seconds(f)
-    return list(suite_order.schedule(names, secs, vacuum))
-
-
-def _seconds(f: Folder) -> list[float]:
-    """Each run's length from its sysbench command line (warm-up and run time)."""
-    return [suite_order.run_seconds(f.head(out.name).split("\n", 1)[0]) for out, _ in f.runs]
-
-
-def suite_date(out: Path) -> datetime | None:
-    """When a run file of a mytools folder ran by the suite's order (what ``import mytools``
-    uses when the files have no timestamps), for ``import sysbench`` of one such file."""
-    if not split_run_dir(out.parent.name) or not _is_run_output(out.name):
-        return None
-    try:
-        f = read_folder(out.parent)
-    except OSError:
-        return None
-    starts = _starts(f)
-    return next((t for (p, _), t in zip(f.runs, starts, strict=True) if p.name == out.name), None)
-
-
 def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int | None) -> Iterator[_Job]:
     for f in folders:
         try:
@@ -243,37 +206,29 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                 yield _Job(f"{f.build_name} {suffix.workload}", f.label, failed=why)
             continue
         size = folder_table_size(f) or table_size
-        starts = _starts(f)
-        evidence = f.mtimes_are_evidence(list(_seconds(f)))
-        for (out, suffix), start in zip(f.runs, starts, strict=True):
+        for (out, suffix), dates in zip(f.runs, folder_dates(f), strict=True):
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
             rest = out.name.removeprefix("sb.o.")
             vm, io, met = (f.path / f"sb.{k}.{rest}" for k in ("vm", "io", "met"))
             has = {p: f.has(p.name) for p in (vm, io, met)}
             use_io = has[io] and device is not None
-            yield _Job(
-                label,
-                f.label,
-                RunFiles(
-                    host=host,
-                    build=build,
-                    workload=suffix.workload,
-                    sysbench=out,
-                    config=f.config,
-                    vmstat=vm if has[vm] else None,
-                    iostat=io if use_io else None,
-                    device=device if use_io else None,
-                    threads=suffix.dop,
-                    source="mytools",
-                    met=met if has[met] else None,
-                    table_size=size,
-                    dated=start,
-                    dated_source=suite_order.SOURCE if start else "",
-                    source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
-                    members=f.members,
-                    mtime_evidence=evidence,
-                ),
+            files = RunFiles(
+                host=host,
+                build=build,
+                workload=suffix.workload,
+                sysbench=out,
+                config=f.config,
+                vmstat=vm if has[vm] else None,
+                iostat=io if use_io else None,
+                device=device if use_io else None,
+                threads=suffix.dop,
+                source="mytools",
+                met=met if has[met] else None,
+                table_size=size,
+                source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
+                members=f.members,
             )
+            yield _Job(label, f.label, dates.on(files))
 
 
 _ALREADY = "already"

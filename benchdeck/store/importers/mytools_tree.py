@@ -148,9 +148,12 @@ def read_folder(d: Path, label: str = "", members: Members | None = None) -> Fol
 
 def _kept(name: str, iostat: bool) -> int:
     """How much of a packed member an import reads (bytes; -1: all): run outputs, vmstat,
-    sb.met, iostat when a device is given, the heads of prepare outputs; helper logs whole."""
+    sb.met, iostat when a device is given (else its head: the devices it lists), the heads of
+    prepare outputs and of sb.ps (its first date); helper logs whole."""
     if name.startswith(("sb.o.", "sb.vm.", "sb.met.")) or (iostat and name.startswith("sb.io.")):
         return -1
+    if name.startswith(("sb.ps.", "sb.io.")):
+        return _HEAD
     return _HEAD if name.startswith("sb.prepare.") and not name.startswith("sb.prepare.met.") else 0
 
 

@@ -18,7 +18,7 @@ from benchdeck.engine.parsers.explain import LINE, ZONE_END, ZONE_START, find_ex
 from benchdeck.engine.parsers.mytools_met import MetTable, parse_met, split_met_tail
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
 from benchdeck.store.importers.checked import Checked
-from benchdeck.store.importers.dating import Dated, from_mtime, from_start, parse_stamp
+from benchdeck.store.importers.dating import Dated, date_line, from_end, from_mtime, from_start, parse_stamp
 from benchdeck.store.importers.identity import content_key
 from benchdeck.store.storage.db import StoreError
 from benchdeck.store.storage.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
@@ -65,8 +65,8 @@ class RunFiles:
 
     ``met`` is a mytools ``sb.met.*`` file: the author's own per-op figures, used when there
     is no vmstat/iostat output. ``table_size`` (rows per table) makes a scan step's QPS
-    (rows/s) when the sysbench command line does not say it. ``dated`` is when the run ran if
-    the caller knows better than the files' modification time.
+    (rows/s) when the sysbench command line does not say it. ``dated`` is when the run ran as
+    the caller worked it out, used when the files hold no date (and their mtimes are no evidence).
     """
 
     host: str
@@ -83,6 +83,10 @@ class RunFiles:
     table_size: int | None = None
     dated: datetime | None = None
     dated_source: str = ""
+    clock: datetime | None = None
+    clock_source: str = ""
+    """When the run started by a clock read beside its output (a mytools folder's ``sb.ps``
+    starts with a ``date`` line): ranked with the files' own timestamps, before ``dated``."""
     source_path: str | None = None
     """Where the output was read, when not ``sysbench`` itself (a packed folder's member)."""
     members: Members | None = None
@@ -240,25 +244,31 @@ def _dated(
     vm: tuple[VmstatSample, ...],
     io: tuple[IostatSample, ...],
     elapsed: float | None,
-) -> Dated:
-    """When the run ran: the first vmstat/iostat timestamp, a date line in the sysbench output,
-    the date the caller found (a mytools folder's log and the suite's order), else the output
-    file's mtime; undated (NULL) when even that is out of range (a fuzzed file)."""
+) -> tuple[Dated, int | None]:
+    """When the run ran, and the number of the sysbench output's line that said so (if one
+    did). The run's own clocks first: the first vmstat/iostat timestamp, the clock the caller
+    read beside it (a mytools folder's ``sb.ps``), a date line in the sysbench output (``Done
+    at <date>``: its end), the output file's mtime when it is evidence (a copy's is not); then
+    the date the caller worked out (the suite's order around a folder's vacuum log); else
+    undated (NULL, as when even the mtime is out of range: a fuzzed file)."""
     for source, stamp in (
         ("vmstat", vm[0].timestamp if vm else None),
         ("iostat", io[0].timestamp if io else None),
     ):
         if stamp and (t := parse_stamp(stamp)):
-            return from_start(t, elapsed, source)
-    # a date line in the output itself (outside the EXPLAIN block: its head and tail)
-    if (t := parse_stamp(sb_text[:4000])) or (t := parse_stamp(sb_text[-4000:])):
-        return from_start(t, elapsed, "sysbench")
+            return from_start(t, elapsed, source), None
+    if f.clock is not None:
+        return from_start(f.clock, elapsed, f.clock_source or "clock"), None
+    if line := date_line(sb_text):  # outside the EXPLAIN block: its head and tail
+        dated = from_end if line.is_end else from_start
+        return dated(line.at, elapsed, "sysbench"), line.lineno
+    if f.mtime_evidence:
+        mtime = f.members.mtimes.get(f.sysbench.name) if f.members else None
+        if (by_mtime := from_mtime(f.sysbench, elapsed, mtime)).started_at is not None or f.dated is None:
+            return by_mtime, None
     if f.dated is not None:
-        return from_start(f.dated, elapsed, f.dated_source or "folder")
-    if not f.mtime_evidence:
-        return Dated(None, None, "undated")
-    mtime = f.members.mtimes.get(f.sysbench.name) if f.members else None
-    return from_mtime(f.sysbench, elapsed, mtime)
+        return from_start(f.dated, elapsed, f.dated_source or "folder"), None
+    return Dated(None, None, "undated"), None
 
 
 def read_run(f: RunFiles) -> ParsedRun:
@@ -339,7 +349,9 @@ def read_run(f: RunFiles) -> ParsedRun:
     else:
         metrics, source = None, None
 
-    dated = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
+    dated, date_lineno = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
+    if date_lineno is not None:  # the line that dated the run is read, not unparsed
+        skipped[0] = (skipped[0][0], tuple(r for r in skipped[0][1] if r.lineno != date_lineno))
     raw = [RawBlob("sysbench", f.sysbench.name, len(sb_bytes), compress(sb_bytes))]
     for kind, path, data in (("vmstat", f.vmstat, vm_bytes), ("iostat", f.iostat, io_bytes),
                              ("met", f.met, met_bytes)):  # fmt: skip
