@@ -227,6 +227,7 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                 table_size=size,
                 source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
                 members=f.members,
+                leave_out_unreadable=True,
             )
             yield _Job(label, f.label, dates.on(files))
 
@@ -295,6 +296,7 @@ class _Pipeline:
             undated = outcome.dated_from == "undated" and job.files and not job.files.mtime_evidence
             if undated and job.folder not in result.unordered_mtimes:
                 result.unordered_mtimes.append(job.folder)  # said once, for the folders it cost a date
+            result.failed += outcome.left_out  # a file the run is stored without: "skipped:"
             result.lines += outcome.lines
             result.explain_lines += outcome.explain_lines
             if outcome.run.content_key:

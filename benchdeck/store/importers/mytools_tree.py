@@ -43,9 +43,10 @@ class Folder:
     members: Members | None = None  # a packed folder's files, in memory
 
     def has(self, name: str) -> bool:
+        """Whether the folder lists ``name`` (a link loop too: reading it says what is wrong)."""
         if self.members is not None:
             return self.members.has(name)
-        return name in self.names and (self.path / name).is_file()
+        return name in self.names
 
     def mtimes_are_evidence(self, seconds: list[float | None]) -> bool:
         """Whether the run outputs' mtimes can say when they ran: distinct, and no two closer

@@ -92,6 +92,9 @@ class RunFiles:
     members: Members | None = None
     """The files' bytes when they are a packed folder's members (the paths name them)."""
     mtime_evidence: bool = True
+    leave_out_unreadable: bool = False
+    """A vmstat/iostat/sb.met file that cannot be read (a link loop, a folder) is left out
+    with a line (``ParsedRun.left_out``), not the whole run (a tree's files, not the user's)."""
     """False: the output's mtime says nothing of when it ran (its folder's files share one)."""
 
 
@@ -122,6 +125,9 @@ class ParsedRun:
     explain_lines: int
     ncpu: int | None = None
     warnings: tuple[str, ...] = field(default=())
+    left_out: tuple[str, ...] = field(default=())
+    """The run's vmstat/iostat/sb.met files that could not be read, each with its reason
+    (``RunFiles.leave_out_unreadable``): the run is stored without them."""
 
     @property
     def qps(self) -> float:
@@ -152,6 +158,20 @@ def run_bytes(f: RunFiles, path: Path) -> bytes:
     if (data := f.members.get(path.name)) is None:
         raise ImportError_(f"{path}: no such member")
     return data
+
+
+def _extra(f: RunFiles, path: Path | None, left_out: list[str]) -> bytes | None:
+    """A vmstat/iostat/sb.met file of the run; None (and why in ``left_out``) when it cannot be
+    read and the caller would have the run without it."""
+    if path is None:
+        return None
+    try:
+        return run_bytes(f, path)
+    except ImportError_ as exc:
+        if not f.leave_out_unreadable:
+            raise
+        left_out.append(f"{exc}: run {f.sysbench.name} stored without it")
+        return None
 
 
 def _resolved(path: Path) -> str:
@@ -281,9 +301,8 @@ def read_run(f: RunFiles) -> ParsedRun:
     if why := int_problem("threads", f.threads, INT32_MAX):
         raise ImportError_(f"{f.sysbench}: {why}")
     sb_bytes = run_bytes(f, f.sysbench)
-    vm_bytes = run_bytes(f, f.vmstat) if f.vmstat else None
-    io_bytes = run_bytes(f, f.iostat) if f.iostat else None
-    met_bytes = run_bytes(f, f.met) if f.met else None
+    left_out: list[str] = []
+    vm_bytes, io_bytes, met_bytes = (_extra(f, path, left_out) for path in (f.vmstat, f.iostat, f.met))
     zipped: dict[str, bytes | None] = {}
     if f.members is not None:  # read once: the packed folder's memory shrinks as its runs are read
         for path in (f.sysbench, f.vmstat, f.iostat, f.met):
@@ -374,7 +393,7 @@ def read_run(f: RunFiles) -> ParsedRun:
             threads=threads,
             tables=tables,
             table_size=table_size,
-            device=f.device,
+            device=f.device if io_bytes is not None or not f.iostat else None,
             source_path=f.source_path or _resolved(f.sysbench),
             command=s.command,
             params=dict(s.options),
@@ -397,4 +416,5 @@ def read_run(f: RunFiles) -> ParsedRun:
         explain_lines=text.explain,
         ncpu=ncpu,
         warnings=warnings,
+        left_out=tuple(left_out),
     )
