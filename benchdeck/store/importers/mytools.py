@@ -26,6 +26,7 @@ from benchdeck.store.importers.mytools_tree import (
     Folder,
     find_packed,
     find_run_dirs,
+    folder_devices,
     folder_table_size,
     profile_only,
     read_folder,
@@ -70,6 +71,8 @@ class MytoolsImport:
     perf_runs: int = 0
     perf_windows: int = 0
     unordered_mtimes: list[str] = field(default_factory=list)  # folders whose mtimes say nothing
+    devices_added: int = 0  # runs already stored, given the --device's rows and r/o, rKB/o, wKB/o
+    devices: set[str] = field(default_factory=set)  # the devices the iostat files report
 
 
 def import_mytools_tree(
@@ -102,6 +105,7 @@ def import_mytools_tree(
     total = sum(len(f.runs) for f in folders)
     with store.transaction() as cur:
         known = known_keys(cur)
+        no_device = {int(r) for (r,) in cur.execute(_NO_DEVICE_SQL).fetchall()} if device else set()
 
     def written(batch: list[tuple[int, ParsedRun]]) -> None:
         for _, p in batch:
@@ -110,7 +114,8 @@ def import_mytools_tree(
             result.imported_per_op += p.summary.per_op_source == "imported"
 
     writer = RunWriter(store, on_written=written)
-    pipe = _Pipeline(result, writer, known, progress, total)
+    pipe = _Pipeline(result, writer, known, progress, total, no_device)
+    result.devices = {d for f in folders for d in folder_devices(f)}
     with _import_settings(store):
         pipe.run(_jobs(folders, host, device, table_size))
         packed_runs = 0
@@ -121,6 +126,7 @@ def import_mytools_tree(
             packed_runs += sum(len(f.runs) for f in inner)
             pipe.total = total + packed_runs + round(packed_runs / i * (len(packed) - i))
             pipe.run(_jobs(inner, host, device, table_size))
+            result.devices |= {d for f in inner for d in folder_devices(f)}
             folders += [replace(f, members=None) for f in inner]  # the warnings' facts, not the bytes
             del inner  # before the next one is read: one packed folder's bytes in memory
         writer.flush()
@@ -235,11 +241,13 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
 _ALREADY = "already"
 
 
-def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
+def _read(files: RunFiles, known: dict[str, int], no_device: set[int]) -> ParsedRun | str:
     """The run parsed, or why not; :data:`_ALREADY` when its output is stored already (only
-    its sysbench file read: a stored run costs a hash, not a parse)."""
+    its sysbench file read: a stored run costs a hash, not a parse), unless it is stored
+    without a device (``no_device``) and has the iostat file of the device given."""
     try:
-        if content_key(run_bytes(files, files.sysbench)) in known:
+        key = content_key(run_bytes(files, files.sysbench))
+        if key in known and (files.iostat is None or known[key] not in no_device):
             return _ALREADY
     except ImportError_:
         pass  # read_run says why, in one line
@@ -247,6 +255,12 @@ def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
         return read_run(files)
     except ImportError_ as exc:
         return str(exc)
+
+
+_NO_DEVICE_SQL = """
+SELECT r.run_id FROM runs r JOIN run_summary s USING (run_id)
+WHERE r.device IS NULL AND s.r_o IS NULL AND r.source <> 'run'
+"""
 
 
 class _Pipeline:
@@ -260,8 +274,10 @@ class _Pipeline:
         known: dict[str, int],
         progress: Callable[[ImportProgress], None] | None,
         total: int,
+        no_device: set[int],
     ):
         self.result, self.writer, self.known = result, writer, known
+        self.no_device = no_device  # stored runs that a read with --device gives device rows to
         self.progress, self.total, self.done = progress, total, 0
 
     def run(self, jobs: Iterable[_Job]) -> None:
@@ -269,13 +285,22 @@ class _Pipeline:
         with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
             for job in chain(jobs, [None]):
                 if job is not None:
-                    fut = pool.submit(_read, job.files, self.known) if job.files else None
+                    fut = pool.submit(_read, job.files, self.known, self.no_device) if job.files else None
                     ahead.append((job, fut))
                     if len(ahead) < READ_AHEAD:
                         continue
                 while ahead and (job is None or len(ahead) >= READ_AHEAD):
                     head, fut = ahead.popleft()
                     self._take(head, fut.result() if fut is not None else None)
+
+    def _fill(self, run: ParsedRun) -> None:
+        """A stored run read again for the device given: its device rows added, once."""
+        self.result.failed += run.left_out
+        run_id = self.known[run.run.content_key or ""]
+        if run.iostat and run_id in self.no_device:
+            self.no_device.discard(run_id)
+            self.writer.fill(run_id, run)
+            self.result.devices_added += 1
 
     def _take(self, job: _Job, outcome: ParsedRun | str | None) -> None:
         result = self.result
@@ -290,6 +315,8 @@ class _Pipeline:
         ):  # stored before, or a copy of a run earlier in this tree
             result.already += 1
             result.already_in[job.folder] = result.already_in.get(job.folder, 0) + 1
+            if isinstance(outcome, ParsedRun):
+                self._fill(outcome)
         elif isinstance(outcome, str):
             result.failed.append(outcome)
         elif outcome is not None:
@@ -322,7 +349,11 @@ def _warn(result: MytoolsImport, folders: list[Folder], device: str | None) -> N
             "not imported: no sysbench output, no QPS"
         )
     if device is None and any(f.has_io for f in folders):
-        result.warnings.append("iostat files found but not used: give --device to get r/o, rKB/o, wKB/o")
+        seen = f" (devices in them: {', '.join(sorted(result.devices))})" if result.devices else ""
+        result.warnings.append(
+            f"iostat files found but not used{seen}: give --device to get r/o, rKB/o, wKB/o "
+            "(an import again with --device adds them to the runs already stored)"
+        )
     if result.already:
         where = max(result.already_in.items(), key=lambda kv: kv[1])
         result.warnings.append(

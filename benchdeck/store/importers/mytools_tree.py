@@ -15,6 +15,7 @@ from pathlib import Path
 
 from benchdeck.engine.mytools_names import ResultSuffix, parse_mytools_suffix
 from benchdeck.engine.parsers import parse_command
+from benchdeck.engine.parsers.iostat import other_devices
 from benchdeck.store.importers import suite_order
 from benchdeck.store.importers.dating import parse_stamp
 from benchdeck.store.importers.read_run import Members
@@ -174,7 +175,7 @@ def read_packed(tarball: Path, iostat: bool) -> list[Folder]:
             if n := _kept(name, iostat):
                 fh = tar.extractfile(m)
                 got = fh.read(n) if fh else b""
-                if name.startswith("sb.io."):
+                if name.startswith("sb.io.") and n < 0:  # (else its head: the devices)
                     zstd.setdefault(folder, {})[name] = compress(got)
                 else:
                     data.setdefault(folder, {})[name] = got
@@ -205,6 +206,12 @@ def folder_table_size(f: Folder) -> int | None:
         if m := _INSERTING.search(text):
             return int(m.group(1))
     return None
+
+
+def folder_devices(f: Folder) -> frozenset[str]:
+    """The devices the folder's first iostat file reports (its first 4 KB: the first reports)."""
+    first = next((n for n in sorted(f.names) if n.startswith("sb.io.")), None)
+    return other_devices(f.head(first).splitlines(), "") if first else frozenset()
 
 
 def folder_vacuum(f: Folder) -> Vacuum | None:
