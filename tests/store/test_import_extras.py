@@ -46,6 +46,17 @@ def test_an_unreadable_vmstat_or_iostat_file_is_one_skipped_line(tmp_path: Path)
             [t.A],
         )
         assert row.fetchone() == (0, "imported", None)  # stored, with the sb.met's figures
+    packed = tmp_path / "packed"  # the loop packed: a link member, not followed
+    packed.mkdir()
+    with tarfile.open(packed / f"{a.name}.tar.gz", "w:gz") as tar:
+        tar.add(a, arcname=a.name)
+    out = _import(tmp_path / "packed.duckdb", packed)
+    (skipped,) = [line for line in out if line.startswith("benchdeck: skipped: ")]
+    assert skipped.endswith(
+        f"{packed / a.name}.tar.gz/{a.name}/{vm.name}: a symbolic link to {vm} in the tarball, not followed: "
+        f"run sb.o.point-query.{DOP} stored without it"
+    )
+    assert "imported 3 runs (0 already in the store, 1 files not imported" in out[-1]
 
 
 IOSTAT = (  # iostat -x as the author's hosts print it: the run's md2 beside other devices

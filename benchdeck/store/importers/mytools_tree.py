@@ -166,10 +166,15 @@ def read_packed(tarball: Path, iostat: bool) -> list[Folder]:
     data: dict[str, dict[str, bytes]] = {}
     zstd: dict[str, dict[str, bytes]] = {}  # iostat: 3/4 of the bytes, held compressed
     mtimes: dict[str, dict[str, float]] = {}
+    not_files: dict[str, dict[str, str]] = {}  # a run's vmstat/iostat/sb.met that is a link ...
     with tarfile.open(tarball, mode="r|gz") as tar:
         for m in tar:
             folder, _, name = m.name.rstrip("/").rpartition("/")
-            if not m.isfile() or not split_run_dir(folder.rpartition("/")[2]):
+            if not split_run_dir(folder.rpartition("/")[2]):
+                continue
+            if not m.isfile():
+                if name.startswith(("sb.vm.", "sb.io.", "sb.met.")):  # said, as a folder's would be
+                    not_files.setdefault(folder, {})[name] = _what(m)
                 continue
             mtimes.setdefault(folder, {})[name] = float(m.mtime)
             if n := _kept(name, iostat):
@@ -180,9 +185,21 @@ def read_packed(tarball: Path, iostat: bool) -> list[Folder]:
                 else:
                     data.setdefault(folder, {})[name] = got
     return [
-        read_folder(tarball / d, f"{tarball}/{d}", Members(data.get(d, {}), mtimes[d], zstd.get(d, {})))
+        read_folder(
+            tarball / d,
+            f"{tarball}/{d}",
+            Members(data.get(d, {}), mtimes[d], zstd.get(d, {}), not_files.get(d, {})),
+        )
         for d in sorted(mtimes)
     ]
+
+
+def _what(m: tarfile.TarInfo) -> str:
+    if m.issym():
+        return f"a symbolic link to {m.linkname} in the tarball, not followed"
+    if m.islnk():
+        return f"a hard link to {m.linkname} in the tarball, not followed"
+    return "not a regular file in the tarball"
 
 
 def head(path: Path) -> str:

@@ -44,8 +44,11 @@ class Members:
     """Members held compressed as the store keeps raw files (iostat: ~27 MB of a mar25 packed
     folder's ~36 MB; held plain, the import peaked at 303-311 MB RSS)."""
 
+    not_files: Mapping[str, str] = field(default_factory=dict)
+    """Members that are not regular files (a link ...), by name: what each is; never read."""
+
     def has(self, name: str) -> bool:
-        return name in self.data or name in self.zstd
+        return name in self.data or name in self.zstd or name in self.not_files
 
     def get(self, name: str) -> bytes | None:
         if (plain := self.data.get(name)) is not None:
@@ -156,7 +159,7 @@ def run_bytes(f: RunFiles, path: Path) -> bytes:
     if f.members is None:
         return read_bytes(path)
     if (data := f.members.get(path.name)) is None:
-        raise ImportError_(f"{path}: no such member")
+        raise ImportError_(f"{path}: {f.members.not_files.get(path.name, 'no such member')}")
     return data
 
 
