@@ -87,7 +87,8 @@ def import_mytools_tree(
     each one's files are read into memory while its runs are stored), a few runs per transaction.
 
     A run whose sysbench output is already stored (from any path, or earlier in this tree) is
-    counted in ``already``, not stored again. ``table_size`` is used for scan steps when neither
+    counted in ``already``, not stored again; with ``device``, one stored without a device gets
+    that device's iostat rows and r/o, rKB/o, wKB/o (``devices_added``). ``table_size`` is used for scan steps when neither
     the run's command line nor the folder's prepare output says it.
     """
     if not root.is_dir():
