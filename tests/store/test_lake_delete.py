@@ -1,7 +1,8 @@
 """Deleting a run from a team store while another writer commits (issue 37.9): a real PostgreSQL
 catalog, two real writers (two stores open on one lake). The other writer's commit is made to
 fall between the delete's statements and its COMMIT, every time: DuckLake reports the clash,
-and the delete rolls back and runs again, as the other lake writes do."""
+and the delete rolls back and runs again, as the other lake writes do. And the runs a team store
+holds given a device's rows by an import with --device (issue 37.7)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,22 @@ def test_a_delete_that_clashes_every_time_is_one_line(lake_runs: str) -> None:
     assert "\n" not in str(got.value)
     assert str(got.value).startswith("another benchdeck changed the team store at the same time")
     assert _ids(lake_runs) == ids  # nothing deleted
+
+
+def test_an_import_with_device_fills_the_runs_a_team_store_holds(lake_runs: str, tmp_path: Path) -> None:
+    """Issue 37.7 on a team store: the UPDATEs and inserts of the device fill in its writes."""
+    a = tree.folder(tmp_path / "tree", tree.A)
+    report = "Device r/s rkB/s w/s wkB/s %util\nmd2 {r} 40.00 5.00 20.00 1.00\n\n"
+    (a / f"sb.io.point-query.range100.pk1.dop{tree.DOP}").write_text(
+        "Linux 5.15 (h) \t03/18/2025 \t_x86_64_\t(48 CPU)\n\n" + "".join(report.format(r=r) for r in (10, 30))
+    )
+    with Store.open(lake_runs) as store:
+        res = import_mytools_tree(store, tmp_path / "tree", "h", device="md2")
+    assert (res.run_ids, res.already, res.devices_added, res.failed) == ([], 9, 1, [])
+    with Store.open_for_reading(lake_runs) as store, store.reading() as cur:
+        got = cur.execute(
+            "SELECT r.device, s.r_o * s.qps, s.io_samples, (SELECT count(*) FROM iostat_samples i "
+            "WHERE i.run_id = r.run_id) FROM runs r JOIN run_summary s USING (run_id) "
+            "WHERE r.device IS NOT NULL"
+        ).fetchall()
+    assert got == [("md2", pytest.approx(20.0), 2, 2)]

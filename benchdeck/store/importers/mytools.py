@@ -88,8 +88,8 @@ def import_mytools_tree(
 
     A run whose sysbench output is already stored (from any path, or earlier in this tree) is
     counted in ``already``, not stored again; with ``device``, one stored without a device gets
-    that device's iostat rows and r/o, rKB/o, wKB/o (``devices_added``). ``table_size`` is used for scan steps when neither
-    the run's command line nor the folder's prepare output says it.
+    that device's iostat rows and r/o, rKB/o, wKB/o (``devices_added``). ``table_size`` is used
+    for scan steps when neither the run's command line nor the folder's prepare output says it.
     """
     if not root.is_dir():
         raise ImportError_(f"{root}: not a directory")
