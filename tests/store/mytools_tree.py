@@ -216,6 +216,15 @@ procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----
 40  0      0 890000  10000 500000    0    0     0    12 9000 2100000 52 12 36  0  0
 """
 
+# sb.ps as the author's run script writes it: a date line every 10 s, then ps of the server
+PS_AT = datetime(2025, 10, 11, 15, 0, 2)
+PS = """\
+Sat Oct 11 03:00:02 PM UTC 2025
+mysql    4242 90.1  9.5 9001234 3123456 ?  Ssl  14:31  12:10 /home/u/d/my8040/bin/mysqld
+Sat Oct 11 03:00:12 PM UTC 2025
+mysql    4242 91.0  9.5 9001234 3123456 ?  Ssl  14:31  12:19 /home/u/d/my8040/bin/mysqld
+"""
+
 
 def folder(root: Path, build: str) -> Path:
     d = root / f"x.{build}.{CONFIG}.pk1"

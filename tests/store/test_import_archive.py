@@ -8,7 +8,7 @@ import os
 import shutil
 import tarfile
 import tempfile
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -63,9 +63,11 @@ def test_import_sysbench_of_a_tree_file_is_dated_as_import_mytools_dates_it(tmp_
 
 
 def test_dates_follow_the_evidence_order(tmp_path: Path) -> None:
-    """vmstat -t timestamps, then a date line, then the suite's order, then the mtime."""
+    """The runs' own clocks first: vmstat -t timestamps, the sb.ps clock, a date line (``Done
+    at``: the run's end, and not an unparsed line), the mtime when it is evidence; then the
+    suite's order (issue 37.5)."""
     tree = t.write_tree(tmp_path / "tree")
-    c = t.folder(tree, t.C)
+    b, c = t.folder(tree, t.B), t.folder(tree, t.C)
     stamped = "".join(
         line + (" UTC" if i < 2 else f" 2025-10-12 08:00:0{i}") + "\n"
         for i, line in enumerate(t.VMSTAT.splitlines())
@@ -73,22 +75,31 @@ def test_dates_follow_the_evidence_order(tmp_path: Path) -> None:
     (c / f"sb.vm.scan.{DOP}").write_text(stamped)
     upd = c / f"sb.o.update-index.{DOP}"
     upd.write_text(upd.read_text() + "\nDone at Sun Oct 12 09:30:00 UTC 2025\n")
-    for k, step in enumerate(t.SUITE):  # B dated by mtimes that increase in the suite's order
-        os.utime(t.folder(tree, t.B) / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * k, 1.75e9 + 600 * k))
+    shutil.copy(c / "sb.o.myvac", b)  # B has a suite order too: its mtimes and clock come first
+    (b / f"sb.ps.point-query.{DOP}").write_text(t.PS)
+    for k, step in enumerate(t.SUITE):  # B's mtimes increase in the suite's order: evidence
+        os.utime(b / f"sb.o.{step}.{DOP}", (1.75e9 + 600 * k, 1.75e9 + 600 * k))
     with Store.open(tmp_path / "s.duckdb") as store:
         import_mytools_tree(store, tree, HOST)
-        rows = dict(
-            store.cursor()
+        rows = {
+            (build, wl.removesuffix("_range=100")): rest
+            for build, wl, *rest in store.cursor()
             .execute(
-                "SELECT w.name, (r.started_at, r.dated_from) FROM runs r "
-                "JOIN workloads w USING (workload_id) JOIN builds b USING (build_id) WHERE b.name = ?",
-                [t.C],
+                "SELECT b.name, w.name, r.started_at, r.finished_at, r.dated_from FROM runs r "
+                "JOIN workloads w USING (workload_id) JOIN builds b USING (build_id) WHERE b.name IN (?, ?)",
+                [t.B, t.C],
             )
             .fetchall()
-        )
-    assert rows["scan_range=100"] == (datetime(2025, 10, 12, 8, 0, 3), "vmstat")  # since-boot row dropped
-    assert rows["update-index_range=100"] == (datetime(2025, 10, 12, 9, 30), "sysbench")
-    assert rows["point-query_range=100"] == (t.DATED_C + timedelta(seconds=305), "suite order")
+        }
+        skipped = _count(store, "SELECT count(*) FROM skipped_lines WHERE source = 'sysbench'")
+    assert rows[t.C, "scan"][::2] == [datetime(2025, 10, 12, 8, 0, 3), "vmstat"]  # since-boot row dropped
+    done = datetime(2025, 10, 12, 9, 30)
+    assert rows[t.C, "update-index"] == [done - timedelta(seconds=300.0042), done, "sysbench"]
+    assert skipped == 0  # (the vmstat's made-up header is: 1 line)
+    assert rows[t.C, "point-query"][::2] == [t.DATED_C + timedelta(seconds=305), "suite order"]
+    assert rows[t.B, "point-query"][::2] == [t.PS_AT, "sb.ps"]
+    ends = [datetime.fromtimestamp(1.75e9 + 600 * k, UTC).replace(tzinfo=None) for k in (0, 1)]
+    assert [rows[t.B, step][1:] for step in t.SUITE[:2]] == [[e, "mtime"] for e in ends]
     with Store.open_for_reading(tmp_path / "s.duckdb") as store:  # Runs and `runs`: newest run first
         cur = store.cursor()
         history = run_history(cur, RunFilter(limit=4))
@@ -125,6 +136,28 @@ def test_a_packed_folder_imports_as_it_is(tmp_path: Path, monkeypatch: pytest.Mo
         (datetime(2025, 6, 15, 15, 6, 40), "mtime")
     }
     assert (len(again.run_ids), again.already) == (6, 3)
+
+
+def test_a_packed_folder_and_one_file_of_it_are_dated_by_their_sb_ps(tmp_path: Path) -> None:
+    """The clock beside the run (issue 37.5): a packed folder's members one mtime (no evidence)
+    and a vacuum log (a suite order), yet the run with an sb.ps starts at its first date."""
+    tree = t.write_tree(tmp_path / "tree")
+    c = t.folder(tree, t.C)
+    (c / f"sb.ps.point-query.{DOP}").write_text(t.PS)
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    with tarfile.open(packed / f"{c.name}.tar.gz", "w:gz") as tar:
+        tar.add(c, arcname=c.name)
+    out = c / f"sb.o.point-query.{DOP}"
+    with Store.open(tmp_path / "s.duckdb") as store:
+        import_mytools_tree(store, packed, HOST)
+        got = store.cursor().execute("SELECT source_path, started_at, dated_from FROM runs").fetchall()
+        store.cursor().execute("DELETE FROM runs")  # (the same output: stored again below)
+        one = import_run_files(store, RunFiles(HOST, parse_build_name(t.C), "point-query_range=100", out))
+        row = store.cursor().execute("SELECT started_at, dated_from FROM runs WHERE run_id = ?", [one.run_id])
+        assert row.fetchone() == (t.PS_AT, "sb.ps")
+    assert {(s, d) for p, s, d in got if p.endswith(out.name)} == {(t.PS_AT, "sb.ps")}
+    assert sorted(d for _, _, d in got) == ["sb.ps", "suite order", "suite order"]
 
 
 OLD_EXPLAIN = [  # a March 2025 PostgreSQL tree: plan nodes not indented

@@ -4,6 +4,9 @@ Recognised stamps: ``date(1)`` output (``Fri Nov 21 04:38:01 AM UTC 2025``, as t
 scripts print it in their logs), ISO ``2025-11-21 04:38:01`` / ``2025-11-21T04:38:01`` (vmstat
 ``-t``, iostat with ``S_TIME_FORMAT=ISO``) and iostat's ``11/21/2025 04:38:01 AM``. Times are
 kept as printed (wall clock), without a time zone.
+
+A date line in a run's own output says when the run started, or when it ended: ``Done at
+<date>``, and any date line after sysbench's final report, is an end.
 """
 
 from __future__ import annotations
@@ -31,6 +34,21 @@ class Dated:
     started_at: datetime | None
     finished_at: datetime | None
     source: str
+
+
+_END_WORDS = re.compile(r"(?i)\b(?:done|end(?:ed|s)?|finish(?:ed|es)?|stop(?:ped|s)?|complete[ds]?)\b")
+_REPORT = "SQL statistics:"  # sysbench's final report starts here: a date after it is an end
+_EDGE = 4000  # characters of a run's output searched for a date line, at each end
+
+
+@dataclass(frozen=True, slots=True)
+class DateLine:
+    """A line of a run's output that dates it: its number (1-based), the date, and whether
+    it is the run's end (else its start)."""
+
+    lineno: int
+    at: datetime
+    is_end: bool
 
 
 def _hour(h: int, ampm: str | None) -> int:
@@ -65,6 +83,35 @@ def parse_stamp(text: str) -> datetime | None:
         if dt:
             found.append((m.start(), dt))
     return min(found)[1] if found else None
+
+
+def first_stamp(text: str) -> datetime | None:
+    """The date of the first line of ``text`` that holds one (a ``date`` line of a monitor's
+    output, as ``sb.ps`` starts with one); None if none does."""
+    for line in text.splitlines():
+        if t := parse_stamp(line):
+            return t
+    return None
+
+
+def date_line(text: str) -> DateLine | None:
+    """The first date line in the first or last 4000 characters of a run's output, numbered
+    as in ``text``; an end when its words say so (``Done at``) or it follows the final report."""
+    report = text.find(_REPORT)
+    tail = max(_EDGE, len(text) - _EDGE)
+    tail = text.find("\n", tail - 1) + 1 or len(text)  # from a line's start
+    for start, part in ((0, text[:_EDGE]), (tail, text[tail:])):
+        pos = start
+        for line in part.splitlines(keepends=True):
+            if t := parse_stamp(line):
+                is_end = bool(_END_WORDS.search(line)) or 0 <= report < pos
+                return DateLine(text.count("\n", 0, pos) + 1, t, is_end)
+            pos += len(line)
+    return None
+
+
+def from_end(end: datetime, elapsed_s: float | None, source: str) -> Dated:
+    return Dated(_plus(end, -(elapsed_s or 0.0)), end, source)
 
 
 def _plus(t: datetime, seconds: float) -> datetime | None:

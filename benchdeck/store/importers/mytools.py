@@ -16,24 +16,21 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from itertools import chain
 from pathlib import Path
 
 from benchdeck.engine.builds import BuildNameError, parse_build_name
-from benchdeck.engine.mytools_names import parse_mytools_suffix
-from benchdeck.store.importers import suite_order
+from benchdeck.store.importers.folder_dates import folder_dates
 from benchdeck.store.importers.identity import content_key, known_keys
 from benchdeck.store.importers.mytools_tree import (
     Folder,
     find_packed,
     find_run_dirs,
+    folder_devices,
     folder_table_size,
-    folder_vacuum,
     profile_only,
     read_folder,
     read_packed,
-    split_run_dir,
 )
 from benchdeck.store.importers.perf_files import attach_mytools_perf
 from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles, read_run, run_bytes
@@ -74,6 +71,8 @@ class MytoolsImport:
     perf_runs: int = 0
     perf_windows: int = 0
     unordered_mtimes: list[str] = field(default_factory=list)  # folders whose mtimes say nothing
+    devices_added: int = 0  # runs already stored, given the --device's rows and r/o, rKB/o, wKB/o
+    devices: set[str] = field(default_factory=set)  # the devices the iostat files report
 
 
 def import_mytools_tree(
@@ -88,8 +87,9 @@ def import_mytools_tree(
     each one's files are read into memory while its runs are stored), a few runs per transaction.
 
     A run whose sysbench output is already stored (from any path, or earlier in this tree) is
-    counted in ``already``, not stored again. ``table_size`` is used for scan steps when neither
-    the run's command line nor the folder's prepare output says it.
+    counted in ``already``, not stored again; with ``device``, one stored without a device gets
+    that device's iostat rows and r/o, rKB/o, wKB/o (``devices_added``). ``table_size`` is used
+    for scan steps when neither the run's command line nor the folder's prepare output says it.
     """
     if not root.is_dir():
         raise ImportError_(f"{root}: not a directory")
@@ -106,6 +106,7 @@ def import_mytools_tree(
     total = sum(len(f.runs) for f in folders)
     with store.transaction() as cur:
         known = known_keys(cur)
+        no_device = {int(r) for (r,) in cur.execute(_NO_DEVICE_SQL).fetchall()} if device else set()
 
     def written(batch: list[tuple[int, ParsedRun]]) -> None:
         for _, p in batch:
@@ -114,7 +115,8 @@ def import_mytools_tree(
             result.imported_per_op += p.summary.per_op_source == "imported"
 
     writer = RunWriter(store, on_written=written)
-    pipe = _Pipeline(result, writer, known, progress, total)
+    pipe = _Pipeline(result, writer, known, progress, total, no_device)
+    result.devices = {d for f in folders for d in folder_devices(f)}
     with _import_settings(store):
         pipe.run(_jobs(folders, host, device, table_size))
         packed_runs = 0
@@ -125,6 +127,7 @@ def import_mytools_tree(
             packed_runs += sum(len(f.runs) for f in inner)
             pipe.total = total + packed_runs + round(packed_runs / i * (len(packed) - i))
             pipe.run(_jobs(inner, host, device, table_size))
+            result.devices |= {d for f in inner for d in folder_devices(f)}
             folders += [replace(f, members=None) for f in inner]  # the warnings' facts, not the bytes
             del inner  # before the next one is read: one packed folder's bytes in memory
         writer.flush()
@@ -171,11 +174,6 @@ def _import_settings(store: Store) -> Iterator[None]:
             store.cursor().execute(f"SET {k} = '{row[0]}'" if row else f"RESET {k}")
 
 
-def _is_run_output(name: str) -> bool:
-    s = parse_mytools_suffix(name.removeprefix("sb.o.")) if name.startswith("sb.o.") else None
-    return s is not None and s.dop is not None
-
-
 def _trim() -> None:
     """Give glibc's free heap pages back every few runs: packed members and parsed runs (large
     blocks) freed by other threads leave the heap fragmented (glibc raises its mmap threshold
@@ -203,34 +201,6 @@ class _Job:
     failed: str | None = None
 
 
-def _starts(f: Folder) -> list[datetime | None]:
-    """Each run's start by the suite's order around the folder's vacuum; None without one."""
-    vacuum = folder_vacuum(f)
-    if vacuum is None:
-        return [None] * len(f.runs)
-    names = [out.name for out, _ in f.runs]
-    secs = _seconds(f)
-    return list(suite_order.schedule(names, secs, vacuum))
-
-
-def _seconds(f: Folder) -> list[float]:
-    """Each run's length from its sysbench command line (warm-up and run time)."""
-    return [suite_order.run_seconds(f.head(out.name).split("\n", 1)[0]) for out, _ in f.runs]
-
-
-def suite_date(out: Path) -> datetime | None:
-    """When a run file of a mytools folder ran by the suite's order (what ``import mytools``
-    uses when the files have no timestamps), for ``import sysbench`` of one such file."""
-    if not split_run_dir(out.parent.name) or not _is_run_output(out.name):
-        return None
-    try:
-        f = read_folder(out.parent)
-    except OSError:
-        return None
-    starts = _starts(f)
-    return next((t for (p, _), t in zip(f.runs, starts, strict=True) if p.name == out.name), None)
-
-
 def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int | None) -> Iterator[_Job]:
     for f in folders:
         try:
@@ -241,47 +211,42 @@ def _jobs(folders: list[Folder], host: str, device: str | None, table_size: int 
                 yield _Job(f"{f.build_name} {suffix.workload}", f.label, failed=why)
             continue
         size = folder_table_size(f) or table_size
-        starts = _starts(f)
-        evidence = f.mtimes_are_evidence(list(_seconds(f)))
-        for (out, suffix), start in zip(f.runs, starts, strict=True):
+        for (out, suffix), dates in zip(f.runs, folder_dates(f), strict=True):
             label = f"{f.build_name} {suffix.workload} dop{suffix.dop}"
             rest = out.name.removeprefix("sb.o.")
             vm, io, met = (f.path / f"sb.{k}.{rest}" for k in ("vm", "io", "met"))
             has = {p: f.has(p.name) for p in (vm, io, met)}
             use_io = has[io] and device is not None
-            yield _Job(
-                label,
-                f.label,
-                RunFiles(
-                    host=host,
-                    build=build,
-                    workload=suffix.workload,
-                    sysbench=out,
-                    config=f.config,
-                    vmstat=vm if has[vm] else None,
-                    iostat=io if use_io else None,
-                    device=device if use_io else None,
-                    threads=suffix.dop,
-                    source="mytools",
-                    met=met if has[met] else None,
-                    table_size=size,
-                    dated=start,
-                    dated_source=suite_order.SOURCE if start else "",
-                    source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
-                    members=f.members,
-                    mtime_evidence=evidence,
-                ),
+            files = RunFiles(
+                host=host,
+                build=build,
+                workload=suffix.workload,
+                sysbench=out,
+                config=f.config,
+                vmstat=vm if has[vm] else None,
+                iostat=io if use_io else None,
+                device=device if use_io else None,
+                threads=suffix.dop,
+                source="mytools",
+                met=met if has[met] else None,
+                table_size=size,
+                source_path=f"{f.label}/{out.name}" if f.label != str(f.path) else None,
+                members=f.members,
+                leave_out_unreadable=True,
             )
+            yield _Job(label, f.label, dates.on(files))
 
 
 _ALREADY = "already"
 
 
-def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
+def _read(files: RunFiles, known: dict[str, int], no_device: set[int]) -> ParsedRun | str:
     """The run parsed, or why not; :data:`_ALREADY` when its output is stored already (only
-    its sysbench file read: a stored run costs a hash, not a parse)."""
+    its sysbench file read: a stored run costs a hash, not a parse), unless it is stored
+    without a device (``no_device``) and has the iostat file of the device given."""
     try:
-        if content_key(run_bytes(files, files.sysbench)) in known:
+        key = content_key(run_bytes(files, files.sysbench))
+        if key in known and (files.iostat is None or known[key] not in no_device):
             return _ALREADY
     except ImportError_:
         pass  # read_run says why, in one line
@@ -289,6 +254,12 @@ def _read(files: RunFiles, known: dict[str, int]) -> ParsedRun | str:
         return read_run(files)
     except ImportError_ as exc:
         return str(exc)
+
+
+_NO_DEVICE_SQL = """
+SELECT r.run_id FROM runs r JOIN run_summary s USING (run_id)
+WHERE r.device IS NULL AND s.r_o IS NULL AND r.source <> 'run'
+"""
 
 
 class _Pipeline:
@@ -302,8 +273,10 @@ class _Pipeline:
         known: dict[str, int],
         progress: Callable[[ImportProgress], None] | None,
         total: int,
+        no_device: set[int],
     ):
         self.result, self.writer, self.known = result, writer, known
+        self.no_device = no_device  # stored runs that a read with --device gives device rows to
         self.progress, self.total, self.done = progress, total, 0
 
     def run(self, jobs: Iterable[_Job]) -> None:
@@ -311,13 +284,22 @@ class _Pipeline:
         with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
             for job in chain(jobs, [None]):
                 if job is not None:
-                    fut = pool.submit(_read, job.files, self.known) if job.files else None
+                    fut = pool.submit(_read, job.files, self.known, self.no_device) if job.files else None
                     ahead.append((job, fut))
                     if len(ahead) < READ_AHEAD:
                         continue
                 while ahead and (job is None or len(ahead) >= READ_AHEAD):
                     head, fut = ahead.popleft()
                     self._take(head, fut.result() if fut is not None else None)
+
+    def _fill(self, run: ParsedRun) -> None:
+        """A stored run read again for the device given: its device rows added, once."""
+        self.result.failed += run.left_out
+        run_id = self.known[run.run.content_key or ""]
+        if run.iostat and run_id in self.no_device:
+            self.no_device.discard(run_id)
+            self.writer.fill(run_id, run)
+            self.result.devices_added += 1
 
     def _take(self, job: _Job, outcome: ParsedRun | str | None) -> None:
         result = self.result
@@ -332,12 +314,15 @@ class _Pipeline:
         ):  # stored before, or a copy of a run earlier in this tree
             result.already += 1
             result.already_in[job.folder] = result.already_in.get(job.folder, 0) + 1
+            if isinstance(outcome, ParsedRun):
+                self._fill(outcome)
         elif isinstance(outcome, str):
             result.failed.append(outcome)
         elif outcome is not None:
             undated = outcome.dated_from == "undated" and job.files and not job.files.mtime_evidence
             if undated and job.folder not in result.unordered_mtimes:
                 result.unordered_mtimes.append(job.folder)  # said once, for the folders it cost a date
+            result.failed += outcome.left_out  # a file the run is stored without: "skipped:"
             result.lines += outcome.lines
             result.explain_lines += outcome.explain_lines
             if outcome.run.content_key:
@@ -363,7 +348,11 @@ def _warn(result: MytoolsImport, folders: list[Folder], device: str | None) -> N
             "not imported: no sysbench output, no QPS"
         )
     if device is None and any(f.has_io for f in folders):
-        result.warnings.append("iostat files found but not used: give --device to get r/o, rKB/o, wKB/o")
+        seen = f" (devices in them: {', '.join(sorted(result.devices))})" if result.devices else ""
+        result.warnings.append(
+            f"iostat files found but not used{seen}: give --device to get r/o, rKB/o, wKB/o "
+            "(an import again with --device adds them to the runs already stored)"
+        )
     if result.already:
         where = max(result.already_in.items(), key=lambda kv: kv[1])
         result.warnings.append(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from benchdeck.engine.mytools_names import ResultSuffix, parse_mytools_suffix
 from benchdeck.engine.parsers import parse_command
+from benchdeck.engine.parsers.iostat import other_devices
 from benchdeck.store.importers import suite_order
 from benchdeck.store.importers.dating import parse_stamp
 from benchdeck.store.importers.read_run import Members
@@ -43,9 +44,10 @@ class Folder:
     members: Members | None = None  # a packed folder's files, in memory
 
     def has(self, name: str) -> bool:
+        """Whether the folder lists ``name`` (a link loop too: reading it says what is wrong)."""
         if self.members is not None:
             return self.members.has(name)
-        return name in self.names and (self.path / name).is_file()
+        return name in self.names
 
     def mtimes_are_evidence(self, seconds: list[float | None]) -> bool:
         """Whether the run outputs' mtimes can say when they ran: distinct, and no two closer
@@ -148,9 +150,12 @@ def read_folder(d: Path, label: str = "", members: Members | None = None) -> Fol
 
 def _kept(name: str, iostat: bool) -> int:
     """How much of a packed member an import reads (bytes; -1: all): run outputs, vmstat,
-    sb.met, iostat when a device is given, the heads of prepare outputs; helper logs whole."""
+    sb.met, iostat when a device is given (else its head: the devices it lists), the heads of
+    prepare outputs and of sb.ps (its first date); helper logs whole."""
     if name.startswith(("sb.o.", "sb.vm.", "sb.met.")) or (iostat and name.startswith("sb.io.")):
         return -1
+    if name.startswith(("sb.ps.", "sb.io.")):
+        return _HEAD
     return _HEAD if name.startswith("sb.prepare.") and not name.startswith("sb.prepare.met.") else 0
 
 
@@ -161,23 +166,40 @@ def read_packed(tarball: Path, iostat: bool) -> list[Folder]:
     data: dict[str, dict[str, bytes]] = {}
     zstd: dict[str, dict[str, bytes]] = {}  # iostat: 3/4 of the bytes, held compressed
     mtimes: dict[str, dict[str, float]] = {}
+    not_files: dict[str, dict[str, str]] = {}  # a run's vmstat/iostat/sb.met that is a link ...
     with tarfile.open(tarball, mode="r|gz") as tar:
         for m in tar:
             folder, _, name = m.name.rstrip("/").rpartition("/")
-            if not m.isfile() or not split_run_dir(folder.rpartition("/")[2]):
+            if not split_run_dir(folder.rpartition("/")[2]):
+                continue
+            if not m.isfile():
+                if name.startswith(("sb.vm.", "sb.io.", "sb.met.")):  # said, as a folder's would be
+                    not_files.setdefault(folder, {})[name] = _what(m)
                 continue
             mtimes.setdefault(folder, {})[name] = float(m.mtime)
             if n := _kept(name, iostat):
                 fh = tar.extractfile(m)
                 got = fh.read(n) if fh else b""
-                if name.startswith("sb.io."):
+                if name.startswith("sb.io.") and n < 0:  # (else its head: the devices)
                     zstd.setdefault(folder, {})[name] = compress(got)
                 else:
                     data.setdefault(folder, {})[name] = got
     return [
-        read_folder(tarball / d, f"{tarball}/{d}", Members(data.get(d, {}), mtimes[d], zstd.get(d, {})))
+        read_folder(
+            tarball / d,
+            f"{tarball}/{d}",
+            Members(data.get(d, {}), mtimes[d], zstd.get(d, {}), not_files.get(d, {})),
+        )
         for d in sorted(mtimes)
     ]
+
+
+def _what(m: tarfile.TarInfo) -> str:
+    if m.issym():
+        return f"a symbolic link to {m.linkname} in the tarball, not followed"
+    if m.islnk():
+        return f"a hard link to {m.linkname} in the tarball, not followed"
+    return "not a regular file in the tarball"
 
 
 def head(path: Path) -> str:
@@ -201,6 +223,12 @@ def folder_table_size(f: Folder) -> int | None:
         if m := _INSERTING.search(text):
             return int(m.group(1))
     return None
+
+
+def folder_devices(f: Folder) -> frozenset[str]:
+    """The devices the folder's first iostat file reports (its first 4 KB: the first reports)."""
+    first = next((n for n in sorted(f.names) if n.startswith("sb.io.")), None)
+    return other_devices(f.head(first).splitlines(), "") if first else frozenset()
 
 
 def folder_vacuum(f: Folder) -> Vacuum | None:

@@ -18,7 +18,7 @@ from benchdeck.engine.parsers.explain import LINE, ZONE_END, ZONE_START, find_ex
 from benchdeck.engine.parsers.mytools_met import MetTable, parse_met, split_met_tail
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
 from benchdeck.store.importers.checked import Checked
-from benchdeck.store.importers.dating import Dated, from_mtime, from_start, parse_stamp
+from benchdeck.store.importers.dating import Dated, date_line, from_end, from_mtime, from_start, parse_stamp
 from benchdeck.store.importers.identity import content_key
 from benchdeck.store.storage.db import StoreError
 from benchdeck.store.storage.limits import INT32_MAX, INT64_MAX, fit_int, int_problem, path_problem
@@ -44,8 +44,11 @@ class Members:
     """Members held compressed as the store keeps raw files (iostat files are most of a packed
     folder; held plain, they took the import's peak memory past its target)."""
 
+    not_files: Mapping[str, str] = field(default_factory=dict)
+    """Members that are not regular files (a link ...), by name: what each is; never read."""
+
     def has(self, name: str) -> bool:
-        return name in self.data or name in self.zstd
+        return name in self.data or name in self.zstd or name in self.not_files
 
     def get(self, name: str) -> bytes | None:
         if (plain := self.data.get(name)) is not None:
@@ -65,8 +68,8 @@ class RunFiles:
 
     ``met`` is a mytools ``sb.met.*`` file: the author's own per-op figures, used when there
     is no vmstat/iostat output. ``table_size`` (rows per table) makes a scan step's QPS
-    (rows/s) when the sysbench command line does not say it. ``dated`` is when the run ran if
-    the caller knows better than the files' modification time.
+    (rows/s) when the sysbench command line does not say it. ``dated`` is when the run ran as
+    the caller worked it out, used when the files hold no date (and their mtimes are no evidence).
     """
 
     host: str
@@ -83,11 +86,18 @@ class RunFiles:
     table_size: int | None = None
     dated: datetime | None = None
     dated_source: str = ""
+    clock: datetime | None = None
+    clock_source: str = ""
+    """When the run started by a clock read beside its output (a mytools folder's ``sb.ps``
+    starts with a ``date`` line): ranked with the files' own timestamps, before ``dated``."""
     source_path: str | None = None
     """Where the output was read, when not ``sysbench`` itself (a packed folder's member)."""
     members: Members | None = None
     """The files' bytes when they are a packed folder's members (the paths name them)."""
     mtime_evidence: bool = True
+    leave_out_unreadable: bool = False
+    """A vmstat/iostat/sb.met file that cannot be read (a link loop, a folder) is left out
+    with a line (``ParsedRun.left_out``), not the whole run (a tree's files, not the user's)."""
     """False: the output's mtime says nothing of when it ran (its folder's files share one)."""
 
 
@@ -118,6 +128,9 @@ class ParsedRun:
     explain_lines: int
     ncpu: int | None = None
     warnings: tuple[str, ...] = field(default=())
+    left_out: tuple[str, ...] = field(default=())
+    """The run's vmstat/iostat/sb.met files that could not be read, each with its reason
+    (``RunFiles.leave_out_unreadable``): the run is stored without them."""
 
     @property
     def qps(self) -> float:
@@ -146,8 +159,22 @@ def run_bytes(f: RunFiles, path: Path) -> bytes:
     if f.members is None:
         return read_bytes(path)
     if (data := f.members.get(path.name)) is None:
-        raise ImportError_(f"{path}: no such member")
+        raise ImportError_(f"{path}: {f.members.not_files.get(path.name, 'no such member')}")
     return data
+
+
+def _extra(f: RunFiles, path: Path | None, left_out: list[str]) -> bytes | None:
+    """A vmstat/iostat/sb.met file of the run; None (and why in ``left_out``) when it cannot be
+    read and the caller would have the run without it."""
+    if path is None:
+        return None
+    try:
+        return run_bytes(f, path)
+    except ImportError_ as exc:
+        if not f.leave_out_unreadable:
+            raise
+        left_out.append(f"{exc}: run {f.sysbench.name} stored without it")
+        return None
 
 
 def _resolved(path: Path) -> str:
@@ -240,25 +267,31 @@ def _dated(
     vm: tuple[VmstatSample, ...],
     io: tuple[IostatSample, ...],
     elapsed: float | None,
-) -> Dated:
-    """When the run ran: the first vmstat/iostat timestamp, a date line in the sysbench output,
-    the date the caller found (a mytools folder's log and the suite's order), else the output
-    file's mtime; undated (NULL) when even that is out of range (a fuzzed file)."""
+) -> tuple[Dated, int | None]:
+    """When the run ran, and the number of the sysbench output's line that said so (if one
+    did). The run's own clocks first: the first vmstat/iostat timestamp, the clock the caller
+    read beside it (a mytools folder's ``sb.ps``), a date line in the sysbench output (``Done
+    at <date>``: its end), the output file's mtime when it is evidence (a copy's is not); then
+    the date the caller worked out (the suite's order around a folder's vacuum log); else
+    undated (NULL, as when even the mtime is out of range: a fuzzed file)."""
     for source, stamp in (
         ("vmstat", vm[0].timestamp if vm else None),
         ("iostat", io[0].timestamp if io else None),
     ):
         if stamp and (t := parse_stamp(stamp)):
-            return from_start(t, elapsed, source)
-    # a date line in the output itself (outside the EXPLAIN block: its head and tail)
-    if (t := parse_stamp(sb_text[:4000])) or (t := parse_stamp(sb_text[-4000:])):
-        return from_start(t, elapsed, "sysbench")
+            return from_start(t, elapsed, source), None
+    if f.clock is not None:
+        return from_start(f.clock, elapsed, f.clock_source or "clock"), None
+    if line := date_line(sb_text):  # outside the EXPLAIN block: its head and tail
+        dated = from_end if line.is_end else from_start
+        return dated(line.at, elapsed, "sysbench"), line.lineno
+    if f.mtime_evidence:
+        mtime = f.members.mtimes.get(f.sysbench.name) if f.members else None
+        if (by_mtime := from_mtime(f.sysbench, elapsed, mtime)).started_at is not None or f.dated is None:
+            return by_mtime, None
     if f.dated is not None:
-        return from_start(f.dated, elapsed, f.dated_source or "folder")
-    if not f.mtime_evidence:
-        return Dated(None, None, "undated")
-    mtime = f.members.mtimes.get(f.sysbench.name) if f.members else None
-    return from_mtime(f.sysbench, elapsed, mtime)
+        return from_start(f.dated, elapsed, f.dated_source or "folder"), None
+    return Dated(None, None, "undated"), None
 
 
 def read_run(f: RunFiles) -> ParsedRun:
@@ -271,9 +304,8 @@ def read_run(f: RunFiles) -> ParsedRun:
     if why := int_problem("threads", f.threads, INT32_MAX):
         raise ImportError_(f"{f.sysbench}: {why}")
     sb_bytes = run_bytes(f, f.sysbench)
-    vm_bytes = run_bytes(f, f.vmstat) if f.vmstat else None
-    io_bytes = run_bytes(f, f.iostat) if f.iostat else None
-    met_bytes = run_bytes(f, f.met) if f.met else None
+    left_out: list[str] = []
+    vm_bytes, io_bytes, met_bytes = (_extra(f, path, left_out) for path in (f.vmstat, f.iostat, f.met))
     zipped: dict[str, bytes | None] = {}
     if f.members is not None:  # read once: the packed folder's memory shrinks as its runs are read
         for path in (f.sysbench, f.vmstat, f.iostat, f.met):
@@ -339,7 +371,9 @@ def read_run(f: RunFiles) -> ParsedRun:
     else:
         metrics, source = None, None
 
-    dated = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
+    dated, date_lineno = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
+    if date_lineno is not None:  # the line that dated the run is read, not unparsed
+        skipped[0] = (skipped[0][0], tuple(r for r in skipped[0][1] if r.lineno != date_lineno))
     raw = [RawBlob("sysbench", f.sysbench.name, len(sb_bytes), compress(sb_bytes))]
     for kind, path, data in (("vmstat", f.vmstat, vm_bytes), ("iostat", f.iostat, io_bytes),
                              ("met", f.met, met_bytes)):  # fmt: skip
@@ -362,7 +396,7 @@ def read_run(f: RunFiles) -> ParsedRun:
             threads=threads,
             tables=tables,
             table_size=table_size,
-            device=f.device,
+            device=f.device if io_bytes is not None or not f.iostat else None,
             source_path=f.source_path or _resolved(f.sysbench),
             command=s.command,
             params=dict(s.options),
@@ -385,4 +419,5 @@ def read_run(f: RunFiles) -> ParsedRun:
         explain_lines=text.explain,
         ncpu=ncpu,
         warnings=warnings,
+        left_out=tuple(left_out),
     )

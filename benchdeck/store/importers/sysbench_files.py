@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
+from benchdeck.store.importers.folder_dates import file_dates
 from benchdeck.store.importers.identity import content_key, known_keys
-from benchdeck.store.importers.mytools import suite_date
 from benchdeck.store.importers.read_run import ImportError_, RunFiles, read_bytes, read_run
-from benchdeck.store.importers.suite_order import SOURCE
 from benchdeck.store.importers.writer import RunWriter
 from benchdeck.store.storage.db import Store
 
@@ -34,16 +33,16 @@ def import_run_files(store: Store, f: RunFiles, perf_stat: Path | None = None) -
 
     A file already stored (by ``import mytools`` or an earlier import, from any path) is
     recognised by its content and not stored again; a file of a mytools folder is dated as
-    ``import mytools`` dates it (the suite's order around the folder's vacuum log) when it
-    holds no timestamps itself.
+    ``import mytools`` dates it (its sb.ps clock, its mtime when that is evidence, the suite's
+    order around the folder's vacuum log) when it holds no timestamps itself.
     """
     key = content_key(read_bytes(f.sysbench))
     with store.transaction() as cur:
         known = known_keys(cur)
     if key in known:
         return ImportedRun(run_id=known[key], qps=float("nan"), skipped=0, already=True)
-    if f.dated is None and (start := suite_date(f.sysbench)) is not None:
-        f = replace(f, dated=start, dated_source=SOURCE)
+    if f.dated is None and (dates := file_dates(f.sysbench)) is not None:
+        f = dates.on(f)
     parsed = read_run(f)
     warnings = parsed.warnings
     store_perf = None

@@ -10,7 +10,7 @@ from typing import Any
 
 import duckdb
 
-from benchdeck.store.importers.read_run import ParsedRun
+from benchdeck.store.importers.read_run import ParsedRun, RawBlob
 from benchdeck.store.storage import bulk
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.dialect import next_ids
@@ -45,6 +45,8 @@ class RunWriter:
     data) at a time, each batch in one transaction; ``on_written`` sees each written batch.
 
     Call :meth:`flush` at the end. ``run_ids`` lists the ids given, in the order added.
+    :meth:`fill` gives runs already stored the device rows of a new read of them, in the batches'
+    transactions.
     """
 
     def __init__(
@@ -63,6 +65,7 @@ class RunWriter:
         """Writes more rows of the batch's runs (by id) in the batch's transaction."""
         self.run_ids: list[int] = []
         self._pending: list[ParsedRun] = []
+        self._fills: list[tuple[int, ParsedRun]] = []
         self._bytes = 0
         self._ids: dict[tuple[str, str], int] = {}
 
@@ -72,14 +75,24 @@ class RunWriter:
         if len(self._pending) >= self.batch_runs or self._bytes >= self.batch_bytes:
             self.flush()
 
+    def fill(self, run_id: int, run: ParsedRun) -> None:
+        """Give stored run ``run_id`` (stored without a device) ``run``'s device: its iostat rows,
+        raw file and skipped lines, r/o, rKB/o and wKB/o."""
+        self._fills.append((run_id, run))
+        self._bytes += sum(len(r.data) for r in run.raw if r.kind == "iostat")
+        if len(self._pending) + len(self._fills) >= self.batch_runs or self._bytes >= self.batch_bytes:
+            self.flush()
+
     def flush(self) -> list[int]:
         """Write what is pending in one transaction; returns the new run ids."""
         pending, self._pending, self._bytes = self._pending, [], 0
-        if not pending:
+        fills, self._fills = self._fills, []
+        if not pending and not fills:
             return []
         try:
             with self.store.transaction() as cur:
-                ids = self._write(cur, pending)
+                _fill(cur, fills)
+                ids = self._write(cur, pending) if pending else []
                 if self.in_transaction:
                     self.in_transaction(cur, ids)
         except BaseException:
@@ -142,17 +155,37 @@ class RunWriter:
         append_many(cur, "vmstat", [(i, p.vmstat) for i, p in pairs])
         append_many(cur, "iostat", [(i, p.iostat) for i, p in pairs])
         append_skipped_many(cur, [(i, src, lines) for i, p in pairs for src, lines in p.skipped])
-        raw = [(i, b) for i, p in pairs for b in p.raw]
-        raw_cols: dict[str, tuple[str, Sequence[Any]]] = {
-            "run_id": ("BIGINT", [i for i, _ in raw]),
-            "kind": ("VARCHAR", [b.kind for _, b in raw]),
-            "name": ("VARCHAR", [b.name for _, b in raw]),
-            "codec": ("VARCHAR", ["zstd"] * len(raw)),
-            "size": ("BIGINT", [b.size for _, b in raw]),
-            "data": ("BLOB", [b.data for _, b in raw]),
-        }
-        bulk.insert_columns(cur, "raw_files", raw_cols)
+        _insert_raw(cur, [(i, b) for i, p in pairs for b in p.raw])
         return ids
+
+
+def _fill(cur: duckdb.DuckDBPyConnection, fills: list[tuple[int, ParsedRun]]) -> None:
+    """Stored runs' device metrics and rows from new reads of them (see RunWriter.fill)."""
+    if not fills:
+        return
+    cur.executemany(
+        "UPDATE runs SET device = ? WHERE run_id = ?", [(p.run.device, run_id) for run_id, p in fills]
+    )
+    if per_op := [(m, p, i) for i, p in fills if (m := p.summary.per_op) is not None]:
+        cur.executemany(
+            "UPDATE run_summary SET r_o = ?, rkb_o = ?, wkb_o = ?, io_samples = ? WHERE run_id = ?",
+            [(m.r_o, m.rkb_o, m.wkb_o, p.summary.io_samples, i) for m, p, i in per_op],
+        )
+    append_many(cur, "iostat", [(i, p.iostat) for i, p in fills])
+    append_skipped_many(cur, [(i, src, rows) for i, p in fills for src, rows in p.skipped if src == "iostat"])
+    _insert_raw(cur, [(i, b) for i, p in fills for b in p.raw if b.kind == "iostat"])
+
+
+def _insert_raw(cur: duckdb.DuckDBPyConnection, raw: list[tuple[int, RawBlob]]) -> None:
+    cols: dict[str, tuple[str, Sequence[Any]]] = {
+        "run_id": ("BIGINT", [i for i, _ in raw]),
+        "kind": ("VARCHAR", [b.kind for _, b in raw]),
+        "name": ("VARCHAR", [b.name for _, b in raw]),
+        "codec": ("VARCHAR", ["zstd"] * len(raw)),
+        "size": ("BIGINT", [b.size for _, b in raw]),
+        "data": ("BLOB", [b.data for _, b in raw]),
+    }
+    bulk.insert_columns(cur, "raw_files", cols)
 
 
 def _insert(

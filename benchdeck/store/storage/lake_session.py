@@ -135,7 +135,7 @@ class LakeSession:
                 with suppress(duckdb.Error):  # (a failed COMMIT has ended it already)
                     cur.execute("ROLLBACK")
                 if not rec.replayable:
-                    raise Conflict(_conflict_line(exc)) from None
+                    raise Conflict(conflict_line(exc)) from None
             self.replays += 1
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
@@ -161,7 +161,7 @@ class LakeSession:
             self.pg = None
 
 
-def _conflict_line(exc: BaseException) -> str:
+def conflict_line(exc: BaseException) -> str:
     return (
         "another benchdeck changed the team store at the same time and this write read what it "
         f"changed; try again ({str(exc).splitlines()[-1].strip()[:160]})"

@@ -196,9 +196,7 @@ def delete_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
     """Delete a run with its samples, summary, raw files, skipped lines and remote_runs row, in
     one transaction (``cur`` must not be inside one). Returns False if the run did not exist."""
     if lake_of(cur) is not None:  # no RETURNING; another writer's commit may clash: again
-        from benchdeck.store.storage.lake import retry_conflicts
-
-        return retry_conflicts(lambda: _delete_run_on_lake(cur, run_id))
+        return _delete_retried_on_lake(cur, run_id)
     cur.execute("BEGIN TRANSACTION")
     try:
         for table in _RUN_DATA_TABLES:
@@ -209,6 +207,22 @@ def delete_run(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
         cur.execute("ROLLBACK")
         raise
     return bool(gone)
+
+
+def _delete_retried_on_lake(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:
+    """The delete, rolled back and done again while another writer's commits clash with it (as
+    the other team-store writes are); still clashing after that, one line (lake_session.Conflict)."""
+    import duckdb
+
+    from benchdeck.store.storage.lake import is_conflict, retry_conflicts
+    from benchdeck.store.storage.lake_session import Conflict, conflict_line
+
+    try:
+        return retry_conflicts(lambda: _delete_run_on_lake(cur, run_id))
+    except duckdb.Error as exc:
+        if is_conflict(exc):
+            raise Conflict(conflict_line(exc)) from None
+        raise
 
 
 def _delete_run_on_lake(cur: duckdb.DuckDBPyConnection, run_id: int) -> bool:

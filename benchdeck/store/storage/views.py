@@ -124,8 +124,10 @@ COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {
     ("runs", "content_key"): "Imported runs: a hash of the benchmark's output file (blake2b-128 of its "
     "bytes), so a file imported again from another path or copy is recognised; NULL for runs benchdeck ran.",
     ("runs", "dated_from"): "Imported runs: the evidence started_at comes from, best first: 'vmstat' or "
-    "'iostat' (-t timestamps), 'sysbench' (a date line), 'suite order' (the mytools suite's step order and "
-    "elapsed times from the folder's dated log), 'mtime' (the file's modification time); NULL when ran.",
+    "'iostat' (-t timestamps), 'sb.ps' (the first date line of the mytools run's sb.ps), 'sysbench' (a date "
+    "line; 'Done at' an end), 'mtime' (the output's modification time, when its folder's are evidence), "
+    "'suite order' (the mytools suite's step order and elapsed times from the folder's dated log); "
+    "'undated'; NULL when ran.",
     ("run_summary", "qps"): "Operations per second: sysbench's final queries per sec., db_bench "
     "ops/sec, Insert Benchmark rows or queries per second; scans: rows per second.",
     ("run_summary", "cpu_o"): "cpu/o: vmstat us+sy averaged over the run, divided by QPS.",

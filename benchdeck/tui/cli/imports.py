@@ -167,8 +167,9 @@ def import_mytools(obj: Ctx, directory: Path, host: str, device: str | None, tab
         if res.perf_windows
         else ""
     )
+    added = f" ({res.devices_added} given {device}'s r/o, rKB/o, wKB/o)" if res.devices_added else ""
     click.echo(
-        f"imported {len(res.run_ids)} runs ({res.already} already in the store, "
+        f"imported {len(res.run_ids)} runs ({res.already} already in the store{added}, "
         f"{len(res.failed)} files not imported{extra}{explain}{perf})"
     )
     if profiles:
