@@ -17,6 +17,7 @@ from benchdeck.store.storage import lake
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.lake_session import Conflict
 from benchdeck.store.storage.run_lists import delete_run, set_tags
+from benchdeck.tui.services.errors import is_store_error
 from tests.fixtures.servers.postgres import PostgresServer
 from tests.store import mytools_tree as tree
 from tests.store.test_team_store_cli import _new_db, _url
@@ -100,6 +101,7 @@ def test_a_delete_that_clashes_every_time_is_one_line(lake_runs: str) -> None:
             delete_run(cur, ids[0])  # type: ignore[arg-type]
         assert cur.begun > 1
     assert "\n" not in str(got.value)
+    assert is_store_error(got.value), "the CLI and the app say it as the store's own errors"
     assert str(got.value).startswith("another benchdeck changed the team store at the same time")
     assert _ids(lake_runs) == ids  # nothing deleted
 

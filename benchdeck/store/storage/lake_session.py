@@ -31,6 +31,7 @@ import duckdb
 import psycopg
 
 from benchdeck.store.storage import lake
+from benchdeck.store.storage.errors import StoreError
 from benchdeck.store.storage.faults import expected_tables
 from benchdeck.store.storage.schema import LATEST_VERSION
 
@@ -41,8 +42,9 @@ _CREATE_LOCK: Final = 0x62646C6B  # pg_advisory_lock key: one process makes a ne
 _SEQ_OF: Final = {"hosts": "host_id_seq", "builds": "build_id_seq", "workloads": "workload_id_seq"}
 
 
-class Conflict(lake.LakeError):
-    """Another writer changed what this transaction read: it cannot be replayed."""
+class Conflict(lake.LakeError, StoreError):
+    """Another writer changed what this transaction read: it cannot be replayed. A store error
+    too: the CLI and the app say it in one line as they say the store's others."""
 
 
 @dataclass
