@@ -63,16 +63,17 @@ async def _services(
     quiet_log: bool,
     fn: Callable[[BuildService, RunService], Awaitable[T]],
     after: Callable[[Store, T], None] | None = None,
+    listener: Callable[[BuildEvent | RunEvent], None] | None = None,
 ) -> T:
     """Run ``fn`` with a build and a run service; ``after`` sees the store once every event of
-    the runs is written (the run service closed)."""
+    the runs is written (the run service closed); ``listener`` replaces the plain progress lines."""
     from benchdeck.engine.hosts.inventory_file import load_inventory
     from benchdeck.engine.running.session import Session
     from benchdeck.store.storage import build_records as br
     from benchdeck.tui.services.builds import BuildService
     from benchdeck.tui.services.runs import RunService
 
-    show = _printer(quiet_log)
+    show = listener or _printer(quiet_log)
     with Store.open(db) as store:
         session = Session(load_inventory(None).with_builds(br.registered(store.cursor())))
         try:

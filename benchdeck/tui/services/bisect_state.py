@@ -1,0 +1,67 @@
+"""A bisect session's memory, so a killed benchdeck resumes where it was: which run measured
+each (commit, nth) and which commits did not build. One small JSON file per session, named by
+the session's arguments, beside the store (``<store>-bisect/``); builds and runs themselves are
+in the store as usual, and a session's QPS are read back from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+def session_key(args: dict[str, Any]) -> str:
+    """A short stable name for a session's arguments."""
+    return hashlib.sha256(json.dumps(args, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def sessions_dir(store_label: Path) -> Path:
+    return store_label.with_name(f"{store_label.stem}-bisect")
+
+
+@dataclass
+class SessionState:
+    """Run ids by ``position:nth`` and the positions that failed to build, saved on each change."""
+
+    path: Path
+    args: dict[str, Any]
+    runs: dict[str, int] = field(default_factory=dict)
+    failed: set[int] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, directory: Path, args: dict[str, Any]) -> SessionState:
+        path = directory / f"{session_key(args)}.json"
+        state = cls(path, args)
+        with contextlib.suppress(FileNotFoundError, ValueError, KeyError, TypeError):
+            d = json.loads(path.read_text())
+            state.runs = {str(k): int(v) for k, v in d["runs"].items()}
+            state.failed = {int(p) for p in d["failed"]}
+        return state
+
+    @property
+    def resumed(self) -> bool:
+        return bool(self.runs or self.failed)
+
+    def run_of(self, position: int, nth: int) -> int | None:
+        return self.runs.get(f"{position}:{nth}")
+
+    def set_run(self, position: int, nth: int, run_id: int) -> None:
+        self.runs[f"{position}:{nth}"] = run_id
+        self.save()
+
+    def set_failed(self, position: int) -> None:
+        self.failed.add(position)
+        self.save()
+
+    def save(self) -> None:
+        """Written whole to a temporary file and renamed: a kill never leaves half a file."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        body = {"args": self.args, "runs": self.runs, "failed": sorted(self.failed)}
+        tmp.write_text(json.dumps(body, indent=1, sort_keys=True, default=str))
+        os.replace(tmp, self.path)
