@@ -52,7 +52,7 @@ class Options:
 
 
 @dataclass(frozen=True, slots=True)
-class Tested:
+class Checked:
     """One commit's verdict, its ratio to the good endpoint and how many runs it took."""
 
     position: int
@@ -64,7 +64,7 @@ class Tested:
 @dataclass(frozen=True, slots=True)
 class Step:
     number: int
-    tested: Tested | None  # None: the endpoints' step
+    tested: Checked | None  # None: the endpoints' step
     search: Search
     endpoints: Ratio | None
     builds: int
@@ -78,7 +78,7 @@ class Result:
     n: int
     endpoints: Ratio | None = None
     culprit: tuple[int, int] | None = None  # first and last position of the culprit range
-    tested: tuple[Tested, ...] = ()
+    tested: tuple[Checked, ...] = ()
     builds: int = 0
     runs: int = 0
 
@@ -104,7 +104,7 @@ class Bisection:
         self.lab, self.n, self.o = lab, n, options or Options()
         self.s = _State()
         self.search = Search(n, {})
-        self.tested: list[Tested] = []
+        self.tested: list[Checked] = []
 
     async def run(self) -> Result:
         for end in (0, self.n):
@@ -120,7 +120,7 @@ class Bisection:
             if await self._build(i):
                 mark, ratio = await self._test(i)
             self.search = self.search.with_mark(i, mark)
-            self.tested.append(Tested(i, mark, ratio, self.s.counts.get(i, 0)))
+            self.tested.append(Checked(i, mark, ratio, self.s.counts.get(i, 0)))
             self._report(self.tested[-1])
         return self._result("culprit", "")
 
@@ -159,7 +159,7 @@ class Bisection:
             if runs >= self.o.repeats and (verdict != "unclear" or runs >= self.o.max_repeats):
                 return verdict, to_good
 
-    def _report(self, tested: Tested | None) -> None:
+    def _report(self, tested: Checked | None) -> None:
         self.s.steps += 1
         self.lab.progress(
             Step(self.s.steps, tested, self.search, self._ratio(self.n, 0), self.s.builds, self.s.runs)

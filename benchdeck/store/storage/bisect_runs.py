@@ -14,6 +14,8 @@ def run_results(
     if not run_ids:
         return {}
     rows = cur.execute(
-        "SELECT run_id, status, qps FROM runs WHERE list_contains(?, run_id)", [list(run_ids)]
+        "SELECT r.run_id, r.status, s.qps FROM runs r LEFT JOIN run_summary s USING (run_id) "
+        "WHERE list_contains(?, r.run_id)",
+        [list(run_ids)],
     ).fetchall()
     return {int(rid): (str(status), float(qps) if qps is not None else None) for rid, status, qps in rows}

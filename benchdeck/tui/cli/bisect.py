@@ -17,7 +17,7 @@ from benchdeck.tui.cli.run_options import options, run_options
 if TYPE_CHECKING:
     from benchdeck.store.storage.db import Store
     from benchdeck.tui.cli.context import Ctx
-    from benchdeck.tui.services.bisect import Report
+    from benchdeck.tui.services.bisect import BisectRequest, Report
     from benchdeck.tui.services.builds import BuildService
     from benchdeck.tui.services.runs import RunService
 
@@ -107,9 +107,7 @@ def bisect_cmd(
       benchdeck bisect --host dell32 --recipe my80-git --good mysql-8.0.28 --bad mysql-8.0.40 \\
           --workload update-index_range=100 --time 120 --repeat 3 --profile cpu
     """
-    from benchdeck.tui.cli.build import _detachable, _services
-    from benchdeck.tui.services.bisect import BisectError, BisectRequest, bisect
-    from benchdeck.tui.services.bisect_report import render
+    from benchdeck.tui.services.bisect import BisectRequest
 
     if click.get_current_context().get_parameter_source("repeat") is click.core.ParameterSource.DEFAULT:
         repeat = DEFAULT_REPEATS
@@ -121,6 +119,15 @@ def bisect_cmd(
         repeat, max_repeats or repeat + 4, threshold,
     )  # fmt: skip
     _check(host, recipe, workload)
+    _run(obj, req, fmt)
+
+
+def _run(obj: Ctx, req: BisectRequest, fmt: str) -> None:
+    """One bisect to its end (or resumed to it), its report printed in ``fmt``."""
+    from benchdeck.tui.cli.build import _detachable, _services
+    from benchdeck.tui.services.bisect import BisectError, bisect
+    from benchdeck.tui.services.bisect_report import render
+
     progress_to_err = fmt != "text"
 
     def say(line: str) -> None:
@@ -130,14 +137,29 @@ def bisect_cmd(
         return await bisect(builds, runs, req, say)
 
     def show(store: Store, rep: Report) -> None:
-        cpu = run_options_.capture is not None and "cpu" in run_options_.capture.kinds
-        prof = _profile(store, rep, fmt) if cpu else None
+        capture = req.options.capture
+        prof = _profile(store, rep, fmt) if capture is not None and "cpu" in capture.kinds else None
         click.echo(render(rep, fmt, prof), nl=False)
 
     try:
         _detachable(lambda: asyncio.run(_services(obj.db, True, go, show, listener=_failures_only)))
     except BisectError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def resume_bisects(obj: Ctx) -> int:
+    """``benchdeck resume``: every bisect a killed benchdeck left unfinished, to its end."""
+    from benchdeck.tui.services.bisect import BisectRequest
+    from benchdeck.tui.services.bisect_state import sessions_dir, unfinished_sessions
+
+    with obj.open_store_for_reading() as store:
+        label = store.label
+    left = unfinished_sessions(sessions_dir(label))
+    for args in left:
+        req = BisectRequest.from_args(args)
+        click.echo(f"resuming bisect of {req.workload} on {req.host} ({req.good[:8]}..{req.bad[:8]})")
+        _run(obj, req, "text")
+    return len(left)
 
 
 def _check(host: str, recipe: str, workload: str) -> None:

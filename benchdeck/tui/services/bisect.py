@@ -15,6 +15,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from benchdeck.engine.bisect.decide import DEFAULT_THRESHOLD, Ratio
 from benchdeck.engine.bisect.driver import Bisection, Options, Result, Step
@@ -54,6 +55,13 @@ class BisectRequest:
     repeats: int = 3
     max_repeats: int = 8
     threshold: float = DEFAULT_THRESHOLD
+
+    @classmethod
+    def from_args(cls, args: dict[str, Any]) -> BisectRequest:
+        """A request back from a session's arguments (``resume``): the endpoints as shas."""
+        d = dict(args)
+        d["options"] = RunOptions(**d["options"])
+        return cls(**d)
 
     def session_args(self, commits: Sequence[Commit]) -> dict[str, object]:
         """What names the session: the resolved endpoints, not the refs (a branch moves)."""
@@ -263,4 +271,6 @@ async def bisect(builds: BuildService, runs: RunService, req: BisectRequest, say
         say(f"bisect: resuming ({len(lab.state.runs)} runs and {len(lab.state.failed)} skips recorded)")
     say(f"bisect: {n} commits from {lab.commits[0].short} (good) to {lab.commits[-1].short} (bad)")
     result = await Bisection(lab, n, Options(req.threshold, req.repeats, req.max_repeats)).run()
+    if lab.state is not None:
+        lab.state.set_done()
     return lab.report(result)

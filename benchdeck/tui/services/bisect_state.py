@@ -32,6 +32,7 @@ class SessionState:
     args: dict[str, Any]
     runs: dict[str, int] = field(default_factory=dict)
     failed: set[int] = field(default_factory=set)
+    done: bool = False
 
     @classmethod
     def load(cls, directory: Path, args: dict[str, Any]) -> SessionState:
@@ -41,6 +42,7 @@ class SessionState:
             d = json.loads(path.read_text())
             state.runs = {str(k): int(v) for k, v in d["runs"].items()}
             state.failed = {int(p) for p in d["failed"]}
+            state.done = bool(d.get("done", False))
         return state
 
     @property
@@ -58,10 +60,25 @@ class SessionState:
         self.failed.add(position)
         self.save()
 
+    def set_done(self) -> None:
+        self.done = True
+        self.save()
+
     def save(self) -> None:
         """Written whole to a temporary file and renamed: a kill never leaves half a file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        body = {"args": self.args, "runs": self.runs, "failed": sorted(self.failed)}
+        body = {"args": self.args, "runs": self.runs, "failed": sorted(self.failed), "done": self.done}
         tmp.write_text(json.dumps(body, indent=1, sort_keys=True, default=str))
         os.replace(tmp, self.path)
+
+
+def unfinished_sessions(directory: Path) -> list[dict[str, Any]]:
+    """The arguments of the sessions a killed benchdeck left unfinished, oldest first."""
+    out: list[tuple[float, dict[str, Any]]] = []
+    for path in directory.glob("*.json") if directory.is_dir() else ():
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            d = json.loads(path.read_text())
+            if not d.get("done") and isinstance(d["args"], dict):
+                out.append((path.stat().st_mtime, d["args"]))
+    return [args for _, args in sorted(out, key=lambda x: x[0])]
