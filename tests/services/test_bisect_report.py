@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from benchdeck.engine.bisect.decide import Ratio
-from benchdeck.engine.bisect.driver import Result, Step, Checked
+from benchdeck.engine.bisect.driver import Checked, Result, Step
 from benchdeck.engine.bisect.history import Commit
 from benchdeck.engine.bisect.search import Search
 from benchdeck.engine.planning.plan import RunOptions
