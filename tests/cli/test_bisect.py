@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.cli_helpers import CLI, ROOT, bd, db_rows
+from tests.fixtures.cli_helpers import CLI, ROOT, bd, db_rows, sshd_host
 from tests.fixtures.servers.sshd import SshdServer
 from tests.fixtures.sqlite_source import amalgamation
 
@@ -72,9 +72,9 @@ def git(repo: Path, *args: str) -> str:
     return res.stdout.strip()
 
 
-def make_history(repo: Path) -> list[str]:
+def make_history(repo: Path) -> tuple[list[str], str]:
     """Commit 0 is the amalgamation; 1..16 each change it (see the module docstring)."""
-    amalgamation(repo)
+    _, version = amalgamation(repo)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "sqlite3.c", "sqlite3.h")
     git(repo, "commit", "-q", "-m", "sqlite amalgamation")
@@ -95,31 +95,17 @@ def make_history(repo: Path) -> list[str]:
         text += f"/* bisect fixture change {k} */\n"
         c.write_text(text, errors="surrogateescape")
         git(repo, "commit", "-q", "-am", subject)
-    return git(repo, "log", "--reverse", "--format=%H").splitlines()
+    return git(repo, "log", "--reverse", "--format=%H").splitlines(), version
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory, sshd_server: SshdServer) -> dict[str, str]:
     base = tmp_path_factory.mktemp("bisect")
     repo = base / "sqlite-git"
-    shas = make_history(repo)
-    version = git(repo, "show", "HEAD:sqlite3.h").split('#define SQLITE_VERSION        "')[1].split('"')[0]
+    shas, version = make_history(repo)
     cfg = base / "benchdeck.toml"
-    cfg.write_text(
-        f"""
-[hosts.{HOST}]
-hostname = "127.0.0.1"
-port = {sshd_server.port}
-user = "{sshd_server.user}"
-key = "{sshd_server.client_key}"
-known_hosts = "{sshd_server.known_hosts}"
-workdir = "{base / "remote"}"
-threads = 1
-tables = 1
-table_size = 2000
-"""
-        + RECIPE.format(version=version, source=repo)
-    )
+    host = sshd_host(HOST, sshd_server, base / "remote", "threads = 1\ntables = 1\ntable_size = 2000")
+    cfg.write_text(host + RECIPE.format(version=version, source=repo))
     e = dict(os.environ)
     e.update(BENCHDECK_DB=str(base / "bd.duckdb"), BENCHDECK_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
     e["SHAS"] = " ".join(shas)

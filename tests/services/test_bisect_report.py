@@ -4,15 +4,19 @@ tests/cli/test_bisect.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
+
+import pytest
 
 from benchdeck.engine.bisect.decide import Ratio
 from benchdeck.engine.bisect.driver import Checked, Result, Step
 from benchdeck.engine.bisect.history import Commit
 from benchdeck.engine.bisect.search import Search
+from benchdeck.engine.building.recipes import Recipe
 from benchdeck.engine.planning.plan import RunOptions
-from benchdeck.tui.services.bisect import BisectRequest, Report, progress_line
+from benchdeck.tui.services.bisect import BisectError, BisectRequest, Report, check_recipe, progress_line
 from benchdeck.tui.services.bisect_report import render
 from benchdeck.tui.services.bisect_state import SessionState, unfinished_sessions
 
@@ -91,3 +95,12 @@ def test_session_memory_survives_a_restart_and_says_when_done(tmp_path: Path) ->
     again.set_done()
     assert unfinished_sessions(tmp_path) == []
     assert SessionState.load(tmp_path, {**args, "repeats": 5}).runs == {}  # other arguments
+
+
+def test_a_recipe_that_would_build_every_commit_alike_is_refused() -> None:
+    ok = Recipe("r", "sqlite", "3.53.2", "/src", {"build": (("make", "-C", "{source}"),)}, "lib/x.so")
+    check_recipe(ok)
+    with pytest.raises(BisectError, match=r"put \{name\} in it"):
+        check_recipe(dataclasses.replace(ok, prefix="/opt/sqlite"))
+    with pytest.raises(BisectError, match=r"write \{source\}"):
+        check_recipe(dataclasses.replace(ok, steps={"build": (("make", "-C", "/src"),)}))

@@ -124,6 +124,7 @@ class BuildsAndRuns:
     async def open(self) -> int:
         """The commits from good to bad and the session's memory; returns the last position."""
         r = self.recipe
+        check_recipe(r)
         t = await self.builds.session.transport(self.req.host)
         try:
             self.commits = await history(t, r.source, self.req.good, self.req.bad)
@@ -244,6 +245,22 @@ class BuildsAndRuns:
             time.monotonic() - self.started,
             self.state.resumed if self.state else False,
         )
+
+
+def check_recipe(r: Recipe) -> None:
+    """A recipe bisect can build a commit at a time with: each build in its own prefix, and the
+    source tree named by ``{source}`` (the commit's exported tree takes its place)."""
+    if r.prefix and "{name}" not in r.prefix:
+        raise BisectError(
+            f"recipe {r.name}: its prefix {r.prefix} is the same for every commit; put {{name}} in it "
+            "(or leave prefix out) so each commit's build has its own"
+        )
+    for step, argvs in r.steps.items():
+        if any(r.source in word for argv in argvs for word in argv):
+            raise BisectError(
+                f"recipe {r.name}: its {step} step names {r.source} itself; write {{source}} so each "
+                "commit builds its own tree"
+            )
 
 
 def progress_line(step: Step, commits: Sequence[Commit], eta_s: float) -> str:
