@@ -170,6 +170,11 @@ def test_killed_bisect_resumes_and_names_the_planted_commit(env: dict[str, str])
     (failed,) = db_rows(env, "SELECT name FROM build_records WHERE status = 'failed'")
     assert f"_g{s[BROKEN][:8]}_" in str(failed[0])
     print(f"\nbisect: {out['builds']} builds, {out['runs']} runs, {minutes:.1f} min (killed + resumed)")
+    for t in out["tested"]:  # the figures the README quotes
+        r = t["to_good"] or {}
+        print(
+            f"  {t['position']:>2} {t['verdict']:<7} {r.get('ratio', 0):.3f} {r.get('low', 0):.3f}-{r.get('high', 0):.3f}"
+        )
     assert "ETA" in seen
 
 
