@@ -171,10 +171,8 @@ def test_killed_bisect_resumes_and_names_the_planted_commit(env: dict[str, str])
     assert f"_g{s[BROKEN][:8]}_" in str(failed[0])
     print(f"\nbisect: {out['builds']} builds, {out['runs']} runs, {minutes:.1f} min (killed + resumed)")
     for t in out["tested"]:  # the figures the README quotes
-        r = t["to_good"] or {}
-        print(
-            f"  {t['position']:>2} {t['verdict']:<7} {r.get('ratio', 0):.3f} {r.get('low', 0):.3f}-{r.get('high', 0):.3f}"
-        )
+        r = t["to_good"] or {"ratio": 0, "low": 0, "high": 0}
+        print(f"  {t['position']:>2} {t['verdict']:<7} {r['ratio']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
     assert "ETA" in seen
 
 
