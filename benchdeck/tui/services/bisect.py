@@ -116,6 +116,7 @@ class BuildsAndRuns:
         self.builds_new = self.runs_new = 0
         self.started = time.monotonic()
         self.state: SessionState | None = None
+        self.resumed = False
 
     @property
     def recipe(self) -> Recipe:
@@ -134,6 +135,11 @@ class BuildsAndRuns:
             self.names[i] = self._recipe_of(c, r.source).build_name(self.req.variant)
         args = self.req.session_args(self.commits)
         self.state = SessionState.load(sessions_dir(self.runs.store.label), args)
+        self.resumed = self.state.resumed
+        self.state.commits = [
+            {**dataclasses.asdict(c), "build": self.names[i]} for i, c in enumerate(self.commits)
+        ]
+        self.state.save()
         await self._settle_leftovers()
         return len(self.commits) - 1
 
@@ -243,7 +249,7 @@ class BuildsAndRuns:
             self.builds_new,
             self.runs_new,
             time.monotonic() - self.started,
-            self.state.resumed if self.state else False,
+            self.resumed,
         )
 
 
@@ -284,7 +290,7 @@ async def bisect(builds: BuildService, runs: RunService, req: BisectRequest, say
     """The whole bisect (resumed when this session was started before)."""
     lab = BuildsAndRuns(builds, runs, req, say)
     n = await lab.open()
-    if lab.state is not None and lab.state.resumed:
+    if lab.state is not None and lab.resumed:
         say(f"bisect: resuming ({len(lab.state.runs)} runs and {len(lab.state.failed)} skips recorded)")
     say(f"bisect: {n} commits from {lab.commits[0].short} (good) to {lab.commits[-1].short} (bad)")
     result = await Bisection(lab, n, Options(req.threshold, req.repeats, req.max_repeats)).run()

@@ -33,6 +33,8 @@ class SessionState:
     runs: dict[str, int] = field(default_factory=dict)
     failed: set[int] = field(default_factory=set)
     done: bool = False
+    commits: list[dict[str, str]] = field(default_factory=list)
+    """good .. bad (sha, subject, author, date, parent) and each one's build name, for the app."""
 
     @classmethod
     def load(cls, directory: Path, args: dict[str, Any]) -> SessionState:
@@ -43,6 +45,7 @@ class SessionState:
             state.runs = {str(k): int(v) for k, v in d["runs"].items()}
             state.failed = {int(p) for p in d["failed"]}
             state.done = bool(d.get("done", False))
+            state.commits = list(d.get("commits", []))
         return state
 
     @property
@@ -68,9 +71,27 @@ class SessionState:
         """Written whole to a temporary file and renamed: a kill never leaves half a file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        body = {"args": self.args, "runs": self.runs, "failed": sorted(self.failed), "done": self.done}
+        body = {
+            "args": self.args,
+            "runs": self.runs,
+            "failed": sorted(self.failed),
+            "done": self.done,
+            "commits": self.commits,
+        }
         tmp.write_text(json.dumps(body, indent=1, sort_keys=True, default=str))
         os.replace(tmp, self.path)
+
+
+def all_sessions(directory: Path) -> list[SessionState]:
+    """Every session beside the store, the latest changed first."""
+    paths = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    out = []
+    for path in paths if directory.is_dir() else ():
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            args = json.loads(path.read_text())["args"]
+            if isinstance(args, dict):
+                out.append(SessionState.load(directory, args))
+    return out
 
 
 def unfinished_sessions(directory: Path) -> list[dict[str, Any]]:
