@@ -73,7 +73,7 @@ def _profile(store: Store, rep: Report, fmt: str) -> str | None:
 @click.option(
     "--max-repeats",
     type=click.IntRange(min=1),
-    help="Runs an unclear commit may grow to (default: repeats + 4).",
+    help="Runs an unclear commit may grow to (default: repeats + 4; the endpoints twice that).",
 )
 @click.option(
     "--threshold",
@@ -142,7 +142,9 @@ def _run(obj: Ctx, req: BisectRequest, fmt: str) -> None:
         click.echo(render(rep, fmt, prof), nl=False)
 
     try:
-        _detachable(lambda: asyncio.run(_services(obj.db, True, go, show, listener=_failures_only)))
+        _detachable(
+            lambda: asyncio.run(_services(obj.db, True, go, show, listener=_failures_only, shared=True))
+        )
     except BisectError as exc:
         raise click.ClickException(str(exc)) from None
 
