@@ -89,8 +89,9 @@ def all_sessions(directory: Path) -> list[SessionState]:
     for path in paths if directory.is_dir() else ():
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             args = json.loads(path.read_text())["args"]
-            if isinstance(args, dict):
-                out.append(SessionState.load(directory, args))
+            state = SessionState.load(directory, args) if isinstance(args, dict) else None
+            if state is not None and len(state.commits) >= 2:  # (its history was read)
+                out.append(state)
     return out
 
 
