@@ -35,6 +35,11 @@ class BenchdeckCommands(Provider):
             help_text = (binding.tooltip or binding.description) + f"  [key {app.get_key_display(binding)}]"
             yield where + binding.description, help_text, partial(app.run_action, binding.action, node)
         yield from _build_commands(app)
+        yield (
+            "Bisect: sessions",
+            "The bisects beside the store: commits, runs, culprit",
+            partial(_bisect, app),
+        )
         for name, theme in sorted(app.available_themes.items()):
             if any(v in theme.variables for v in RQPS_VARIABLES) and name != app.theme:
                 yield (
@@ -71,6 +76,12 @@ def _build_commands(app: Any) -> Iterator[tuple[str, str, Callable[[], Any]]]:
                     f"Compile {recipe.build_name(variant)} on {host}, followed on Live",
                     partial(_start_build, app, host, rname, variant),
                 )
+
+
+def _bisect(app: Any) -> None:
+    from benchdeck.tui.app.screens.bisect import BisectScreen
+
+    app.push_screen(BisectScreen())
 
 
 def _start_build(app: Any, host: str, recipe: str, variant: str) -> None:

@@ -63,18 +63,23 @@ async def _services(
     quiet_log: bool,
     fn: Callable[[BuildService, RunService], Awaitable[T]],
     after: Callable[[Store, T], None] | None = None,
+    listener: Callable[[BuildEvent | RunEvent], None] | None = None,
+    shared: bool = False,
 ) -> T:
     """Run ``fn`` with a build and a run service; ``after`` sees the store once every event of
-    the runs is written (the run service closed)."""
+    the runs is written (the run service closed); ``listener`` replaces the plain progress lines;
+    ``shared`` holds the store only while writing (a long bisect leaves it to others meanwhile)."""
     from benchdeck.engine.hosts.inventory_file import load_inventory
     from benchdeck.engine.running.session import Session
     from benchdeck.store.storage import build_records as br
+    from benchdeck.tui.cli.context import open_shared_store
     from benchdeck.tui.services.builds import BuildService
     from benchdeck.tui.services.runs import RunService
 
-    show = _printer(quiet_log)
-    with Store.open(db) as store:
-        session = Session(load_inventory(None).with_builds(br.registered(store.cursor())))
+    show = listener or _printer(quiet_log)
+    with open_shared_store(db) if shared else Store.open(db) as store:
+        with store.reading() as cur:  # (a shared store lets go of the file after it)
+            session = Session(load_inventory(None).with_builds(br.registered(cur)))
         try:
             async with RunService(store, session, show) as runs:
                 result = await fn(BuildService(store, session, show), runs)

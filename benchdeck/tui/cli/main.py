@@ -41,6 +41,7 @@ _LAZY = {
     "build": ("benchdeck.tui.cli.build", "build_cmd"),
     "pgo": ("benchdeck.tui.cli.build", "pgo_cmd"),
     "compiled": ("benchdeck.tui.cli.build", "builds_cmd"),
+    "bisect": ("benchdeck.tui.cli.bisect", "bisect_cmd"),
     "runs": ("benchdeck.tui.cli.listing", "runs_cmd"),
     "builds": ("benchdeck.tui.cli.listing", "builds_cmd"),
     "lake": ("benchdeck.tui.cli.lake", "lake_group"),

@@ -35,10 +35,13 @@ def resume_cmd(obj: Ctx) -> None:
         blocked.extend(svc.blocked)
         return out
 
+    from benchdeck.tui.cli.bisect import resume_bisects
+
     outcomes = asyncio.run(with_service(obj.db, go))
-    if not outcomes and not blocked:
-        click.echo("nothing to resume")
     report(outcomes, blocked)
+    bisects = resume_bisects(obj)
+    if not outcomes and not blocked and not bisects:
+        click.echo("nothing to resume")
 
 
 @click.command("cancel")

@@ -18,7 +18,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from benchdeck.engine.building.recipes import BuildSpec, build_spec
+from benchdeck.engine.building.recipes import BuildSpec, Recipe, build_spec
 from benchdeck.engine.building.runner import BuildEvent, BuildFailed, BuildFinished, BuildResult, BuildRunner
 from benchdeck.engine.builds import Build
 from benchdeck.engine.events import RunStarted
@@ -86,9 +86,10 @@ class BuildService:
         with self.store.reading() as cur:
             return br.records(cur, host=host, name=name, status=status)
 
-    async def spec(self, host: str, recipe: str, variant: str, base: str = "o2nofp") -> BuildSpec:
+    async def spec(self, host: str, recipe: str | Recipe, variant: str, base: str = "o2nofp") -> BuildSpec:
+        """The build of a recipe (by name, or one made for the call: bisect's per commit) on a host."""
         inv = self.session.inventory
-        r = inv.recipe(recipe)
+        r = recipe if isinstance(recipe, Recipe) else inv.recipe(recipe)
         h = inv.host(host)
         t = await self.session.transport(host)
         workdir = await self.session.remote_path(host, h.workdir)
@@ -97,7 +98,7 @@ class BuildService:
         return build_spec(r, variant, host=host, workdir=workdir, jobs=jobs, base=base)
 
     async def build(
-        self, host: str, recipe: str, variant: str, base: str = "o2nofp", *, reuse: bool = False
+        self, host: str, recipe: str | Recipe, variant: str, base: str = "o2nofp", *, reuse: bool = False
     ) -> BuildOutcome:
         """Build a recipe's variant on a host (or reattach to that build already running)."""
         spec = await self.spec(host, recipe, variant, base)
