@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Console, RenderableType
-from rich.segment import Segments
 from rich.measure import Measurement
+from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
