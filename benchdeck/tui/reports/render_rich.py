@@ -40,7 +40,7 @@ def comparison_renderable(cmp: Comparison, console: Console | None = None) -> Gr
         f"Relative to: {cmp.base}\n" + "\n".join(f"col-{i} : {c}" for i, c in enumerate(cmp.columns, 1))
     )
     heads = [*(f"col-{i}" for i in range(1, len(cmp.columns) + 1)), "workload", "group"]
-    rows = [
+    rows: list[list[Text | str]] = [
         [
             *(
                 Text(fmt_ratio(v) + (NOISE_MARK if row.within_noise[i] else ""), style=rqps_style(v))
