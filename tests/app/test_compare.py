@@ -20,6 +20,7 @@ from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.state.choices import run_comparison
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
+from benchdeck.tui.app.widgets.wide_table import WideTable
 from tests.app.helpers import cell_colour, column_texts, on_screen, settle, static_text
 from tests.app.storedata import BASE, HOST, LTO, NEW, Demo
 
@@ -145,7 +146,7 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         assert chart.column == 1
 
         await pilot.press("right_square_bracket")
-        noise = app.screen.query_one("#compare-noise", DataTable)
+        noise = app.screen.query_one("#compare-noise", WideTable)
         assert tabs.active == "tab-noise"
         pq = next(i for i, w in enumerate(column_texts(noise, 0)) if w == "point-query_range=100")
         assert column_texts(noise, 1)[pq : pq + 3] == ["base", "col-1", "col-2"]  # as in the legend

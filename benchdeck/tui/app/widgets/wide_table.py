@@ -34,9 +34,8 @@ class WideTable(DataTable[object]):
     def action_side(self, step: int) -> None:
         x = round(self.scroll_x)
         starts = [s for s in self.column_starts() if s <= self.max_scroll_x] or [0]
-        after = [s for s in starts if s > x] if step > 0 else [s for s in starts if s < x]
-        if after:
-            target = after[0] if step > 0 else after[-1]
+        if step > 0:
+            target = next((s for s in starts if s > x), self.max_scroll_x)
         else:
-            target = self.max_scroll_x if step > 0 else 0
+            target = next((s for s in reversed(starts) if s < x), 0)
         self.scroll_to(x=target, animate=False)
