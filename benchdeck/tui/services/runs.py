@@ -35,7 +35,7 @@ from benchdeck.engine.servers import ServerError
 from benchdeck.engine.transport import TransportError
 from benchdeck.store.storage import queue as q
 from benchdeck.store.storage.db import Store
-from benchdeck.store.storage.following import following
+from benchdeck.store.storage.following import following, is_followed
 from benchdeck.store.storage.ingest import EventSink, pump
 from benchdeck.store.storage.live import LiveRun, marks, never_started, unfinished
 from benchdeck.store.storage.lookups import run_build
@@ -203,11 +203,16 @@ class RunService:
             roots = dict.fromkeys((runs_workdir(cfg, self.session.local_workdir), cfg.workdir))
             for root in roots:  # this store's run directories, and the host's own
                 workdir = await self.session.remote_path(host, root)
-                if (why := await busy_reason(transport, host, posixpath.join(workdir, "runs"))) is not None:
+                runs = posixpath.join(workdir, "runs")
+                if (why := await busy_reason(transport, host, runs, followed=self._followed)) is not None:
                     return why
             return None
         except TransportError:
             return None
+
+    def _followed(self, run_id: int) -> bool:
+        """A live benchdeck (the app, another ``run``) follows ``run_id`` of this store."""
+        return is_followed(self.store.label, run_id)
 
     async def run(self, req: RunRequest) -> Outcome:
         """Run one request; HostBusy (nothing stored) while another run's process is alive there."""
