@@ -96,7 +96,7 @@ def _busy_hint(rid: int | None, followed: Callable[[int], bool] | None) -> str:
     if followed is None:
         return f"wait for it or `benchdeck cancel {rid}` (`benchdeck resume` it if no benchdeck follows it)"
     if followed(rid):
-        return f"a benchdeck here follows it (the app, or a run or queue): wait for it or `benchdeck cancel {rid}`"
+        return f"a benchdeck follows it (the app, a run or queue): wait for it or `benchdeck cancel {rid}`"
     return f"no benchdeck follows it: `benchdeck resume` it or `benchdeck cancel {rid}`"
 
 
