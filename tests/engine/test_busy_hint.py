@@ -26,7 +26,7 @@ async def test_a_followed_run_is_waited_for_not_resumed(tmp_path: Path) -> None:
     assert why is not None
     assert why.startswith("local: run 7 still has its bench running")
     assert why.endswith(
-        "a benchdeck here follows it (the app, or a run or queue): wait for it or `benchdeck cancel 7`"
+        "a benchdeck follows it (the app, a run or queue): wait for it or `benchdeck cancel 7`"
     )
     assert "resume" not in why
 
