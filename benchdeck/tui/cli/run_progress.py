@@ -69,6 +69,14 @@ class Progress:
         if self._live is not None:
             self._live.__exit__(None, None, None)
 
+    def note(self, line: str) -> None:
+        """A line of its own (a wait for the store): above the live table, which it would
+        otherwise break, else on stderr. Any thread (the store's writer calls it)."""
+        if self._live is not None and self._live.is_started:
+            self._live.console.print(line, markup=False, highlight=False, style="dim")
+        else:
+            click.echo(line, err=True)
+
     def _table(self) -> Table:
         from rich.table import Table
 
@@ -150,7 +158,8 @@ async def with_service(
     # the followers (the remote files keep every line meanwhile).
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")
     try:
-        with open_shared_store(db) as store, Progress(plain) as progress:
+        progress = Progress(plain)
+        with open_shared_store(db, say=progress.note) as store, progress:
             with store.reading() as cur:  # builds registered by `benchdeck build`
                 session.inventory = session.inventory.with_builds(registered(cur))
             async with RunService(store, session, progress, writer) as svc:
