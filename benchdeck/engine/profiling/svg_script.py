@@ -27,7 +27,8 @@ SCRIPT = r"""
   function label(g, x, w) {
     var text = g.querySelector("text"), fit = Math.floor((w - 3) / 7);
     text.setAttribute("x", (x + 3).toFixed(2));
-    text.textContent = w < 30 || fit < 3 ? "" : g.name.length <= fit ? g.name : g.name.slice(0, fit - 2) + "..";
+    var cut = g.name.length <= fit ? g.name : g.name.slice(0, fit - 2) + "..";
+    text.textContent = w < 30 || fit < 3 ? "" : cut;
   }
   function place(g, x, w, shown, faded) {
     var r = g.querySelector("rect");
