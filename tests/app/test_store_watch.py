@@ -1,7 +1,7 @@
 """The app's look at what other processes store (issue 38 item 8): while a CLI queue streams, the
-store file changes every second, and the idle app read it at every look, holding the file the
-queue's writer then waited for (136 waits in a 12-run queue, 27 told). It now reads when the
-runs that live processes follow change (one starts or ends), not for each batch of samples."""
+store file changes every second, and the idle app read it at every look (every 2 s), holding
+the file the queue's writer then waited for. It now reads when the runs that live processes
+follow change (one starts or ends), not for each batch of samples."""
 
 from __future__ import annotations
 

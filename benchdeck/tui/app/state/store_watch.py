@@ -6,15 +6,16 @@ after the app's own runs.
 A poll costs a stat of the store file and its WAL while nothing writes (no lock taken, nobody
 waits); only when they changed is the store read: one scan of three columns of ``runs``
 (store.lookups.runs_state), with the file held for that query alone. While another process
-streams a run, the file changes every second with its samples: then the store is read only when
-the runs that live processes follow change (one starts or ends: store/storage/following.py, a
-lock file per run), not for every batch. Each of those reads held the file that the writer
-waited for: beside a 12-run queue the idle app's reads made the queue wait 136 times (load 11
-on 2 cores, 7 waits over a second). No Textual here.
+streams a run, the file changes every second with its samples: then the store is read when the
+runs that live processes follow change (one starts or ends: store/storage/following.py, a lock
+file per run) and at least every ``STREAMING_READ_S``, not every 2 s: each read holds the file,
+and a writer's batch that meets it waits (12-run queue beside the idle app, load 11 on 2 cores:
+14 waits with this, 16 without, one queue each; the writers' own attach costs more). No Textual.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 WATCH_S = 2.0
 """How often the app looks: what another process stored shows within this (plus the reload)."""
+STREAMING_READ_S = 10.0
+"""While another process streams a run, the longest the store goes unread after it changed: a
+tag or an import beside that run shows within this."""
 READS_AFTER_FOLLOW_CHANGE = 2
 """Reads due once the followed runs changed: the run's row or status may be committed just
 after its follow lock is taken or let go, so the next change of the file is read too."""
@@ -43,6 +47,7 @@ class StoreWatch:
         self._state: tuple[int, int, int] | None = None
         self._followed: frozenset[int] = frozenset()
         self._due = 0  # reads due whatever the followed runs (after they changed)
+        self._read_at = 0.0  # time.monotonic() of the last read
         self.reads = 0
         """How many polls read the store (the others found the file as it was)."""
 
@@ -56,6 +61,7 @@ class StoreWatch:
         if not self._worth_reading(Path(store.path)):
             return False
         self.reads += 1
+        self._read_at = time.monotonic()
         with store.reading() as cur:
             state = runs_state(cur)
         # taken after the read: the read itself may have replayed the WAL into the file
@@ -72,4 +78,5 @@ class StoreWatch:
         if self._due:
             self._due -= 1
             return True
-        return not followed or self._state is None
+        quiet_for = time.monotonic() - self._read_at
+        return not followed or self._state is None or quiet_for >= STREAMING_READ_S
