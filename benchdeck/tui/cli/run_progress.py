@@ -138,7 +138,8 @@ def report(outcomes: Sequence[Outcome], blocked: Sequence[str] = ()) -> None:
     for o in outcomes:
         qps = f"{o.qps:.2f}" if o.qps is not None else "-"
         tail = f" ({o.error})" if o.error else ""
-        click.echo(f"run {o.run_id} {o.status} qps {qps}  {o.host} {o.build} {o.workload}{tail}")
+        setup = f"config {o.config or 'default'}" + (f" dop {o.dop}" if o.dop is not None else "")
+        click.echo(f"run {o.run_id} {o.status} qps {qps}  {o.host} {o.build} {o.workload} {setup}{tail}")
     for why in blocked:  # a host's queued runs wait: another run's process is alive there
         click.echo(f"benchdeck: {why}; the queue's runs there wait (benchdeck resume)", err=True)
     if any(o.status != "finished" for o in outcomes) or blocked:
