@@ -20,6 +20,7 @@ from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.state.choices import run_comparison
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
+from benchdeck.tui.app.widgets.wide_table import WideTable
 from tests.app.helpers import cell_colour, column_texts, on_screen, settle, static_text
 from tests.app.storedata import BASE, HOST, LTO, NEW, Demo
 
@@ -145,16 +146,21 @@ async def test_tabs_groups_per_op_chart_noise(demo: Demo) -> None:
         assert chart.column == 1
 
         await pilot.press("right_square_bracket")
-        noise = app.screen.query_one("#compare-noise", DataTable)
+        noise = app.screen.query_one("#compare-noise", WideTable)
         assert tabs.active == "tab-noise"
         pq = next(i for i, w in enumerate(column_texts(noise, 0)) if w == "point-query_range=100")
-        assert column_texts(noise, 2)[pq : pq + 3] == ["3", "2", "1"]  # repeats of base, NEW, LTO
+        assert column_texts(noise, 1)[pq : pq + 3] == ["base", "col-1", "col-2"]  # as in the legend
+        assert column_texts(noise, 5)[pq : pq + 3] == ["3", "2", "1"]  # repeats of base, NEW, LTO
         assert column_texts(noise, 6)[pq] == "20.0%"
         row = next(r for r in want.rqps if r.workload == "point-query_range=100")
         ci = row.ci[0]
         assert ci is not None, "NEW has 2 runs, the base 3: an interval from repeats"
-        assert column_texts(noise, 8)[pq + 1] == f"[{ci.low:.2f}, {ci.high:.2f}]"
-        assert column_texts(noise, 9)[pq + 1] == "repeats"
+        assert column_texts(noise, 3)[pq + 1] == f"[{ci.low:.2f}, {ci.high:.2f}]"
+        assert column_texts(noise, 4)[pq + 1] == "repeats"
+        assert column_texts(noise, 4)[0:3] == ["", "none: 1 run each", "none: 1 run each"]
+        assert app.focused is noise, "the tab's table takes the keys: → scrolls it"
+        await pilot.press("right")
+        assert noise.scroll_x == noise.column_starts()[1]
         assert (ci.low <= 1.0 <= ci.high) == row.within_noise[0]
 
 

@@ -153,3 +153,30 @@ async def test_a_profile_of_unknown_length_shows_ratios_only(store_path: Path, t
         assert "/q" not in head
         table = screen.query_one("#profile-top")
         assert [str(c.label) for c in table.columns.values()][1:3] == ["self %", "total %"]
+
+
+async def test_the_view_line_says_which_graph_and_the_zoomed_path(store_path: Path) -> None:
+    """Issue 38 item 11: zoomed, nothing showed where; after ``b`` nothing said base or column."""
+    from textual.widgets import Static
+
+    from tests.app.helpers import static_text
+
+    app = BenchdeckApp(store_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(app, pilot)
+        view = screen.query_one("#profile-view", Static)
+        assert static_text(view) == "col-1's graph: colour = change of self CPU vs the base  (b: base's)"
+        for _ in range(7):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(pilot)
+        path = static_text(view).splitlines()[1]
+        assert path.startswith("zoomed: …"), "120 columns: the path's start is cut, never its end"
+        assert path.endswith(" > dispatch_command > mysql_execute_command > mysql_update  (Esc: out)")
+        assert len(path) <= 118
+        await pilot.press("b")
+        await settle(pilot)
+        assert static_text(view) == "the base's graph  (b: col-1's)", "at its root: not zoomed"
+        await pilot.press("b", "d")
+        await settle(pilot)
+        assert static_text(view) == "col-1's graph, plain colours  (b: base's)"

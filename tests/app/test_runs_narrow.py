@@ -44,3 +44,16 @@ def test_names_are_cut_in_the_middle_and_keep_their_plain_text() -> None:
     workload = MiddleCut("update-index_range=100", no_wrap=True, end="")
     cut = _render(workload, 16)
     assert cut == "update-…ange=100"
+
+
+def test_at_60_columns_qps_keeps_its_decimals() -> None:
+    """Issue 38 item 14: at 60x20 the QPS column was cut at the edge (``3,37`` of ``3,375.0``)."""
+    row = ["35", "beelink", "my8040_rel_o2nofp", "insert_range=100", "3,375.0", "finished"]
+    row += ["24", "z11a_c32r128", "2024-11-01 13:05", "", ""]
+    natural = widths([row])
+    got = fitted(natural, 60)
+    upto_qps = COLUMNS.index("QPS") + 1
+    assert sum(w + PADDING for w in got[:upto_qps]) + SCROLLBAR <= 60
+    assert got[COLUMNS.index("QPS")] == natural[COLUMNS.index("QPS")], "QPS is never cut"
+    assert got[COLUMNS.index("build")] >= 10
+    assert fitted(natural, 80) == natural, "80 columns: this row fits as it is"

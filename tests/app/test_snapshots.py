@@ -53,6 +53,20 @@ async def test_compare_chart(demo: Demo, tmp_path: Path) -> None:
     await _shot(demo, tmp_path, (120, 36), "compare-chart", ["2", *["right_square_bracket"] * 3])
 
 
+NOISE_TAB = ["2", *["right_square_bracket"] * 4]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=_ids)
+async def test_compare_noise(demo: Demo, tmp_path: Path, size: tuple[int, int]) -> None:
+    """Issue 38 item 2: rQPS, the interval and why none show at 80 and 100 columns."""
+    await _shot(demo, tmp_path, size, "compare-noise", NOISE_TAB)
+
+
+async def test_compare_noise_scrolled(demo: Demo, tmp_path: Path) -> None:
+    """→ brings the columns past the edge into view, a column at a time, up to the last."""
+    await _shot(demo, tmp_path, (80, 24), "compare-noise-scrolled", [*NOISE_TAB, *["right"] * 8])
+
+
 @pytest.mark.parametrize("size", SIZES, ids=_ids)
 async def test_triage(demo: Demo, tmp_path: Path, size: tuple[int, int]) -> None:
     await _shot(demo, tmp_path, size, "triage", ["3"])

@@ -25,6 +25,9 @@ def test_each_store_keeps_its_local_runs_beside_it_and_names_them(tmp_path: Path
         r = bd(env, "run", "--host", "local", "--build", "sqlite", "--workload", "point-query",
                "--time", "1", "--table-size", "100")  # fmt: skip
         assert r.returncode == 0, r.stderr
+        summary = r.stdout.splitlines()[-1]  # with the config and dop (issue 38 item 14)
+        assert summary.startswith("run 1 finished qps ")
+        assert summary.endswith("  local sqlite point-query_range=100 config default dop 1"), summary
         ((workload, remote_dir),) = db_rows(
             env,
             "SELECT w.name, rr.remote_dir FROM runs r JOIN workloads w USING (workload_id) "

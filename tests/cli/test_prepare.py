@@ -94,6 +94,9 @@ def test_killed_during_prepare_then_resume_measures_full_tables(
     refusal = rf"^benchdeck: sshd: run {run_id} still has its prepare running \(pid \d+, process group \d+, "
     assert re.match(refusal, other.stderr), other.stderr
     assert len(other.stderr.splitlines()) == 1, other.stderr
+    assert other.stderr.rstrip().endswith(
+        f"no benchdeck follows it: `benchdeck resume` it or `benchdeck cancel {run_id}`"
+    )
     queued = bd(env, "queue", "--host", "sshd", "--build", BUILD, "--workload", WORKLOAD, "--time", "2")
     assert queued.returncode == 1, queued.stdout + queued.stderr
     assert re.search(refusal, queued.stderr, re.M), queued.stderr

@@ -64,6 +64,38 @@ def test_json_csv_md(env: dict[str, str]) -> None:
     assert "| function | self us/q | total us/q |" in md
 
 
+def test_csv_has_numbers_only_in_number_columns(env: dict[str, str]) -> None:
+    """Issue 38 item 11: the diff read "+0.641" and the ratio "new"; now numbers, and a status."""
+    rows = list(csv.reader(io.StringIO(bd(env, "profile", *COLUMN, "--format", "csv").stdout)))
+    assert rows[0] == [
+        "function", "base self", "col-1 self", "diff us/q", "ratio", "base total", "col-1 total", "status",
+    ]  # fmt: skip
+    top = rows[1]
+    assert top[0] == "row_upd_sec_index_entry"
+    assert [float(v) for v in top[1:7]] == [200.0, 300.0, 100.0, 1.5, 200.0, 300.0]
+    for row in rows[1:]:
+        for cell in row[1:7]:
+            assert cell == "" or (float(cell) >= -1e9 and not cell.startswith("+")), row
+        assert (row[4] == "") == (row[7] in ("new", "none")), "an empty ratio says why"
+
+
+def test_by_total_names_each_column_once(env: dict[str, str]) -> None:
+    """``--by total`` printed ``base total`` and ``col-1 total`` twice; the others are self."""
+    out = bd(env, "profile", *COLUMN, "--by", "total", "--format", "csv").stdout
+    head = out.splitlines()[0].split(",")
+    assert head == [
+        "function",
+        "base total",
+        "col-1 total",
+        "diff us/q",
+        "ratio",
+        "base self",
+        "col-1 self",
+        "status",
+    ]
+    assert len(set(head)) == len(head)
+
+
 def _frames(svg: str) -> list[tuple[int, float, int, str]]:
     root = ET.fromstring(svg)
     out = []

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.store.storage.db import Store, StoreError, StoreLocked, StoreNotWritable, StoreTooNew
+from benchdeck.store.storage.file_store import LOCK_NOTICE_S
 from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
 from benchdeck.store.storage.schema import LATEST_VERSION, MIGRATIONS
 from tests.fixtures.cli_helpers import CLI
@@ -182,9 +184,11 @@ def test_a_writer_waits_for_a_held_store_then_writes(tmp_path: Path) -> None:
            "--host", "h2", "--build", "my8028_rel", "--workload", "point-query_range=100"]  # fmt: skip
     writer = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert writer.stderr is not None
+    started = time.monotonic()
     notice = writer.stderr.readline()
-    assert f"in use by process {holder.pid}" in notice
-    assert "waiting" in notice
+    assert time.monotonic() - started >= LOCK_NOTICE_S, "a wait says so only once it is noticeable"
+    assert notice.startswith(f"benchdeck: waiting for store {db}: process {holder.pid} (python"), notice
+    assert "has it open; close it, or pick another store" in notice
     holder.stdin.write("\n")  # the holder lets go
     holder.stdin.flush()
     assert holder.wait(timeout=10) == 0

@@ -182,8 +182,8 @@ def test_compare_marks_noise_from_samples(tmp_path: Path) -> None:
     assert [ci.method if ci else None for ci in row.ci] == ["samples", "samples", None]
     # the Noise tab says why the third has none (was a bare "-")
     sources = [interval_source(ci, 1, 1) for ci in row.ci]
-    assert sources == ["samples", "samples", "none: no repeats, < 10 per-second samples"]
-    assert interval_source(None, 3, 2) == "none: a base run without QPS"
+    assert sources == ["samples", "samples", "none: 1 run each"]
+    assert interval_source(None, 3, 2) == "none: base QPS missing"
     plain = compare(
         store.cursor(),
         host="h1",

@@ -7,6 +7,11 @@ children add up to at most its own, and the bottom row adds up to all the sample
 differential graph takes its widths from the column and its colour from how the frame's own
 (self) CPU per query changed from the base: red grew, blue shrank, white unchanged, the
 strongest colour for the largest change.
+
+Opened in a browser, it is interactive as flamegraph.pl's are (engine/profiling/svg_script.py, inline):
+click a frame to zoom into it ("Reset zoom" or Escape undoes it), "Search" (or Ctrl+F) highlights the
+functions a regular expression matches and says their share, the bottom line names the frame under the
+pointer.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import zlib
 from xml.sax.saxutils import escape
 
+from benchdeck.engine.profiling.svg_script import SCRIPT
 from benchdeck.engine.profiling.tree import Frame, depth_of, self_us, walk
 
 WIDTH = 1200.0
@@ -63,10 +69,12 @@ def flame_svg(root: Frame, title: str, differential: bool = False, unit: str = "
     out = [
         '<?xml version="1.0" standalone="no"?>',
         f'<svg version="1.1" width="{WIDTH:.0f}" height="{height}" viewBox="0 0 {WIDTH:.0f} {height}" '
-        'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">',
+        f'data-side="{SIDE:.0f}" xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">',
+        "<style>g.frame, #unzoom, #search { cursor: pointer; } g.frame:hover rect { stroke: black; }</style>",
         f'<rect x="0" y="0" width="{WIDTH:.0f}" height="{height}" fill="rgb(248,248,248)"/>',
         f'<text x="{WIDTH / 2:.0f}" y="24" font-size="14" font-family="Verdana" text-anchor="middle">'
         f"{escape(title)}</text>",
+        *_controls(height),
         f'<g id="frames" data-samples="{total}">',
     ]
     for f in frames:
@@ -85,5 +93,17 @@ def flame_svg(root: Frame, title: str, differential: bool = False, unit: str = "
             f'<text x="{x + 3:.2f}" y="{y + 11}" font-size="12" font-family="Verdana">'
             f"{escape(label)}</text></g>"
         )
-    out += ["</g>", "</svg>", ""]
+    out += ["</g>", f"<script><![CDATA[{SCRIPT}]]></script>", "</svg>", ""]
     return "\n".join(out)
+
+
+def _controls(height: int) -> list[str]:
+    """Reset zoom (shown once zoomed), Search, the share matched and the frame under the pointer."""
+    font = 'font-size="12" font-family="Verdana"'
+    bottom = height - 5
+    return [
+        f'<text id="unzoom" x="{SIDE:.0f}" y="24" {font} style="opacity:0">Reset zoom</text>',
+        f'<text id="search" x="{WIDTH - SIDE:.0f}" y="24" {font} text-anchor="end">Search</text>',
+        f'<text id="matched" x="{WIDTH - SIDE:.0f}" y="{bottom}" {font} text-anchor="end"> </text>',
+        f'<text id="details" x="{SIDE:.0f}" y="{bottom}" {font}> </text>',
+    ]

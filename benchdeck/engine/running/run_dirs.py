@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchdeck.engine.transport import CommandResult, Transport
@@ -64,8 +65,18 @@ async def live_processes(transport: Transport, runs: str, own: str = "") -> list
     return out
 
 
-async def busy_reason(transport: Transport, host: str, runs: str, own: str = "") -> str | None:
-    """One line naming the run and process in the way, or None when no other run is alive."""
+async def busy_reason(
+    transport: Transport,
+    host: str,
+    runs: str,
+    own: str = "",
+    followed: Callable[[int], bool] | None = None,
+) -> str | None:
+    """One line naming the run and process in the way, or None when no other run is alive.
+
+    ``followed(run_id)``: whether a live benchdeck follows that run (the app, or a ``run`` or
+    ``queue`` in another terminal), which decides the hint: ``benchdeck resume`` reattaches only
+    to a run nobody follows, and answered "nothing to resume" to one the app ran."""
     procs = await live_processes(transport, runs, own)
     if not procs:
         return None
@@ -73,13 +84,20 @@ async def busy_reason(transport: Transport, host: str, runs: str, own: str = "")
     rid = p.run_id
     what = f"run {rid}" if rid is not None else p.run_dir
     more = f" (and {len(procs) - 1} more process group(s))" if len(procs) > 1 else ""
-    todo = "wait for it"
-    if rid is not None:
-        todo += f", `benchdeck resume` it or `benchdeck cancel {rid}`"
     return (
         f"{host}: {what} still has its {p.name} running (pid {p.pid}, process group {p.pgid}, "
-        f"in {runs}/{p.run_dir}){more}: not measuring beside it; {todo}"
+        f"in {runs}/{p.run_dir}){more}: not measuring beside it; {_busy_hint(rid, followed)}"
     )
+
+
+def _busy_hint(rid: int | None, followed: Callable[[int], bool] | None) -> str:
+    if rid is None:
+        return "wait for it"
+    if followed is None:
+        return f"wait for it or `benchdeck cancel {rid}` (`benchdeck resume` it if no benchdeck follows it)"
+    if followed(rid):
+        return f"a benchdeck follows it (the app, a run or queue): wait for it or `benchdeck cancel {rid}`"
+    return f"no benchdeck follows it: `benchdeck resume` it or `benchdeck cancel {rid}`"
 
 
 async def write_file(transport: Transport, path: str, content: str) -> CommandResult:

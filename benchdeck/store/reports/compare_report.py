@@ -30,14 +30,13 @@ def fmt_ci(ci: RatioCI | None) -> str:
 
 
 def interval_source(ci: RatioCI | None, runs: int, base_runs: int) -> str:
-    """What an interval was drawn from, or why there is none (the Noise tab's "from" column)."""
+    """What an interval was drawn from, or in a few words why there is none (the Noise tab's
+    "from" column, beside the interval; a note under the table says the rule)."""
     if ci is not None:
         return ci.method
     if runs < 2 and base_runs < 2:
-        from benchdeck.store.analysis.noise import MIN_SAMPLES
-
-        return f"none: no repeats, < {MIN_SAMPLES} per-second samples"
-    return "none: a base run without QPS"
+        return "none: 1 run each"
+    return "none: base QPS missing"
 
 
 def fmt_hw(key: str, v: float | None) -> str:

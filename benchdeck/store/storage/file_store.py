@@ -22,6 +22,10 @@ from benchdeck.store.storage.location import default_db_path
 
 CLOSE_LOCK_WAIT_S = 2.0
 """How long a shared store's close waits for the file to checkpoint it (else the WAL keeps it)."""
+LOCK_NOTICE_S = 1.5
+"""How long a wait for another process's hold lasts before ``on_lock_wait`` is told: a writer
+meets the app's reads and other writers' batches (tens to hundreds of ms) all the time, and a
+line for each broke the CLI's progress table (issue 38: 27 lines in a 12-run queue)."""
 READ_LOCK_WAIT_S = 0.5
 """How long a reader waits for a writer's batch before it reads a snapshot copy instead."""
 WAL_CHECKPOINT_BYTES = 256 << 10
@@ -193,7 +197,8 @@ class FileStore:
             return self._con
 
     def _connect_waiting(self, wait: float) -> duckdb.DuckDBPyConnection:
-        deadline = time.monotonic() + wait
+        start = time.monotonic()
+        deadline = start + wait
         pause, told = 0.01, False
         while True:
             try:
@@ -207,9 +212,9 @@ class FileStore:
                 err = _translate_open_error(self.path, exc)
                 if not isinstance(err, StoreLocked) or time.monotonic() >= deadline:
                     raise err from None
-                if not told and self.on_lock_wait is not None:
+                if not told and self.on_lock_wait is not None and time.monotonic() - start >= LOCK_NOTICE_S:
                     self.on_lock_wait(err)
-                told = True
+                    told = True
                 time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
                 pause = min(pause * 2, 0.2)
                 continue

@@ -64,3 +64,10 @@ def is_followed(store_path: Path, run_id: int) -> bool:
     finally:
         os.close(fd)
     return False
+
+
+def followed_runs(store_path: Path) -> frozenset[int]:
+    """The runs of the store a live process follows now (a look at each run's lock file)."""
+    d = _lock_path(store_path, 0).parent
+    ids = (int(f.name[4:-5]) for f in d.glob("run-*.lock") if f.name[4:-5].isdigit())
+    return frozenset(i for i in ids if is_followed(store_path, i))

@@ -69,6 +69,12 @@ def run_build(cur: duckdb.DuckDBPyConnection, run_id: int) -> str | None:
     return str(row[0]) if row else None
 
 
+def run_setup(cur: duckdb.DuckDBPyConnection, run_id: int) -> tuple[str, int | None]:
+    """A run's server config (``""``: the default) and concurrency, for its summary line."""
+    row = cur.execute("SELECT coalesce(config, ''), threads FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    return (str(row[0]), row[1]) if row else ("", None)
+
+
 def count_samples(cur: duckdb.DuckDBPyConnection, run_id: int) -> int:
     """Interval samples of the benchmark stored for run ``run_id``."""
     row = cur.execute("SELECT count(*) FROM bench_samples WHERE run_id = ?", [run_id]).fetchone()

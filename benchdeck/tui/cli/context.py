@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -117,15 +117,22 @@ def lock_wait_s() -> float:
     return value
 
 
-def open_shared_store(db: Path | None) -> Store:
+def open_shared_store(db: Path | None, say: Callable[[str], None] | None = None) -> Store:
     """Open the store for writing as a good neighbour: the file is held per batch, and a store
-    held by another process is waited for (``$BENCHDECK_LOCK_WAIT``), saying so once."""
+    held by another process is waited for (``$BENCHDECK_LOCK_WAIT``), saying so once the wait
+    is long enough to notice, in one line naming the holder (``say``: where that line goes, a
+    live progress table's top; else stderr)."""
     from benchdeck.store.storage.db import Store
+    from benchdeck.tui.cli.store_wait import waiting_line
 
     wait = lock_wait_s()
 
     def waiting(exc: StoreLocked) -> None:
-        click.echo(f"benchdeck: {exc}; waiting for it (up to {wait:.0f} s, ${LOCK_WAIT_ENV})", err=True)
+        line = waiting_line(exc, wait, LOCK_WAIT_ENV)
+        if say is not None:
+            say(line)
+        else:
+            click.echo(line, err=True)
 
     return Store.open(db, shared=True, lock_wait=wait, on_lock_wait=waiting)
 

@@ -69,6 +69,14 @@ class Progress:
         if self._live is not None:
             self._live.__exit__(None, None, None)
 
+    def note(self, line: str) -> None:
+        """A line of its own (a wait for the store): above the live table, which it would
+        otherwise break, else on stderr. Any thread (the store's writer calls it)."""
+        if self._live is not None and self._live.is_started:
+            self._live.console.print(line, markup=False, highlight=False, style="dim")
+        else:
+            click.echo(line, err=True)
+
     def _table(self) -> Table:
         from rich.table import Table
 
@@ -132,7 +140,8 @@ def report(outcomes: Sequence[Outcome], blocked: Sequence[str] = ()) -> None:
     for o in outcomes:
         qps = f"{o.qps:.2f}" if o.qps is not None else "-"
         tail = f" ({o.error})" if o.error else ""
-        click.echo(f"run {o.run_id} {o.status} qps {qps}  {o.host} {o.build} {o.workload}{tail}")
+        setup = f"config {o.config or 'default'}" + (f" dop {o.dop}" if o.dop is not None else "")
+        click.echo(f"run {o.run_id} {o.status} qps {qps}  {o.host} {o.build} {o.workload} {setup}{tail}")
     for why in blocked:  # a host's queued runs wait: another run's process is alive there
         click.echo(f"benchdeck: {why}; the queue's runs there wait (benchdeck resume)", err=True)
     if any(o.status != "finished" for o in outcomes) or blocked:
@@ -152,7 +161,8 @@ async def with_service(
     # the followers (the remote files keep every line meanwhile).
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchdeck-writer")
     try:
-        with open_shared_store(db) as store, Progress(plain) as progress:
+        progress = Progress(plain)
+        with open_shared_store(db, say=progress.note) as store, progress:
             with store.reading() as cur:  # builds registered by `benchdeck build`
                 session.inventory = session.inventory.with_builds(registered(cur))
             async with RunService(store, session, progress, writer) as svc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -11,7 +12,7 @@ from rich.text import Text
 from benchdeck.store.analysis.compare import HW_KEYS, Comparison, HwBlock
 from benchdeck.store.reports.compare_report import NOISE_MARK, fmt_hw, fmt_rel
 from benchdeck.store.reports.ratios import fmt_ratio, shown_ratio
-from benchdeck.tui.reports.rich_fit import fits, plain_table, print_unshrunk
+from benchdeck.tui.reports.rich_fit import column_blocks, fits, plain_table, print_unshrunk
 
 RED_AT = 0.95
 GREEN_AT = 1.05
@@ -38,18 +39,25 @@ def comparison_renderable(cmp: Comparison, console: Console | None = None) -> Gr
     legend = Text(
         f"Relative to: {cmp.base}\n" + "\n".join(f"col-{i} : {c}" for i, c in enumerate(cmp.columns, 1))
     )
-    rq = Table(title=f"rQPS on {cmp.host}", title_justify="left", box=None, pad_edge=False)
-    for i in range(len(cmp.columns)):
-        rq.add_column(f"col-{i + 1}", justify="right", no_wrap=True)
-    rq.add_column("workload", no_wrap=True)
-    rq.add_column("group", style="dim", no_wrap=True)
-    for row in cmp.rqps:
-        cells = [
-            Text(fmt_ratio(v) + (NOISE_MARK if row.within_noise[i] else ""), style=rqps_style(v))
-            for i, v in enumerate(row.values)
+    heads = [*(f"col-{i}" for i in range(1, len(cmp.columns) + 1)), "workload", "group"]
+    rows: list[list[Text | str]] = [
+        [
+            *(
+                Text(fmt_ratio(v) + (NOISE_MARK if row.within_noise[i] else ""), style=rqps_style(v))
+                for i, v in enumerate(row.values)
+            ),
+            f"{row.workload}@dop{row.dop}" if multi else row.workload,
+            Text(row.group, style="dim"),
         ]
-        label = f"{row.workload}@dop{row.dop}" if multi else row.workload
-        rq.add_row(*cells, label, row.group)
+        for row in cmp.rqps
+    ]
+    names = [len(heads) - 2, len(heads) - 1]
+    title = f"rQPS on {cmp.host}"
+    rq = (
+        column_blocks(console, heads, rows, set(heads[:-2]), names, title, pad_edge=False)
+        if console is not None
+        else [plain_table(heads, rows, set(heads[:-2]), title, pad_edge=False)]
+    )
     gs = Table(title="Summary per group", title_justify="left", box=None)
     for name in ("column", "group", "min", "max", "avg", "median", "gmean"):
         gs.add_column(name, justify="left" if name in ("column", "group") else "right", no_wrap=True)
@@ -58,10 +66,10 @@ def comparison_renderable(cmp: Comparison, console: Console | None = None) -> Gr
         label = f"{g.group}@dop{g.dop}" if multi else g.group
         vals = [Text(fmt_ratio(v), style=rqps_style(v)) for v in (g.min, g.max, g.avg, g.median, g.gmean)]
         gs.add_row(col, label, *vals)
-    parts: list[Table | Text] = [legend, rq, gs]
+    parts: list[Table | Text] = [legend, *rq, gs]
     for block in cmp.hw:
         parts += _hw_tables(cmp, block, console)
-    parts += counter_tables(cmp)
+    parts += counter_tables(cmp, console=console)
     return Group(*parts)
 
 
@@ -98,11 +106,17 @@ def _col_name(cmp: Comparison, label: str) -> str:
 
 
 def counter_tables(
-    cmp: Comparison, red: str = "red", green: str = "green", grey: str = "grey62"
+    cmp: Comparison,
+    red: str = "red",
+    green: str = "green",
+    grey: str = "grey62",
+    console: Console | None = None,
 ) -> list[Table | Text]:
     """The Counters table, a block per workload and dop: per operation (ratios as they are),
     each column relative to the base coloured as rQPS is (a counter that rose is not better or
-    worse by itself: the colour says how far it moved)."""
+    worse by itself: the colour says how far it moved). With ``console``, a table wider than it
+    is split into blocks of columns (a value and its ratio together), the counter and the base
+    in each: no number is cut."""
     from benchdeck.store.reports.counters_report import LEGEND, blocks, table
 
     if not cmp.counters:
@@ -110,18 +124,29 @@ def counter_tables(
     out: list[Table | Text] = [Text(f"Counters: {LEGEND}", style="italic")]
     for wl, dop, block in blocks(cmp.counters):
         header, grid = table(cmp, block)
-        t = Table(title=wl + (f" dop {dop}" if dop is not None else ""), title_justify="left", box=None)
-        for i, name in enumerate(header):
-            t.add_column(name, justify="left" if i == 0 else "right")
+        rows: list[list[Text | str]] = []
         for row in grid:
             cells: list[Text | str] = [row[0], row[1]]
             for i in range(2, len(row), 2):
                 rel = row[i + 1]
                 style = rqps_style(float(rel), red=red, green=green, grey=grey) if _number(rel) else "dim"
                 cells += [row[i], Text(rel, style=style)]
-            t.add_row(*cells)
-        out.append(t)
+            rows.append(cells)
+        title = wl + (f" dop {dop}" if dop is not None else "")
+        if console is None:
+            out.append(_counter_table(title, header, rows))
+        else:
+            out += column_blocks(console, header, rows, set(header[1:]), [0, 1], title, step=2)
     return out
+
+
+def _counter_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Text | str]]) -> Table:
+    t = Table(title=title, title_justify="left", box=None)
+    for i, name in enumerate(header):
+        t.add_column(name, justify="left" if i == 0 else "right")
+    for cells in rows:
+        t.add_row(*cells)
+    return t
 
 
 def _number(text: str) -> bool:

@@ -145,7 +145,16 @@ def table_rows(p: Profiles, limit: int, by: str) -> tuple[list[str], list[list[s
             for c in tops
         ]
     unit = per_q(p.base.unit)
-    head = ["function", f"base {by}", f"col-1 {by}", f"diff {unit}", "ratio", "base total", "col-1 total"]
+    other = "total" if by == "self" else "self"
+    head = [
+        "function",
+        f"base {by}",
+        f"col-1 {by}",
+        f"diff {unit}",
+        "ratio",
+        f"base {other}",
+        f"col-1 {other}",
+    ]
     diffs: list[FunctionDiff] = diff_functions(p.base, p.column, limit, by)
     return head, [
         [
@@ -154,11 +163,37 @@ def table_rows(p: Profiles, limit: int, by: str) -> tuple[list[str], list[list[s
             _num(d.col_self_us if by == "self" else d.col_total_us),
             f"{d.diff(by):+.3f}" if abs(d.diff(by)) < 1000 else f"{d.diff(by):+,.0f}",
             _ratio(d.ratio(by), d.col_self_us if by == "self" else d.col_total_us),
-            _num(d.base_total_us),
-            _num(d.col_total_us),
+            _num(d.base_total_us if by == "self" else d.base_self_us),
+            _num(d.col_total_us if by == "self" else d.col_self_us),
         ]
         for d in diffs
     ]
+
+
+def _csv(p: Profiles, limit: int, by: str) -> str:
+    """Numbers only in the number columns (no ``+``, no thousands commas, no ``new``): a
+    function the base did not spend time in has an empty ratio and ``new`` in ``status``
+    (``none``: neither side did)."""
+    head, rows = table_rows(p, limit, by)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if p.column is None:
+        w.writerow(head)
+        w.writerows([[c.replace(",", "") if i else c for i, c in enumerate(r)] for r in rows])
+        return buf.getvalue()
+    w.writerow([*head, "status"])
+    for d in diff_functions(p.base, p.column, limit, by):
+        mine = (d.base_self_us, d.col_self_us) if by == "self" else (d.base_total_us, d.col_total_us)
+        rest = (d.base_total_us, d.col_total_us) if by == "self" else (d.base_self_us, d.col_self_us)
+        ratio = d.ratio(by)
+        status = "" if ratio is not None else "new" if mine[1] > 0 else "none"
+        nums = [*mine, d.diff(by)]
+        w.writerow(
+            [d.function, *(f"{v:.3f}" for v in nums), "" if ratio is None else f"{ratio:.4f}"]
+            + [f"{v:.3f}" for v in rest]
+            + [status]
+        )
+    return buf.getvalue()
 
 
 def render_table(p: Profiles, fmt: str, limit: int = 20, by: str = "self") -> str:
@@ -167,11 +202,7 @@ def render_table(p: Profiles, fmt: str, limit: int = 20, by: str = "self") -> st
     if fmt == "json":
         return json.dumps(_json(p, limit, by), indent=2) + "\n"
     if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(head)
-        w.writerows([[c.replace(",", "") if i else c for i, c in enumerate(r)] for r in rows])
-        return buf.getvalue()
+        return _csv(p, limit, by)
     lines = _sides_lines(p)
     if fmt == "md":
         lines = [f"- {ln}" for ln in lines] + [""]

@@ -35,10 +35,10 @@ from benchdeck.engine.servers import ServerError
 from benchdeck.engine.transport import TransportError
 from benchdeck.store.storage import queue as q
 from benchdeck.store.storage.db import Store
-from benchdeck.store.storage.following import following
+from benchdeck.store.storage.following import following, is_followed
 from benchdeck.store.storage.ingest import EventSink, pump
 from benchdeck.store.storage.live import LiveRun, marks, never_started, unfinished
-from benchdeck.store.storage.lookups import run_build
+from benchdeck.store.storage.lookups import run_build, run_setup
 from benchdeck.store.storage.runs import NewRun, create_run, set_status
 from benchdeck.tui.services.eta import Eta, QueuePhase, queue_eta, queue_line, setup_s
 
@@ -59,6 +59,8 @@ class Outcome:
     status: str
     qps: float | None = None
     error: str | None = None
+    config: str = ""  # the server config ("": the build's default)
+    dop: int | None = None
 
 
 def local_runs_dir(store_path: Path) -> str:
@@ -166,7 +168,12 @@ class RunService:
                     status, error = "failed", ev.error
                 elif isinstance(ev, RunCancelled):
                     status = "cancelled"
-        return Outcome(run_id, host, build, workload, status, qps, error)
+        config, dop = await self._db(self._setup, run_id)
+        return Outcome(run_id, host, build, workload, status, qps, error, config, dop)
+
+    def _setup(self, run_id: int) -> tuple[str, int | None]:
+        with self.store.reading() as cur:
+            return run_setup(cur, run_id)
 
     async def _db(self, fn: Callable[..., T], *args: object) -> T:
         """Store work on the writer thread when there is one (keeps a UI loop responsive)."""
@@ -203,11 +210,16 @@ class RunService:
             roots = dict.fromkeys((runs_workdir(cfg, self.session.local_workdir), cfg.workdir))
             for root in roots:  # this store's run directories, and the host's own
                 workdir = await self.session.remote_path(host, root)
-                if (why := await busy_reason(transport, host, posixpath.join(workdir, "runs"))) is not None:
+                runs = posixpath.join(workdir, "runs")
+                if (why := await busy_reason(transport, host, runs, followed=self._followed)) is not None:
                     return why
             return None
         except TransportError:
             return None
+
+    def _followed(self, run_id: int) -> bool:
+        """A live benchdeck (the app, another ``run``) follows ``run_id`` of this store."""
+        return is_followed(self.store.label, run_id)
 
     async def run(self, req: RunRequest) -> Outcome:
         """Run one request; HostBusy (nothing stored) while another run's process is alive there."""

@@ -7,6 +7,7 @@ group=...)``) that end in ``post_message``; a failed worker becomes one error no
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,17 @@ def report_worker_error(node: DOMNode, event: Worker.StateChanged) -> None:
     error = event.worker.error
     if event.state is WorkerState.ERROR and error is not None:
         node.log.error(f"worker {event.worker.name!r} failed", error)
-        node.app.notify(user_message(error), title=event.worker.name or "benchdeck", severity="error")
+        node.app.notify(user_message(error), title=toast_title(node), severity="error")
+
+
+def toast_title(node: DOMNode) -> str:
+    """What a failure's toast is titled: the screen it happened on as the user knows it
+    (``Launch``, ``Run diff``), never the worker's method (``_start``, ``load``)."""
+    name = type(node).__name__
+    if not name.endswith("Screen") or name == "Screen":
+        return "benchdeck"
+    words = re.findall(r"[A-Z][a-z]*", name.removesuffix("Screen"))
+    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else "benchdeck"
 
 
 def is_current() -> bool:

@@ -26,6 +26,7 @@ from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.compare_views import (
     GROUP_STATS,
+    NOISE_NOTE,
     counter_view,
     fill_groups,
     fill_noise,
@@ -38,6 +39,7 @@ from benchdeck.tui.app.widgets.rqps import rqps_colours
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
 from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
 from benchdeck.tui.app.widgets.scaling_views import curves, fill_scaling
+from benchdeck.tui.app.widgets.wide_table import WideTable
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise", "tab-counters", "tab-scaling")
 
@@ -162,7 +164,8 @@ class CompareScreen(ComparePickers):
             with TabPane("Chart", id="tab-chart"), VerticalScroll():
                 yield RqpsBars(id="compare-chart")
             with TabPane("Noise", id="tab-noise"):
-                yield DataTable[object](id="compare-noise", zebra_stripes=True, cursor_type="none")
+                yield WideTable(id="compare-noise")
+                yield Static(NOISE_NOTE, id="compare-noise-note")
             with TabPane("Counters", id="tab-counters"), VerticalScroll():
                 yield Static("", id="compare-counters")
             with TabPane("Scaling", id="tab-scaling"), Horizontal(id="scaling-box"):
@@ -399,6 +402,12 @@ class CompareScreen(ComparePickers):
     def action_tab(self, step: int) -> None:
         tabs = self.query_one("#compare-tabs", TabbedContent)
         tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
+        self.call_after_refresh(self.focus_active_tab)  # the last tab's widget lost the focus
+
+    @on(TabbedContent.TabActivated, "#compare-tabs")
+    def _tab_shown(self) -> None:
+        """A tab clicked: its table takes the keys (← → scroll the Noise tab's)."""
+        self.call_after_refresh(self.focus_active_tab)
 
     def action_profile(self) -> None:
         """Profiles of the base and the chart's column, first workload that has them (w: next)."""

@@ -39,6 +39,15 @@ from benchdeck.tui.services.profiles import (
 
 TOP_ROWS = 50
 
+
+ZOOM_TAIL = "  (Esc: out)"
+
+
+def _keep_end(path: str, width: int) -> str:
+    """``path`` cut to ``width`` at its start (its end is the frame the graph starts at)."""
+    return path if len(path) <= width else "…" + path[len(path) - width + 1 :]
+
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -114,6 +123,7 @@ class ProfileScreen(BenchdeckScreen):
     def compose(self) -> ComposeResult:
         yield AppHeader()
         yield Static("reading the profiles ...", id="profile-head")
+        yield Static("", id="profile-view")
         yield FlameGraph(id="profile-flame")
         yield Static("", id="profile-info")
         yield DataTable[object](id="profile-top", cursor_type="row", zebra_stripes=True)
@@ -174,6 +184,34 @@ class ProfileScreen(BenchdeckScreen):
             flame.show(loaded.base_tree, None, rqps_colours(self.app))
         else:
             flame.show(column, loaded.scale if self.differential else None, rqps_colours(self.app))
+
+    @on(FlameGraph.Zoomed)
+    def show_view(self, msg: FlameGraph.Zoomed) -> None:
+        """Which graph this is (the column's, differential or plain, or the base's) and, zoomed,
+        the path from the root to the frame it starts at (its start kept when cut)."""
+        loaded = self.loaded
+        if loaded is None:
+            return
+        if loaded.column_tree is None:
+            what = "the base's graph"
+        elif self.base_side:
+            what = "the base's graph  (b: col-1's)"
+        elif self.differential:
+            what = "col-1's graph: colour = change of self CPU vs the base  (b: base's)"
+        else:
+            what = "col-1's graph, plain colours  (b: base's)"
+        line = Text(what, style="bold", no_wrap=True, overflow="ellipsis")
+        frame, path = msg.frame, []
+        while frame is not None and frame.parent is not None:
+            path.append(frame.name)
+            frame = frame.parent
+        if path:
+            view = self.query_one("#profile-view", Static)
+            room = max(20, view.size.width - 2) - len("zoomed: ") - len(ZOOM_TAIL)
+            line.append("\nzoomed: ")
+            line.append(_keep_end(" > ".join(["all", *reversed(path)]), room))
+            line.append(ZOOM_TAIL, style="dim")
+        self.query_one("#profile-view", Static).update(line)
 
     @on(FlameGraph.Selected)
     def show_frame(self, msg: FlameGraph.Selected) -> None:

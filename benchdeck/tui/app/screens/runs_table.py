@@ -20,6 +20,7 @@ from benchdeck.store.storage.run_lists import HistoryRow
 COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags", "reason")
 REASON_WIDTH = 60  # the reason column's first line, cut; the status line shows it whole
 SHRINK = (("build", 14), ("workload", 16))  # cut first (down to these widths) to keep QPS and status in view
+NARROW = (("build", 10), ("workload", 12))  # the floors where SHRINK's leave QPS past the edge (60 columns)
 PADDING = 2  # a DataTable cell's padding, one each side
 SCROLLBAR = 2  # the vertical scrollbar's width
 
@@ -57,15 +58,20 @@ def fitted(natural: Sequence[int], room: int) -> list[int]:
     """Widths that keep the columns up to ``status`` within ``room`` cells: the build, then the
     workload column is narrowed (its names cut in the middle, down to a floor); the columns after
     ``status`` stay as they are (scrolled to). At 80 columns the author's names
-    (``ma100244_rel_withdbg``, ``update-index_range=100``) pushed QPS past the edge."""
+    (``ma100244_rel_withdbg``, ``update-index_range=100``) pushed QPS past the edge. Where even
+    that is too wide (60 columns), the names go down to :data:`NARROW` and the columns up to QPS
+    are kept in view (its decimals were cut at the edge)."""
     out = list(natural)
-    shown = COLUMNS.index("status") + 1
-    over = sum(w + PADDING for w in out[:shown]) + SCROLLBAR - room
-    for name, floor in SHRINK:
-        i = COLUMNS.index(name)
-        cut = max(0, min(over, out[i] - floor))
-        out[i] -= cut
-        over -= cut
+    for last, floors in (("status", SHRINK), ("status", NARROW), ("QPS", NARROW)):
+        out = list(natural)
+        over = sum(w + PADDING for w in out[: COLUMNS.index(last) + 1]) + SCROLLBAR - room
+        for name, floor in floors:
+            i = COLUMNS.index(name)
+            cut = max(0, min(over, out[i] - floor))
+            out[i] -= cut
+            over -= cut
+        if over <= 0:
+            break
     return out
 
 

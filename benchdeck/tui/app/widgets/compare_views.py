@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from benchdeck.store.analysis.compare import HW_KEYS, Comparison, GroupStat, HwBlock
-from benchdeck.store.analysis.noise import LEVEL
+from benchdeck.store.analysis.noise import LEVEL, MIN_SAMPLES
 from benchdeck.store.reports.compare_report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel, interval_source
 from benchdeck.tui.app.widgets.rqps import RqpsColours
 
@@ -151,13 +151,19 @@ def counter_view(cmp: Comparison, colours: RqpsColours) -> Group:
     return Group(*counter_tables(cmp, red=colours.bad, green=colours.good, grey=colours.neutral))
 
 
+NOISE_NOTE = f"A CI needs 2+ runs of a side or {MIN_SAMPLES}+ per-second samples per run.  ← → scroll"
+"""The line under the Noise tab's table: what ``none`` means, and the keys that scroll it."""
+
+
 def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) -> None:
-    """Per workload and column: repeats, spread ((max - min) / median), rQPS and the confidence
-    interval of the ratio with what it was drawn from (repeated runs or per-second samples)."""
+    """Per workload and column (named as in the legend: ``base``, ``col-1`` ...): rQPS and the
+    confidence interval of the ratio with what it was drawn from (repeated runs, per-second
+    samples, or why none) first, so they show at 80 columns; then repeats, spread ((max - min)
+    / median) and the QPS."""
     multi = len(cmp.dops) > 1
     table.clear(columns=True)
     ci_name = f"{LEVEL:.0%} CI"
-    for name in ("workload", "build", "runs", "median QPS", "min", "max", "spread", "rQPS", ci_name, "from"):
+    for name in ("workload", "column", "rQPS", ci_name, "from", "runs", "spread", "median QPS", "min", "max"):
         table.add_column(name, key=name)
     builds = [cmp.base, *cmp.columns]
     for row in cmp.rqps:
@@ -172,15 +178,16 @@ def fill_noise(table: DataTable[object], cmp: Comparison, colours: RqpsColours) 
                 if j
                 else Text("base", justify="right")
             )
+            source = interval_source(ci, cell.n, base_n) if j else ""
             table.add_row(
                 row_label(row.workload, row.dop, multi) if j == 0 else "",
-                build,
+                f"col-{j}" if j else "base",
+                rq,
+                Text(fmt_ci(ci) if j else "", justify="right"),
+                Text(source, style=colours.neutral),
                 Text(str(cell.n), justify="right"),
+                Text(f"{cell.spread * 100:.1f}%" if cell.n > 1 else "-", justify="right"),
                 Text(f"{cell.qps:,.1f}", justify="right"),
                 Text(f"{cell.qps_min:,.1f}", justify="right"),
                 Text(f"{cell.qps_max:,.1f}", justify="right"),
-                Text(f"{cell.spread * 100:.1f}%" if cell.n > 1 else "-", justify="right"),
-                rq,
-                Text(fmt_ci(ci) if j else "", justify="right"),
-                Text(interval_source(ci, cell.n, base_n) if j else "", style=colours.neutral),
             )

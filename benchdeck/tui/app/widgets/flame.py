@@ -49,6 +49,13 @@ class FlameGraph(Widget, can_focus=True):
             super().__init__()
             self.frame = frame
 
+    class Zoomed(Message):
+        """The graph now starts at ``frame`` (the root: not zoomed)."""
+
+        def __init__(self, frame: Frame | None) -> None:
+            super().__init__()
+            self.frame = frame
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.root: Frame | None = None
@@ -76,6 +83,7 @@ class FlameGraph(Widget, can_focus=True):
         self.colours = colours
         self._scale = differential or 0.0
         self.refresh()
+        self.post_message(self.Zoomed(root))
         if root is not None:
             self.post_message(self.Selected(root))
 
@@ -89,12 +97,14 @@ class FlameGraph(Widget, can_focus=True):
             return False
         self.cursor = self.zoom_stack.pop()
         self.refresh()
+        self.post_message(self.Zoomed(self.zoomed))
         return True
 
     def action_zoom(self) -> None:
         if self.cursor is not None and self.cursor is not self.zoomed and self.cursor.samples > 0:
             self.zoom_stack.append(self.cursor)
             self.refresh()
+            self.post_message(self.Zoomed(self.cursor))
 
     def action_move(self, direction: str) -> None:
         if self.cursor is None:

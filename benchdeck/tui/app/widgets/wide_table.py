@@ -1,0 +1,41 @@
+"""A table wider than its view that the keys scroll sideways a column at a time.
+
+A ``DataTable`` without a cursor scrolls one cell per ← →, and only when focused: the Noise tab's
+rQPS, interval and reason sat past the edge at 80 and 100 columns with no key that reached them.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+
+class WideTable(DataTable[object]):
+    """A cursorless table; ← → bring the next or previous column to its left edge."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right", "side(1)", "Scroll", key_display="← →", tooltip="Scroll the table sideways"),
+        Binding("left", "side(-1)", "Scroll left", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, zebra_stripes=True, cursor_type="none")
+
+    def column_starts(self) -> list[int]:
+        """Where each column begins, in cells from the table's left edge."""
+        starts, x = [], 0
+        for column in self.columns.values():
+            starts.append(x)
+            x += column.get_render_width(self)
+        return starts
+
+    def action_side(self, step: int) -> None:
+        x = round(self.scroll_x)
+        starts = [s for s in self.column_starts() if s <= self.max_scroll_x] or [0]
+        if step > 0:
+            target = next((s for s in starts if s > x), self.max_scroll_x)
+        else:
+            target = next((s for s in reversed(starts) if s < x), 0)
+        self.scroll_to(x=target, animate=False)
