@@ -102,7 +102,10 @@ def test_text_json_md_and_the_merged_configs_note(env: dict[str, str]) -> None:
 def test_a_build_without_runs_is_one_line(env: dict[str, str]) -> None:
     r = bd(env, "scaling", "--host", "hetz", "--build", "my8032_rel_o2nofp", "--format", "text")
     assert r.returncode == 1
-    assert r.stderr.strip() == "benchdeck: build 'my8032_rel_o2nofp' has no finished runs on host 'hetz'"
+    assert r.stderr.strip() == (
+        "benchdeck: unknown build 'my8032_rel_o2nofp' with finished runs on host hetz "
+        "(known: my8043_rel_o2nofp, my8044_rel_o2nofp, my8406_rel_o2nofp); did you mean 'my8043_rel_o2nofp'?"
+    ), "a build the store does not know: the host's builds and the closest (a typo)"
 
 
 def test_compare_puts_one_build_at_two_dops_side_by_side(env: dict[str, str], tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from textual.widgets import DataTable
 from benchdeck.engine.catalogue import CLASSIC_42
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.compare import CompareScreen
+from benchdeck.tui.app.screens.dialogs import PickDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.state.selection import Selection
 from tests.app.helpers import column_texts, on_screen, settle
@@ -81,30 +82,41 @@ async def test_keys_with_one_choice_say_so(demo: Demo) -> None:
         assert isinstance(app.screen, CompareScreen), "no dialog with one choice"
 
 
-async def test_columns_dialog_names_an_empty_config(tmp_path: Path) -> None:
+async def test_columns_dialog_names_the_default_config(tmp_path: Path) -> None:
+    """After one ``--config serial`` run the unnamed config is ``default`` in the dialog, its
+    presets and the config picker (it read "config  (9 runs)" and "every build (no config named)")."""
     from benchdeck.engine.builds import parse_build_name
     from benchdeck.store.storage.db import Store
     from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
 
     db = tmp_path / "s.duckdb"
     with Store.open(db) as store:
-        for build in ("sqlite", "sqlite-sync", NEW):
+        for build, config in (("sqlite", ""), ("sqlite-sync", ""), ("sqlite", "serial"), (NEW, "")):
             with store.transaction() as cur:
                 b = (
                     parse_build_name(build, dbms="sqlite", version="3")
                     if "sqlite" in build
                     else parse_build_name(build)
                 )
-                rid = create_run(cur, NewRun("local", b, "insert_range=100", "t", threads=1))
+                new = NewRun("local", b, "insert_range=100", "t", threads=1, config=config)
+                rid = create_run(cur, new)
                 save_summary(cur, rid, RunSummary(qps=100.0))
                 set_status(cur, rid, "finished")
     app = BenchdeckApp(db)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await open_compare(app, pilot, Selection("local", "sqlite", ("sqlite-sync",)))
+        await open_compare(app, pilot, Selection("local", "sqlite", ("sqlite-sync",), config=""))
         await pilot.press("a")
         dialog = on_screen(app, MultiPickDialog)
-        assert dialog.presets[0][0] == "every build (no config named)"
+        assert dialog.presets[0][0] == "every build of config default"
+        assert dialog.presets[1][0] == "every version of sqlite, config default", dialog.presets
+        labels = [label for label, _ in dialog.choices]
+        assert "sqlite-sync  config default  (1 runs)" in labels, labels
+        assert "sqlite  config serial  (1 runs)" in labels, labels
+        await pilot.press("escape")
+        await pilot.press("c")
+        picker = on_screen(app, PickDialog)
+        assert [label for label, _ in picker.choices] == ["default", "serial"]
 
 
 async def test_export_offers_json_into_the_export_directory(

@@ -211,7 +211,9 @@ class _Loader:
     def python(self, t: Mapping[str, Any], at: KeyPath, transport: str) -> str:
         """A remote host's ``python`` key: the interpreter its shipped clients run with."""
         if "python" in t and transport == "local":
-            raise self.error((*at, "python"), 'not used with transport = "local" (runs benchdeck\'s own Python)')
+            raise self.error(
+                (*at, "python"), 'not used with transport = "local" (runs benchdeck\'s own Python)'
+            )
         return str(self.opt(t, "python", at, str, DEFAULT_PYTHON))
 
     def ssh_spec(self, name: str, t: dict[str, Any], at: KeyPath) -> HostSpec:

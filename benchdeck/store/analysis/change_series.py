@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import duckdb
 
 from benchdeck.engine.changepoints_sums import np_sum_at
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.changes import (
     METRICS,
     MIN_POINTS,
@@ -40,7 +41,7 @@ JOIN run_summary s ON s.run_id = r.run_id
 WHERE h.name = $host
   AND r.status = 'finished'
   AND s.qps IS NOT NULL AND isfinite(s.qps)
-  AND ($config IS NULL OR r.config = $config)
+  AND ($config IS NULL OR r.config = $config OR ($config = 'default' AND r.config = ''))
   AND ($dbms IS NULL OR b.dbms = $dbms)
   AND ($workload IS NULL OR w.name = $workload)
   AND ($dop IS NULL OR r.threads = $dop)
@@ -78,6 +79,8 @@ def _check_filters(
     known = dict(zip(("config", "dbms", "workload", "dop", "build"), row or (), strict=False))
     for key, value in given:
         have = [v for v in known.get(key) or [] if v is not None]
+        if key == "config":
+            have, value = [config_label(str(v)) for v in have], config_label(str(value))
         if value not in have:
             raise UnknownFilter(unknown_message(key, value, have, f" in host {host}'s finished runs"))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchdeck.engine.changepoints import Options
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.changes import (
     METRICS,
     Change,
@@ -56,8 +57,7 @@ def between(c: Change) -> str:
 
 def series_title(s: Series) -> str:
     dop = f", dop {s.dop}" if s.dop is not None else ""
-    cfg = f"config {s.config}" if s.config else "no config"
-    return f"{cfg}{dop}, {s.line}"
+    return f"config {config_label(s.config)}{dop}, {s.line}"
 
 
 def heading(req: Request) -> str:

@@ -33,8 +33,8 @@ from typing import Any
 
 from benchdeck.engine.families.insertbench import schema as db
 from benchdeck.engine.families.insertbench.client import (
-    driver_missing,
     add_connection_options,
+    driver_missing,
     percentile_ms,
 )
 from benchdeck.engine.families.insertbench.steps import command_line

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Select, Static, TabbedContent, TabPane
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.column_choices import ColumnChoice
 from benchdeck.store.analysis.compare import CompareError, Comparison
 from benchdeck.store.analysis.scaling import Scaling
@@ -236,7 +237,8 @@ class CompareScreen(ComparePickers):
     def _options(self, which: str, names: list[str], value: str | None) -> None:
         self.choices[which] = names
         select: Select[str] = self.query_one(PICKERS[which], Select)
-        select.set_options((n, n) for n in names)
+        shown = config_label if which == "config" else str
+        select.set_options((shown(n), n) for n in names)
         select.value = value if value is not None and value in names else Select.NULL
 
     def select(self, sel: Selection) -> None:
