@@ -11,26 +11,13 @@ import click
 from benchdeck.engine.catalogue import SUITES, default_catalogue, load_group_overrides
 from benchdeck.store.analysis.columns import Column
 from benchdeck.store.reports.compare_report import CSV_TABLES, FORMATS, render
+from benchdeck.tui.cli.column_param import ColumnParam
 from benchdeck.tui.cli.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:
     from benchdeck.tui.cli.context import Ctx
 
 OUTPUT_FORMATS = ("rich", *FORMATS)
-
-
-class ColumnParam(click.ParamType):  # type: ignore[type-arg]
-    """``BUILD``, ``BUILD:CONFIG``, with ``@DOP`` after either (a column at its own dop)."""
-
-    name = "BUILD[:CONFIG][@DOP]"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> Column:
-        if isinstance(value, Column):
-            return value
-        try:
-            return Column.parse(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
 
 
 @click.command("compare")
