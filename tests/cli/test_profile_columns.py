@@ -20,15 +20,18 @@ from tests.profiles.data import BASE_STACKS, NEW_STACKS, window
 HOST, WORKLOAD = "local", "point-query_range=100"
 
 
-def _run(store: Store, build: str, config: str, stacks: dict[str, int], threads: int = 1) -> int:
+def profiled_run(store: Store, build: str, config: str, stacks: dict[str, int] | None) -> int:
+    """A finished sqlite run of WORKLOAD on HOST at dop 1, with a CPU profile of ``stacks``
+    (None: without one)."""
     with store.transaction() as cur:
         b = parse_build_name(build, dbms="sqlite", version="3.45.1")
-        rid = create_run(cur, NewRun(HOST, b, WORKLOAD, "t", config=config, threads=threads))
+        rid = create_run(cur, NewRun(HOST, b, WORKLOAD, "t", config=config, threads=1))
         save_summary(cur, rid, RunSummary(qps=1000.0, elapsed_s=30.0))
         append_bench(
             cur, rid, [BenchInterval(t=float(t), threads=1, tps=50.0, qps=1000.0) for t in range(1, 31)]
         )
-        save_profile_windows(cur, rid, [window(0, stacks), window(1, stacks, 17.0)], "perf")
+        if stacks is not None:
+            save_profile_windows(cur, rid, [window(0, stacks), window(1, stacks, 17.0)], "perf")
         set_status(cur, rid, "finished")
     return rid
 
@@ -38,10 +41,10 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """sqlite's runs 1, 2 under its unnamed config, run 3 under ``serial``; sqlite-sync's run 4."""
     path = tmp_path_factory.mktemp("profcols") / "p.duckdb"
     with Store.open(path) as store:
-        _run(store, "sqlite", "", BASE_STACKS)
-        _run(store, "sqlite", "", BASE_STACKS)
-        _run(store, "sqlite", "serial", NEW_STACKS)
-        _run(store, "sqlite-sync", "", NEW_STACKS)
+        profiled_run(store, "sqlite", "", BASE_STACKS)
+        profiled_run(store, "sqlite", "", BASE_STACKS)
+        profiled_run(store, "sqlite", "serial", NEW_STACKS)
+        profiled_run(store, "sqlite-sync", "", NEW_STACKS)
     return {**os.environ, "BENCHDECK_DB": str(path)}
 
 

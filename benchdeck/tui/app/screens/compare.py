@@ -403,13 +403,19 @@ class CompareScreen(ComparePickers):
         tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
 
     def action_profile(self) -> None:
-        """Profiles of the base and the chart's column, first workload that has them (w: next)."""
+        """Profiles of the base and the chart's column (else the first column with some), first
+        workload that has them (w: next)."""
         if self.cmp is None or not self.cmp.columns:
             return
         from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profile_pick import profiled_column
         from benchdeck.tui.services.profiles import column_request
 
-        column = min(self.chart_column, len(self.cmp.columns) - 1)
+        cur = self.store.cursor()
+        try:  # a query per column at most: the profiled workloads of the base and it
+            column = profiled_column(cur, self.cmp, min(self.chart_column, len(self.cmp.columns) - 1))
+        finally:
+            cur.close()
         self.app.push_screen(ProfileScreen(column_request(self.cmp, column, None)))
 
     def action_reload(self) -> None:
