@@ -137,6 +137,8 @@ def test_changes_keeps_each_dop_apart_and_says_so(env: dict[str, str]) -> None:
     assert "dops 1, 40: each dop is a series of its own (never compared across dops)" in lines[1:3]
     titles = [ln for ln in lines if ln.startswith("config ")]
     assert titles == [
-        "config z12a_c8r32, dop 1, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 (3 points, 3 runs)",
-        "config z12a_c32r128, dop 40, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 (3 points, 3 runs)",
+        "config z12a_c8r32, dop 1, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 "
+        "(3 versions; 2 workload series, 1 run a version)",
+        "config z12a_c32r128, dop 40, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 "
+        "(3 versions; 2 workload series, 1 run a version)",
     ]

@@ -95,8 +95,19 @@ def by_group(members: Sequence[SeriesChanges]) -> list[SeriesChanges]:
     return sorted(members, key=lambda r: first[r.series.group])
 
 
-def _points_text(s: Series) -> str:
-    return f"{' '.join(s.labels)} ({len(s.labels)} points, {sum(s.runs)} runs)"
+def _points_text(members: Sequence[SeriesChanges]) -> str:
+    """The first series' points and what each workload's series holds: ``8.0.43 8.0.44 8.4.6
+    (3 versions; 42 workload series, 1-2 runs a version)`` (it read "(3 points, 3 runs)", taken for
+    the whole line's count)."""
+    s = members[0].series
+    unit = "version" if s.over == "version" else "run"
+    n = len(s.labels)
+    head = f"{' '.join(s.labels)} ({n} {unit}{'' if n == 1 else 's'}; {len(members)} workload series"
+    if s.over == "time":
+        return head + ")"
+    runs = [k for m in members for k in m.series.runs]
+    per = f"{min(runs)}" if min(runs) == max(runs) else f"{min(runs)}-{max(runs)}"
+    return f"{head}, {per} run{'' if per == '1' else 's'} a version)"
 
 
 def summary_line(results: Sequence[SeriesChanges]) -> str:
@@ -138,7 +149,7 @@ def _text(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
         return
     for (_cfg, _dop, _line), members in _by_line(results).items():
         yield ""
-        yield f"{series_title(members[0].series)}: {_points_text(members[0].series)}"
+        yield f"{series_title(members[0].series)}: {_points_text(members)}"
         rows = [(r.series, c) for r in by_group(members) for c in r.changes]
         if not rows:
             yield "  no change points"
@@ -166,7 +177,7 @@ def _md(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
         yield f"_{note}_"
     for (_cfg, _dop, _line), members in _by_line(results).items():
         yield ""
-        yield f"{series_title(members[0].series)}: {_points_text(members[0].series)}"
+        yield f"{series_title(members[0].series)}: {_points_text(members)}"
         yield ""
         yield "| group | workload | between | change | p-value | per-op moved |"
         yield "|---|---|---|---:|---:|---|"
