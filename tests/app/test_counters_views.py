@@ -67,6 +67,30 @@ async def test_counters_tab_and_triage(store_path: Path) -> None:
         assert column_texts(table, 4) == ["instructions x1.50  cycles x1.25  ipc x1.20"]
 
 
+async def test_counters_tab_without_counters_names_both_ways_to_get_them(tmp_path: Path) -> None:
+    """It named only the imports (``--perf-stat``), not ``run --profile counters``."""
+    path = tmp_path / "plain.duckdb"
+    with Store.open(path) as s:
+        for build, qps in ((BASE, 1000.0), (NEW, 800.0)):
+            with s.transaction() as cur:
+                rid = create_run(cur, NewRun("h", parse_build_name(build), "point-query_range=100", "test"))
+                save_summary(cur, rid, RunSummary(qps=qps))
+                set_status(cur, rid, "finished")
+    app = BenchdeckApp(path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await settle(pilot)
+        app.selection = Selection("h", BASE, (NEW,))
+        await pilot.press("2")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        screen.query_one("#compare-tabs", TabbedContent).active = "tab-counters"
+        await settle(pilot)
+        text = " ".join(static_text(screen.query_one("#compare-counters", Static)).split())
+        assert "capture them with run or queue --profile counters" in text, text
+        assert "--perf-stat FILE" in text, text
+
+
 def test_rank_lists_the_counters_that_moved_most() -> None:
     rows = tuple(
         CounterRow("w", None, "b", name, 1.0, rel, 1)

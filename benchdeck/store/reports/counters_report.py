@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 NOT_COUNTED = "n/c"
 LEGEND = f"per operation (ratios as they are); {NOT_COUNTED} = not counted (no window of the runs counted it)"
 CSV_HEADER = ("workload", "dop", "column", "build", "config", "counter", "unit", "value", "rel", "windows")
+NO_COUNTERS = (
+    "No perf stat counters for these runs: capture them with run or queue --profile counters (or a "
+    'host\'s profile = "counters"), or import them (sb.perf.hw.* files of a mytools tree, '
+    "import sysbench --perf-stat FILE)."
+)
+"""What the Counters tab and ``compare --table counters`` say when no run has counters."""
 
 
 def fmt_counter(v: float | None, ratio: bool = False) -> str:
