@@ -15,7 +15,7 @@ from benchdeck.tui.app.screens.dialogs import PickDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.state.selection import Selection
 from tests.app.helpers import column_texts, on_screen, settle
-from tests.app.storedata import BASE, HOST, NEW, Demo
+from tests.app.storedata import BASE, CONFIG, DOP, HOST, LTO, NEW, Demo
 from tests.app.test_compare import open_compare
 from tests.fixtures.big_store import build_store
 
@@ -141,7 +141,9 @@ async def test_export_offers_json_into_the_export_directory(
         assert cmp is not None
         await pilot.press("e")
         dialog = on_screen(app, ExportDialog)
-        assert Path(dialog.query_one("#export-path", Input).value).parent == exports
+        first = Path(dialog.query_one("#export-path", Input).value)
+        assert first.parent == exports
+        assert first.name == f"benchdeck-compare-{HOST}-{BASE}-vs-{NEW}-{CONFIG}-dop{DOP}.md"
         await pilot.click("#export-json")
         path_input = dialog.query_one("#export-path", Input)
         assert path_input.value.endswith(".json")
@@ -153,3 +155,31 @@ async def test_export_offers_json_into_the_export_directory(
     assert written.read_text() == render(cmp, "json")
     assert json.loads(written.read_text())["base"]["build"] == BASE
     assert not (Path.cwd() / "mine").exists()
+
+
+async def test_export_names_its_columns(demo: Demo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default file was named after the host and the base only: a second export against the
+    same base overwrote the first."""
+    from textual.widgets import Input
+
+    from benchdeck.tui.app.screens.dialogs import ExportDialog
+    from benchdeck.tui.app.state.settings import EXPORT_DIR_ENV
+
+    monkeypatch.setenv(EXPORT_DIR_ENV, str(tmp_path))
+    app = BenchdeckApp(demo.path)
+    names = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        for columns in ((NEW,), (LTO,), (NEW, LTO)):
+            on_screen(app, CompareScreen).select(Selection(HOST, BASE, columns))
+            await settle(pilot)
+            await pilot.press("e")
+            names.append(Path(on_screen(app, ExportDialog).query_one("#export-path", Input).value).name)
+            await pilot.press("escape")
+            await settle(pilot)
+    assert names == [
+        f"benchdeck-compare-{HOST}-{BASE}-vs-{NEW}-{CONFIG}-dop{DOP}.md",
+        f"benchdeck-compare-{HOST}-{BASE}-vs-{LTO}-{CONFIG}-dop{DOP}.md",
+        f"benchdeck-compare-{HOST}-{BASE}-vs-{NEW}-{LTO}-{CONFIG}-dop{DOP}.md",
+    ]

@@ -20,7 +20,7 @@ from benchdeck.store.analysis.scaling import Scaling
 from benchdeck.store.reports.compare_report import render
 from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.screens.compare_pickers import PICKERS, ComparePickers
-from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest
+from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest, export_stem
 from benchdeck.tui.app.state.choices import Choices, load_choices, run_comparison, run_scaling
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.app_header import AppHeader
@@ -431,7 +431,7 @@ class CompareScreen(ComparePickers):
             if req is not None:
                 self.export(cmp, req)
 
-        self.app.push_screen(ExportDialog(cmp.host, cmp.base), done)
+        self.app.push_screen(ExportDialog(export_stem(cmp)), done)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare.export")
     def export(self, cmp: Comparison, req: ExportRequest) -> None:
