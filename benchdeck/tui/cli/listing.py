@@ -158,7 +158,7 @@ def runs_cmd(
     Examples:
       benchdeck runs --host dell32 --build my8040_rel_o2nofp
       benchdeck runs --status failed --format text
-      benchdeck runs --workload update --since 2025-01-01 --format csv > runs.csv
+      benchdeck runs --workload 'update-*' --since 2025-01-01 --format csv > runs.csv
     """
     day: date | None = since.date() if since else None
     f = RunFilter(host, build, None, day, None, tag, limit or 2**62, config, status, workload)
