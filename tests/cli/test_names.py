@@ -10,7 +10,7 @@ import pytest
 from benchdeck.engine.builds import parse_build_name
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
-from tests.fixtures.cli_helpers import bd, inventory_env
+from tests.fixtures.cli_helpers import bd, db_rows, inventory_env
 
 RUNS = (
     ("sqlite", "", "point-query_range=100", 100.0),
@@ -24,7 +24,7 @@ RUNS = (
 def env(tmp_path: Path) -> dict[str, str]:
     """A store with sqlite's runs under its unnamed config and one under ``serial`` (as after
     ``run --config serial``), and an inventory of the local host only."""
-    e = inventory_env(tmp_path, '[hosts.local]\ntransport = "local"\n')
+    e = inventory_env(tmp_path, f'[hosts.local]\ntransport = "local"\nworkdir = "{tmp_path / "work"}"\n')
     with Store.open(Path(e["BENCHDECK_DB"])) as store:
         for build, config, workload, qps in RUNS:
             with store.transaction() as cur:
@@ -113,3 +113,15 @@ def test_changes_names_the_default_config(env: dict[str, str]) -> None:
     r = bd(env, "changes", "--host", "local", "--config", "defalt")
     assert r.returncode == 2
     assert "(known: default, serial); did you mean 'default'?" in r.stderr
+
+
+def test_run_and_queue_take_default_for_the_unnamed_config(env: dict[str, str]) -> None:
+    """``--config default`` was "unknown config 'default' of build(s) sqlite (known: serial)"."""
+    r = bd(env, "run", "--host", "local", "--build", "sqlite", "--config", "default",
+           "--workload", "point-query_range=100", "--time", "1")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = bd(env, "queue", "--host", "local", "--build", "sqlite", "--config", "default", "--config", "serial",
+           "--workload", "point-query_range=100", "--time", "1")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    newest = db_rows(env, "SELECT config FROM runs WHERE run_id > ? ORDER BY run_id", [len(RUNS)])
+    assert newest == [("",), ("",), ("serial",)]
