@@ -224,3 +224,15 @@ def test_changes_finds_its_changes_without_numpy(db: Path, fmt: str) -> None:
     out, loaded = r.stdout.rsplit("LOADED", 1)
     assert "random-points_range=1000" in out, "the changes are printed"
     assert loaded.split() == []
+
+
+def test_the_apps_left_out_note_names_the_config_and_the_join() -> None:
+    """The Changes screen's head: "(postgres o2nofp: 2 versions)" left the config unsaid."""
+    from benchdeck.store.analysis.changes import LeftOut
+    from benchdeck.store.reports.changes_report import left_out_note
+
+    lo = LeftOut("pg180_o2nofp", "postgres o2nofp", 2, config="x10b_c32r128", elsewhere=("x10a_c32r128", 11))
+    assert left_out_note([lo]) == (
+        " · left out: pg180_o2nofp (postgres o2nofp, config x10b_c32r128: 2 versions); `benchdeck changes "
+        "--include BUILD` puts a forked build in its line, `--across-configs` joins a line's configs"
+    )

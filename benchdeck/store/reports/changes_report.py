@@ -124,11 +124,16 @@ def left_out_note(left_out: Sequence[LeftOut]) -> str:
     """The app's short form: `` · left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version)``."""
     if not left_out:
         return ""
-    shown = ", ".join(
-        f"{lo.build} ({lo.line}: {lo.points} {lo.unit}{'' if lo.points == 1 else 's'})" for lo in left_out[:3]
-    )
+    def one(lo: LeftOut) -> str:
+        cfg = "" if lo.config is None else f", config {config_label(lo.config)}"
+        return f"{lo.build} ({lo.line}{cfg}: {lo.points} {lo.unit}{'' if lo.points == 1 else 's'})"
+
+    shown = ", ".join(one(lo) for lo in left_out[:3])
     more = f" and {len(left_out) - 3} more" if len(left_out) > 3 else ""
-    return f" · left out: {shown}{more}; `benchdeck changes --include BUILD` puts a forked build in its line"
+    ways = "`benchdeck changes --include BUILD` puts a forked build in its line"
+    if any(lo.elsewhere is not None for lo in left_out):
+        ways += ", `--across-configs` joins a line's configs"
+    return f" · left out: {shown}{more}; {ways}"
 
 
 def dops_note(results: Sequence[SeriesChanges]) -> str | None:
