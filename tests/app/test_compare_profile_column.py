@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from benchdeck.store.storage.db import Store
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.profile import ProfileScreen
@@ -28,24 +30,24 @@ def _store(path: Path, serial_profiled: bool) -> Path:
 SEL = Selection(HOST, "sqlite", ("sqlite-sync", "sqlite:serial"), config="")
 
 
+async def press_p(app: BenchdeckApp, pilot: Pilot[None]) -> None:
+    await settle(pilot)
+    await open_compare(app, pilot, SEL)
+    await pilot.press("p")
+    await settle(pilot)
+
+
 async def test_p_profiles_the_column_that_has_profiles(tmp_path: Path) -> None:
     app = BenchdeckApp(_store(tmp_path / "s.duckdb", serial_profiled=True))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await open_compare(app, pilot, SEL)
-        await pilot.press("p")
-        await settle(pilot)
-        screen = on_screen(app, ProfileScreen)
-        req = screen.request
+        await press_p(app, pilot)
+        req = on_screen(app, ProfileScreen).request
         assert (req.base, req.base_config, req.column, req.config) == ("sqlite", "", "sqlite", "serial")
 
 
 async def test_p_without_profiles_names_the_configs(tmp_path: Path) -> None:
     app = BenchdeckApp(_store(tmp_path / "s.duckdb", serial_profiled=False))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await open_compare(app, pilot, SEL)
-        await pilot.press("p")
-        await settle(pilot)
+        await press_p(app, pilot)
         said = [n.message for n in app._notifications] + [str(w.render()) for w in app.screen.query("Static")]
         assert any("has profiles of sqlite:default and sqlite-sync:default" in m for m in said), said
