@@ -124,6 +124,7 @@ def left_out_note(left_out: Sequence[LeftOut]) -> str:
     """The app's short form: `` · left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version)``."""
     if not left_out:
         return ""
+
     def one(lo: LeftOut) -> str:
         cfg = "" if lo.config is None else f", config {config_label(lo.config)}"
         return f"{lo.build} ({lo.line}{cfg}: {lo.points} {lo.unit}{'' if lo.points == 1 else 's'})"

@@ -61,7 +61,8 @@ class RunFilter:
     config: str | None = None
     status: str | None = None
     workload_glob: str | None = None
-    """Workload names matching this glob (``read-only_range=10`` only that one; ``read-only*``)."""
+    """Workload names matching this glob, in any case (``read-only_range=10`` only that one;
+    ``read-only*``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,8 @@ class HistoryRow:
 
 _HISTORY_WHERE = (
     "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "
-    "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) AND ($wl_glob IS NULL OR w.name GLOB $wl_glob) "
+    "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) "
+    "AND ($wl_glob IS NULL OR lower(w.name) GLOB lower($wl_glob)) "
     "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
     "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
     "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "

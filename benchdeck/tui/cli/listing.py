@@ -199,6 +199,8 @@ def _check_names(cur: Any, given: dict[str, str | None]) -> None:
         if value is None or (what == "workload" and any(c in value for c in "*?[")):
             continue
         known = [config_label(str(r[0])) for r in cur.execute(_KNOWN_SQL[what]).fetchall()]
+        if what == "workload" and value.lower() in {k.lower() for k in known}:
+            continue  # (workloads in any case, as the glob)
         if config_label(value) not in known:
             raise click.UsageError(unknown_message(what, value, known, " in the store"))
 
