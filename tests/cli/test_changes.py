@@ -184,6 +184,11 @@ def test_a_line_split_across_configs_is_named_and_can_be_joined(tmp_path: Path) 
         f"left out: pg181_o2nofp (postgres o2nofp, config {b}: 2 versions, 3 needed; its line has 3 versions "
         f"under config {a}: --across-configs joins them)",
     ]
+    code, out, err = run(path, "--host", "h", "--format", "json")
+    assert [(lo["build"], lo["config"]) for lo in json.loads(out)["left_out"]] == [
+        ("pg180_o2nofp", b),
+        ("pg181_o2nofp", b),
+    ]
     code, _, err = run(path, "--host", "h", "--include", "pg180_o2nofp")
     assert code == 2
     assert "--include pg180_o2nofp: it has no fork to set aside" in err

@@ -243,7 +243,13 @@ def to_json(results: Sequence[SeriesChanges], req: Request) -> dict[str, Any]:
         "max_pvalue": o.max_pvalue,
         "min_magnitude": o.min_magnitude,
         "left_out": [
-            {"build": lo.build, "line": lo.line, "points": lo.points, "include_line": lo.upstream}
+            {
+                "build": lo.build,
+                "line": lo.line,
+                "config": lo.config,
+                "points": lo.points,
+                "include_line": lo.upstream,
+            }
             for lo in req.left_out
         ],
         "series": [
