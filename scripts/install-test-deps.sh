@@ -10,6 +10,15 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
   postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg \
   gcc libc6-dev linux-perf numactl >/dev/null
+# Over SSH the shipped clients run the python3 a login shell finds (a host's `python` in the
+# inventory names another): on a machine whose shell start-up puts a pyenv shim or the like first,
+# that is not Debian's python3 above, so it gets the DB drivers too (a venv of yours is not it).
+LOGIN_PY="$(env -i HOME="$HOME" USER="$(id -un)" PATH=/usr/local/bin:/usr/bin:/bin \
+  "${SHELL:-/bin/bash}" -lc 'command -v python3' 2>/dev/null | tail -1 || true)"
+if [ -n "$LOGIN_PY" ] && ! "$LOGIN_PY" -c 'import pymysql, psycopg' 2>/dev/null; then
+  "$LOGIN_PY" -m pip install -q PyMySQL 'psycopg[binary]' \
+    || echo "warning: $LOGIN_PY lacks PyMySQL/psycopg: name a Python that has them (hosts.NAME.python)" >&2
+fi
 # npm: the machine's Node.js brings it; Debian's package only where there is none.
 command -v npm >/dev/null || $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
 # The build tests compile SQLite's amalgamation from the npm package better-sqlite3

@@ -102,7 +102,7 @@ def test_bad_column_and_misplaced_table_are_usage_errors(tree: Tree) -> None:
     assert tree.compare("--with", ":x10a").returncode == 2
     r = tree.compare("--with", "pg181_o2nofp", "--table", "groups", "--format", "text")
     assert r.returncode == 2
-    assert "--table goes with --format csv" in r.stderr
+    assert "--table groups goes with --format csv (--table counters with any format)" in r.stderr
 
 
 def test_json_validates_against_the_schema_and_carries_pairs(tree: Tree) -> None:

@@ -102,7 +102,10 @@ def test_text_json_md_and_the_merged_configs_note(env: dict[str, str]) -> None:
 def test_a_build_without_runs_is_one_line(env: dict[str, str]) -> None:
     r = bd(env, "scaling", "--host", "hetz", "--build", "my8032_rel_o2nofp", "--format", "text")
     assert r.returncode == 1
-    assert r.stderr.strip() == "benchdeck: build 'my8032_rel_o2nofp' has no finished runs on host 'hetz'"
+    assert r.stderr.strip() == (
+        "benchdeck: unknown build 'my8032_rel_o2nofp' with finished runs on host hetz "
+        "(known: my8043_rel_o2nofp, my8044_rel_o2nofp, my8406_rel_o2nofp); did you mean 'my8043_rel_o2nofp'?"
+    ), "a build the store does not know: the host's builds and the closest (a typo)"
 
 
 def test_compare_puts_one_build_at_two_dops_side_by_side(env: dict[str, str], tmp_path: Path) -> None:
@@ -134,6 +137,8 @@ def test_changes_keeps_each_dop_apart_and_says_so(env: dict[str, str]) -> None:
     assert "dops 1, 40: each dop is a series of its own (never compared across dops)" in lines[1:3]
     titles = [ln for ln in lines if ln.startswith("config ")]
     assert titles == [
-        "config z12a_c8r32, dop 1, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 (3 points, 3 runs)",
-        "config z12a_c32r128, dop 40, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 (3 points, 3 runs)",
+        "config z12a_c8r32, dop 1, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 "
+        "(3 versions; 2 workload series, 1 run a version)",
+        "config z12a_c32r128, dop 40, mysql rel_o2nofp: 8.0.43 8.0.44 8.4.6 "
+        "(3 versions; 2 workload series, 1 run a version)",
     ]

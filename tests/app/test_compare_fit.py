@@ -11,10 +11,11 @@ from textual.widgets import DataTable
 from benchdeck.engine.catalogue import CLASSIC_42
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.compare import CompareScreen
+from benchdeck.tui.app.screens.dialogs import PickDialog
 from benchdeck.tui.app.screens.multi_pick import MultiPickDialog
 from benchdeck.tui.app.state.selection import Selection
 from tests.app.helpers import column_texts, on_screen, settle
-from tests.app.storedata import BASE, HOST, NEW, Demo
+from tests.app.storedata import BASE, CONFIG, DOP, HOST, LTO, NEW, Demo
 from tests.app.test_compare import open_compare
 from tests.fixtures.big_store import build_store
 
@@ -81,30 +82,41 @@ async def test_keys_with_one_choice_say_so(demo: Demo) -> None:
         assert isinstance(app.screen, CompareScreen), "no dialog with one choice"
 
 
-async def test_columns_dialog_names_an_empty_config(tmp_path: Path) -> None:
+async def test_columns_dialog_names_the_default_config(tmp_path: Path) -> None:
+    """After one ``--config serial`` run the unnamed config is ``default`` in the dialog, its
+    presets and the config picker (it read "config  (9 runs)" and "every build (no config named)")."""
     from benchdeck.engine.builds import parse_build_name
     from benchdeck.store.storage.db import Store
     from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
 
     db = tmp_path / "s.duckdb"
     with Store.open(db) as store:
-        for build in ("sqlite", "sqlite-sync", NEW):
+        for build, config in (("sqlite", ""), ("sqlite-sync", ""), ("sqlite", "serial"), (NEW, "")):
             with store.transaction() as cur:
                 b = (
                     parse_build_name(build, dbms="sqlite", version="3")
                     if "sqlite" in build
                     else parse_build_name(build)
                 )
-                rid = create_run(cur, NewRun("local", b, "insert_range=100", "t", threads=1))
+                new = NewRun("local", b, "insert_range=100", "t", threads=1, config=config)
+                rid = create_run(cur, new)
                 save_summary(cur, rid, RunSummary(qps=100.0))
                 set_status(cur, rid, "finished")
     app = BenchdeckApp(db)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await open_compare(app, pilot, Selection("local", "sqlite", ("sqlite-sync",)))
+        await open_compare(app, pilot, Selection("local", "sqlite", ("sqlite-sync",), config=""))
         await pilot.press("a")
         dialog = on_screen(app, MultiPickDialog)
-        assert dialog.presets[0][0] == "every build (no config named)"
+        assert dialog.presets[0][0] == "every build of config default"
+        assert dialog.presets[1][0] == "every version of sqlite, config default", dialog.presets
+        labels = [label for label, _ in dialog.choices]
+        assert "sqlite-sync  config default  (1 runs)" in labels, labels
+        assert "sqlite  config serial  (1 runs)" in labels, labels
+        await pilot.press("escape")
+        await pilot.press("c")
+        picker = on_screen(app, PickDialog)
+        assert [label for label, _ in picker.choices] == ["default", "serial"]
 
 
 async def test_export_offers_json_into_the_export_directory(
@@ -129,7 +141,9 @@ async def test_export_offers_json_into_the_export_directory(
         assert cmp is not None
         await pilot.press("e")
         dialog = on_screen(app, ExportDialog)
-        assert Path(dialog.query_one("#export-path", Input).value).parent == exports
+        first = Path(dialog.query_one("#export-path", Input).value)
+        assert first.parent == exports
+        assert first.name == f"benchdeck-compare-{HOST}-{BASE}-vs-{NEW}-{CONFIG}-dop{DOP}.md"
         await pilot.click("#export-json")
         path_input = dialog.query_one("#export-path", Input)
         assert path_input.value.endswith(".json")
@@ -141,3 +155,31 @@ async def test_export_offers_json_into_the_export_directory(
     assert written.read_text() == render(cmp, "json")
     assert json.loads(written.read_text())["base"]["build"] == BASE
     assert not (Path.cwd() / "mine").exists()
+
+
+async def test_export_names_its_columns(demo: Demo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default file was named after the host and the base only: a second export against the
+    same base overwrote the first."""
+    from textual.widgets import Input
+
+    from benchdeck.tui.app.screens.dialogs import ExportDialog
+    from benchdeck.tui.app.state.settings import EXPORT_DIR_ENV
+
+    monkeypatch.setenv(EXPORT_DIR_ENV, str(tmp_path))
+    app = BenchdeckApp(demo.path)
+    names = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_compare(app, pilot, Selection(HOST, BASE, (NEW,)))
+        for columns in ((NEW,), (LTO,), (NEW, LTO)):
+            on_screen(app, CompareScreen).select(Selection(HOST, BASE, columns))
+            await settle(pilot)
+            await pilot.press("e")
+            names.append(Path(on_screen(app, ExportDialog).query_one("#export-path", Input).value).name)
+            await pilot.press("escape")
+            await settle(pilot)
+    assert names == [
+        f"benchdeck-compare-{HOST}-{BASE}-vs-{NEW}-{CONFIG}-dop{DOP}.md",
+        f"benchdeck-compare-{HOST}-{BASE}-vs-{LTO}-{CONFIG}-dop{DOP}.md",
+        f"benchdeck-compare-{HOST}-{BASE}-vs-{NEW}-{LTO}-{CONFIG}-dop{DOP}.md",
+    ]

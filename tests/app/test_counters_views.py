@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Static, TabbedContent
 
 from benchdeck.engine.builds import parse_build_name
@@ -44,18 +45,23 @@ def store_path(tmp_path: Path) -> Path:
     return path
 
 
+async def counters_tab(app: BenchdeckApp, pilot: Pilot[None]) -> str:
+    """Compare's Counters tab of BASE vs NEW on host h: its text."""
+    await settle(pilot)
+    app.selection = Selection("h", BASE, (NEW,))
+    await pilot.press("2")
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, CompareScreen)
+    screen.query_one("#compare-tabs", TabbedContent).active = "tab-counters"
+    await settle(pilot)
+    return static_text(screen.query_one("#compare-counters", Static))
+
+
 async def test_counters_tab_and_triage(store_path: Path) -> None:
     app = BenchdeckApp(store_path)
     async with app.run_test(size=(110, 36)) as pilot:
-        await settle(pilot)
-        app.selection = Selection("h", BASE, (NEW,))
-        await pilot.press("2")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
-        screen.query_one("#compare-tabs", TabbedContent).active = "tab-counters"
-        await settle(pilot)
-        text = static_text(screen.query_one("#compare-counters", Static))
+        text = await counters_tab(app, pilot)
         assert "instructions" in text
         assert "1.50" in text  # 1.2e8 / 8,000 queries vs 1e8 / 10,000
         assert "n/s" in text  # bus-cycles: <not supported>, not 0 and not "not counted"
@@ -66,6 +72,22 @@ async def test_counters_tab_and_triage(store_path: Path) -> None:
         assert isinstance(app.screen, TriageScreen)
         table = app.screen.query_one("#triage-table", DataTable)
         assert column_texts(table, 4) == ["instructions x1.50  cycles x1.25  ipc x1.20"]
+
+
+async def test_counters_tab_without_counters_names_both_ways_to_get_them(tmp_path: Path) -> None:
+    """It named only the imports (``--perf-stat``), not ``run --profile counters``."""
+    path = tmp_path / "plain.duckdb"
+    with Store.open(path) as s:
+        for build, qps in ((BASE, 1000.0), (NEW, 800.0)):
+            with s.transaction() as cur:
+                rid = create_run(cur, NewRun("h", parse_build_name(build), "point-query_range=100", "test"))
+                save_summary(cur, rid, RunSummary(qps=qps))
+                set_status(cur, rid, "finished")
+    app = BenchdeckApp(path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        text = " ".join((await counters_tab(app, pilot)).split())
+        assert "capture them with run or queue --profile counters" in text, text
+        assert "--perf-stat FILE" in text, text
 
 
 def test_rank_lists_the_counters_that_moved_most() -> None:

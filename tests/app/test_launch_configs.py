@@ -49,7 +49,7 @@ async def test_configs_show_with_a_choice_and_size_the_matrix(tmp_path: Path) ->
         builds.select(BUILD)  # a build with two configs: the list shows, its default picked
         await wait_for(pilot, lambda: not configs.has_class("-hidden"), "the configs list")
         offered = [str(configs.get_option_at_index(i).prompt) for i in range(configs.option_count)]
-        assert offered == ["small", "(unnamed)", "big"]  # the defaults first
+        assert offered == ["small", "default", "big"]  # the defaults first
         assert set(configs.selected) == {"", "small"}
         assert matrix(app).startswith("9 runs = 1 host(s) x 3 build(s) x 2 config(s) x 3 workload(s)")
 

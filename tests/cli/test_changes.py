@@ -147,7 +147,7 @@ def test_a_build_in_no_series_is_named_and_can_be_put_in(tmp_path: Path) -> None
     code, out, err = run(path, "--host", HOST)
     assert code == 0, err
     assert out.splitlines()[1] == (
-        "left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version, 3 needed; "
+        f"left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp, config {CONFIG}: 1 version, 3 needed; "
         "--include my8406v2_rel_o2nofp puts it in mysql rel_o2nofp)"
     )
     code, out, err = run(path, "--host", HOST, "--include", "my8406v2_rel_o2nofp", "--format", "json")
@@ -159,6 +159,50 @@ def test_a_build_in_no_series_is_named_and_can_be_put_in(tmp_path: Path) -> None
     code, _, err = run(path, "--host", HOST, "--include", "my8406v2_rel_o2nofx")
     assert code == 2
     assert "did you mean 'my8406v2_rel_o2nofp'?" in err
+
+
+def test_a_line_split_across_configs_is_named_and_can_be_joined(tmp_path: Path) -> None:
+    """pg17 ran on x10a, pg18 on x10b: pg18's two versions were left out as "(postgres o2nofp:
+    2 versions, 3 needed)", the config unsaid; --include pg180_o2nofp did nothing. The reason names
+    the config and the way to join; --include refuses a build without a fork; --across-configs
+    asks "which version made pg18 slower"."""
+    path = tmp_path / "pg.duckdb"
+    a, b = "x10a_c32r128", "x10b_c32r128"
+    with Store.open(path) as store, store.transaction() as cur:
+        for build, config, qps in [("pg170", a, 1000.0), ("pg171", a, 1002.0), ("pg172", a, 998.0),
+                                   ("pg180", b, 800.0), ("pg181", b, 801.0)]:  # fmt: skip
+            for k, wobble in enumerate((1.0, 1.004, 0.996)):
+                at = T0 + timedelta(hours=k)
+                new = NewRun("h", parse_build_name(f"{build}_o2nofp"), "point-query_range=100", "test",
+                             config=config, threads=1, status="finished", started_at=at)  # fmt: skip
+                save_summary(cur, create_run(cur, new), RunSummary(qps=qps * wobble))
+    code, out, err = run(path, "--host", "h")
+    assert code == 0, err
+    assert out.splitlines()[1:3] == [
+        f"left out: pg180_o2nofp (postgres o2nofp, config {b}: 2 versions, 3 needed; its line has 3 versions "
+        f"under config {a}: --across-configs joins them)",
+        f"left out: pg181_o2nofp (postgres o2nofp, config {b}: 2 versions, 3 needed; its line has 3 versions "
+        f"under config {a}: --across-configs joins them)",
+    ]
+    code, out, err = run(path, "--host", "h", "--format", "json")
+    assert [(lo["build"], lo["config"]) for lo in json.loads(out)["left_out"]] == [
+        ("pg180_o2nofp", b),
+        ("pg181_o2nofp", b),
+    ]
+    code, _, err = run(path, "--host", "h", "--include", "pg180_o2nofp")
+    assert code == 2
+    assert "--include pg180_o2nofp: it has no fork to set aside" in err
+    code, out, err = run(path, "--host", "h", "--across-configs", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    (s,) = data["series"]
+    assert data["left_out"] == []
+    assert s["config"] == f"{a}+{b}"
+    assert [p["label"] for p in s["points"]] == ["17.0", "17.1", "17.2", "18.0", "18.1"]
+    assert [(c["before"], c["after"]) for c in s["changes"]] == [("17.2", "18.0")]
+    code, _, err = run(path, "--host", "h", "--across-configs", "--over", "time")
+    assert code == 2
+    assert "not with --over time" in err
 
 
 NUMPY_PROBE = (
@@ -185,3 +229,15 @@ def test_changes_finds_its_changes_without_numpy(db: Path, fmt: str) -> None:
     out, loaded = r.stdout.rsplit("LOADED", 1)
     assert "random-points_range=1000" in out, "the changes are printed"
     assert loaded.split() == []
+
+
+def test_the_apps_left_out_note_names_the_config_and_the_join() -> None:
+    """The Changes screen's head: "(postgres o2nofp: 2 versions)" left the config unsaid."""
+    from benchdeck.store.analysis.changes import LeftOut
+    from benchdeck.store.reports.changes_report import left_out_note
+
+    lo = LeftOut("pg180_o2nofp", "postgres o2nofp", 2, config="x10b_c32r128", elsewhere=("x10a_c32r128", 11))
+    assert left_out_note([lo]) == (
+        " · left out: pg180_o2nofp (postgres o2nofp, config x10b_c32r128: 2 versions); `benchdeck changes "
+        "--include BUILD` puts a forked build in its line, `--across-configs` joins a line's configs"
+    )

@@ -90,3 +90,40 @@ def test_import_perf_stat_and_compare_the_counters_table(tmp_path: Path) -> None
     md = bd(env, *cmp, "--format", "md").stdout
     assert "| counter | base | col-1 | rel |" in md
     assert "| ipc | 0.80 | 0.96 | 1.20 |" in md
+
+
+def test_the_counters_table_in_any_format_and_compare_by_workload(tmp_path: Path) -> None:
+    """``compare --table counters`` without --format was refused; compare had no --workload (the text
+    Counters output of 29 workloads ran to ~1,100 lines); without counters it names both ways to get them."""
+    env = {**os.environ, "BENCHDECK_DB": str(tmp_path / "s.duckdb"), "HOME": str(tmp_path)}
+    for n, (workload, perf) in enumerate((("point-query_range=100", PERF), ("update-index_range=100", None))):
+        for k, build in enumerate(("my8028_rel_o2nofp", "my8040_rel_o2nofp")):
+            out = tmp_path / f"sb.o.{n}.{build}"
+            out.write_text(t.sysbench_output(workload.split("_")[0], 1000.0 + 10 * n + k))
+            counters = ("--perf-stat", str(perf)) if perf else ()
+            args = ("--host", "h", "--workload", workload, "--build", build, *counters)
+            r = bd(env, "import", "sysbench", str(out), *args)
+            assert r.returncode == 0, r.stderr
+    cmp = ("compare", "--host", "h", "--base", "my8028_rel_o2nofp", "--with", "my8040_rel_o2nofp")
+    r = bd(env, *cmp, "--table", "counters")  # not a terminal: text
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("Counters: per operation")
+    assert "point-query_range=100.dop40" in lines
+    assert "Relative to" not in r.stdout, "the Counters section alone"
+    md = bd(env, *cmp, "--table", "counters", "--format", "md").stdout
+    assert "| ipc | 0.80 | 0.80 | 1.00 |" in md
+    r = bd(env, *cmp, "--table", "groups", "--format", "text")
+    assert r.returncode == 2
+    assert "--table groups goes with --format csv" in r.stderr
+
+    text = bd(env, *cmp, "--workload", "update-*", "--format", "text").stdout
+    assert "update-index_range=100" in text
+    assert "point-query_range=100" not in text
+    r = bd(env, *cmp, "--workload", "update-*", "--table", "counters")
+    assert r.returncode == 1
+    assert "capture them with run or queue --profile counters" in r.stderr
+    assert "--perf-stat FILE" in r.stderr
+    r = bd(env, *cmp, "--workload", "update-index_range=10")
+    assert r.returncode == 2
+    assert "did you mean 'update-index_range=100'?" in r.stderr

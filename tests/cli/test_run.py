@@ -7,10 +7,12 @@ that ``benchdeck resume`` reattaches and stores every interval line exactly once
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -37,9 +39,15 @@ BUILD = "ma101119_rel"
 WORKLOAD = "point-query_range=100"
 
 
+PYTHON = f'python = "{sys.executable}"'
+"""The host's Python as the inventory names it: this interpreter, whose packages are benchdeck's
+(PyMySQL, psycopg), whatever ``python3`` an SSH session's login shell finds (a pyenv shim ...)."""
+
+
 @pytest.fixture
 def env(tmp_path: Path, sshd_server: SshdServer, mariadb_server: MariaDBServer) -> dict[str, str]:
-    host = sshd_host("sshd", sshd_server, tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 10000")
+    keys = f"threads = 1\ntables = 1\ntable_size = 10000\n{PYTHON}"
+    host = sshd_host("sshd", sshd_server, tmp_path / "remote", keys)
     return inventory_env(tmp_path, host + mariadb_build("sshd", BUILD, mariadb_server))
 
 
@@ -332,6 +340,22 @@ def test_tpcc_runs_over_ssh_from_the_run_directory(env: dict[str, str]) -> None:
     assert qps == float(printed.group(1)) > 0
     shipped = [path for path, _ in tpcc_client_files()]
     assert "tpcc/benchdeck/engine/families/insertbench/workers.py" in shipped
+    ((plan,),) = db_rows(env, "SELECT plan FROM remote_runs WHERE run_id = ?", [int(m.group(1))])
+    assert json.dumps(sys.executable) in plan, "the client ran with the host's python from the inventory"
+
+
+def test_a_host_python_without_the_driver_is_named(env: dict[str, str], tmp_path: Path) -> None:
+    """The host's ``python`` in the inventory is the one the client runs with: one without PyMySQL
+    fails the run with a line naming that interpreter and the two ways out."""
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    cfg = Path(env["BENCHDECK_CONFIG"])
+    cfg.write_text(cfg.read_text().replace(PYTHON, f'python = "{bare}/bin/python"'))
+    r = bd(env, "run", "--host", "sshd", "--build", BUILD, "--workload", "tpcc.w1", "--time", "2")
+    assert r.returncode != 0, r.stdout
+    out = r.stdout + r.stderr
+    assert f"No module named 'pymysql' in {bare}/bin/python: install python3-pymysql" in out, out
+    assert 'python = "..." in the inventory' in out, out
 
 
 def test_insert_benchmark_runs_over_ssh_from_the_run_directory(env: dict[str, str]) -> None:

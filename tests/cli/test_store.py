@@ -41,10 +41,12 @@ def test_runs_filters_and_formats(env: dict[str, str], demo: Demo) -> None:
     assert [(r["run"], r["status"], r["reason"]) for r in failed] == [
         (demo.failed, "failed", "sysbench exited with status 1")
     ]
-    r = bd(env, "runs", "--host", OTHER_HOST, "--build", NEW, "--workload", "INSERT", "--format", "csv")
+    r = bd(env, "runs", "--host", OTHER_HOST, "--build", NEW, "--workload", "INSERT*", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert [(x["host"], x["build"], x["workload"]) for x in rows] == [(OTHER_HOST, NEW, "insert_range=100")]
-    assert bd(env, "runs", "--config", "nope", "--format", "text").stdout.count("\n") == 1  # the header
+    nope = bd(env, "runs", "--config", "nope", "--format", "text")  # a typo: refused, not "0 runs"
+    assert (nope.returncode, nope.stdout) == (2, "")
+    assert "unknown config 'nope' in the store (known: z11a_c32r128)" in nope.stderr
     limited = bd(env, "runs", "--limit", "2", "--format", "md")
     assert limited.stdout.startswith("2 of 35 runs\n\n| run | host | build |")
     assert limited.stderr.strip() == "2 of 35 runs"

@@ -75,6 +75,8 @@ def test_example_loads_typed_with_defaults_inherited() -> None:
     assert inv.suites == {"quick": ("point-query_range=100", "insert_range=100")}
     addresses = [h.address for h in inv.hosts.values()]
     assert addresses == ["localhost", "dell32 (ssh config)", "bench@10.1.2.3:22"]
+    # the Python each host runs the shipped clients with: its own, else the SSH session's python3
+    assert [h.python for h in inv.hosts.values()] == ["python3", "python3", "/usr/bin/python3"]
 
 
 def test_overrides_relative_paths_and_key_lists(tmp_path: Path) -> None:
@@ -148,6 +150,8 @@ def test_key_in_second_array_of_tables_entry(tmp_path: Path) -> None:
         ('[hosts.h]\nuser = "me"\n', 1, "hosts.h", 'needs ssh = "ALIAS" or hostname'),
         ('[hosts.h]\ntransport = "telnet"\n', 2, "hosts.h.transport", 'expected "ssh" or "local"'),
         ('[hosts.h]\ntransport = "local"\nport = 22\n', 3, "hosts.h.port", "not used with"),
+        ('[hosts.h]\ntransport = "local"\npython = "/p"\n', 3, "hosts.h.python", "benchdeck's own Python"),
+        ('[hosts.h]\nssh = "h"\npython = ""\n', 3, "hosts.h.python", "expected a non-empty string"),
         ('[hosts.h]\nhostname = "a"\nport = 70000\n', 3, "hosts.h.port", "out of range"),
         ('[hosts."bad name"]\ntransport = "local"\n', 1, 'hosts."bad name"', "host names use"),
         ("[defaults]\ntable_size = 1.5\n", 2, "defaults.table_size", "expected an integer, got 1.5"),

@@ -165,7 +165,7 @@ def test_user_mistakes_are_one_line(env: dict[str, str], tmp_path: Path) -> None
     for args, says in [
         (["profile", "99"], "no run 99"),
         (["profile", "5"], "run 5 has no stored profile"),
-        (["profile", "--host", HOST, "--base", "nope", "--workload", WORKLOAD], "no finished run of nope"),
+        (["profile", "--host", HOST, "--base", "nope", "--workload", WORKLOAD], "unknown build 'nope'"),
         (["profile", "1", "2", "3"], "one or two run ids"),
     ]:
         out = bd(env, *args)

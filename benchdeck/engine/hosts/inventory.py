@@ -23,6 +23,10 @@ from benchdeck.engine.transport.base import HostSpec
 DEFAULTS: dict[str, Any] = {"workdir": "~/benchdeck-runs", "threads": 1, "tables": 1, "table_size": 100000}
 HOST_KEYS = {"transport", "ssh", "hostname", "port", "user", "key", "known_hosts", "device", "builds"}
 HOST_KEYS |= {"profile"}  # perf capture of every run on the host: "counters", "cpu", "counters,cpu"
+HOST_KEYS |= {"python"}  # the interpreter a remote host runs benchdeck's shipped clients with
+DEFAULT_PYTHON = "python3"
+"""A remote host's Python unless its ``python`` key names one: the ``python3`` an SSH session
+finds on its PATH (the login shell's, e.g. a pyenv shim, not necessarily /usr/bin/python3)."""
 SSH_KEYS = ("ssh", "hostname", "port", "user", "key", "known_hosts")
 BUILD_KEYS = {"name", "dbms", "version", "variant", "fork", "basedir", "config", "config_file", "managed"}
 BUILD_KEYS |= {"start", "stop", "host", "port", "socket", "user", "password", "database", "configs"}
@@ -122,6 +126,9 @@ class HostConfig:
     table_size: int = DEFAULTS["table_size"]
     builds: dict[str, BuildConfig] = field(default_factory=dict)
     profile: tuple[str, ...] = ()  # what every run captures unless the run says (--profile)
+    python: str = DEFAULT_PYTHON
+    """The interpreter a remote host runs the shipped clients with (it needs PyMySQL or psycopg
+    for TPC-C and the Insert Benchmark); a local host runs benchdeck's own."""
 
     @property
     def transport(self) -> str:

@@ -21,6 +21,7 @@ from benchdeck.engine.hosts.inventory import (
     _HOST_NAME,
     BUILD_KEYS,
     CONFIG_NAME,
+    DEFAULT_PYTHON,
     DEFAULTS,
     HOST_KEYS,
     INT_MAX,
@@ -202,7 +203,16 @@ class _Loader:
             builds[build.name] = build
         device = self.opt(t, "device", at, str)
         profile = self.profile(t, at) if "profile" in t else ()
-        return HostConfig(name, spec, device, builds=builds, profile=profile, **values)
+        python = self.python(t, at, transport)
+        return HostConfig(name, spec, device, builds=builds, profile=profile, python=python, **values)
+
+    def python(self, t: Mapping[str, Any], at: KeyPath, transport: str) -> str:
+        """A remote host's ``python`` key: the interpreter its shipped clients run with."""
+        if "python" in t and transport == "local":
+            raise self.error(
+                (*at, "python"), 'not used with transport = "local" (runs benchdeck\'s own Python)'
+            )
+        return str(self.opt(t, "python", at, str, DEFAULT_PYTHON))
 
     def ssh_spec(self, name: str, t: dict[str, Any], at: KeyPath) -> HostSpec:
         if "ssh" in t and "hostname" in t:

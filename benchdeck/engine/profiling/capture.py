@@ -153,11 +153,12 @@ def capture_plan(
     remote_dir: str,
     local: bool,
     run_s: float | None = None,
+    python: str = "python3",
 ) -> tuple[CapturePlan | None, tuple[tuple[str, str], ...]]:
     """The plan's capture and the files to ship for it (none when nothing is captured).
 
     On a local host the loop runs with this interpreter and benchdeck's own sources; on a
-    remote one its two files go into the run directory and run with the host's ``python3``."""
+    remote one its two files go into the run directory and run with the host's ``python``."""
     if opts is None or not opts.kinds:
         return None, ()
     base = CapturePlan(opts, targets, children, run_s=run_s)
@@ -165,7 +166,7 @@ def capture_plan(
         root = os.pathsep.join(p for p in (import_root(PACKAGE), os.environ.get("PYTHONPATH")) if p)
         return replace(base, python=sys.executable, pythonpath=root), ()
     files = package_files(PACKAGE, _SOURCES, SHIP_DIR)
-    return replace(base, pythonpath=posixpath.join(remote_dir, SHIP_DIR)), files
+    return replace(base, python=python, pythonpath=posixpath.join(remote_dir, SHIP_DIR)), files
 
 
 def options_from_dict(d: Mapping[str, Any]) -> CaptureOptions:

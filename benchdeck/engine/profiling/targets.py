@@ -48,7 +48,9 @@ def with_capture(
     if opts is None and host.profile:  # the inventory's: [hosts.X] profile = "counters,cpu"
         opts = CaptureOptions(host.profile)
     run_s = None if plan.open_ended else plan.duration_s
-    capture, files = capture_plan(opts, found, children, plan.remote_dir, host.transport == "local", run_s)
+    capture, files = capture_plan(
+        opts, found, children, plan.remote_dir, host.transport == "local", run_s, host.python
+    )
     if capture is None:
         return plan
     return replace(plan, capture=capture, files=(*plan.files, *files))

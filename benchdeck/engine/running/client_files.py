@@ -52,15 +52,16 @@ class ClientLaunch:
 
 def client_launch(
     transport: str,
+    python: str,
     package: str,
     remote_dir: str,
     into: str,
     files: Callable[[], tuple[tuple[str, str], ...]],
 ) -> ClientLaunch:
     """A local host runs this interpreter importing this benchdeck's ``package``; any other
-    runs ``python3`` on the sources ``files()`` writes into ``remote_dir/into`` (nothing of
-    benchdeck to install there)."""
+    runs ``python`` (the host's, ``python3`` unless the inventory names one) on the sources
+    ``files()`` writes into ``remote_dir/into`` (nothing of benchdeck to install there)."""
     if transport == "local":
         path = os.pathsep.join(p for p in (import_root(package), os.environ.get("PYTHONPATH")) if p)
         return ClientLaunch(sys.executable, {"PYTHONPATH": path} if path else {}, ())
-    return ClientLaunch("python3", {"PYTHONPATH": posixpath.join(remote_dir, into)}, files())
+    return ClientLaunch(python, {"PYTHONPATH": posixpath.join(remote_dir, into)}, files())

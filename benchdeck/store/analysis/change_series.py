@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import duckdb
 
 from benchdeck.engine.changepoints_sums import np_sum_at
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.changes import (
     METRICS,
     MIN_POINTS,
@@ -40,7 +41,7 @@ JOIN run_summary s ON s.run_id = r.run_id
 WHERE h.name = $host
   AND r.status = 'finished'
   AND s.qps IS NOT NULL AND isfinite(s.qps)
-  AND ($config IS NULL OR r.config = $config)
+  AND ($config IS NULL OR r.config = $config OR ($config = 'default' AND r.config = ''))
   AND ($dbms IS NULL OR b.dbms = $dbms)
   AND ($workload IS NULL OR w.name = $workload)
   AND ($dop IS NULL OR r.threads = $dop)
@@ -78,8 +79,18 @@ def _check_filters(
     known = dict(zip(("config", "dbms", "workload", "dop", "build"), row or (), strict=False))
     for key, value in given:
         have = [v for v in known.get(key) or [] if v is not None]
+        if key == "config":
+            have, value = [config_label(str(v)) for v in have], config_label(str(value))
         if value not in have:
             raise UnknownFilter(unknown_message(key, value, have, f" in host {host}'s finished runs"))
+    for b in include:
+        (fork,) = cur.execute("SELECT fork FROM builds WHERE name = $b", {"b": b}).fetchone() or ("",)
+        if not fork:
+            raise UnknownFilter(
+                f"--include {b}: it has no fork to set aside (--include puts a forked build such as "
+                "my8406v2_rel_o2nofp in its DBMS's line); --across-configs joins a build's runs under "
+                "another config to its line"
+            )
 
 
 def load_series(
@@ -96,6 +107,7 @@ def load_series(
     build: str | None = None,
     include: Collection[str] = (),
     left_out: list[LeftOut] | None = None,
+    across_configs: bool = False,
 ) -> list[Series]:
     """Every series of ``host`` with at least :data:`MIN_POINTS` points, in workload order.
 
@@ -104,12 +116,20 @@ def load_series(
     build) and each run is a point. Builds in ``include`` join their DBMS's line without their
     fork (``my8406v2_rel_o2nofp`` in ``mysql rel_o2nofp``). ``left_out``, when given, receives
     the builds in no series, with why (so a report can say what it did not analyse).
+    ``across_configs`` (over versions): one series across configs, each build under its config
+    with the most runs (pg12-pg17 on ``x10a`` then pg18 on ``x10b``, as the posts compare them).
     """
     if over not in OVER:
         raise ChangesError(f"over must be one of {', '.join(OVER)}, not {over!r}")
+    if across_configs and (over != "version" or config is not None):
+        raise UnknownFilter("--across-configs joins configs over versions: not with --over time or --config")
     params = {"host": host, "config": config, "dbms": dbms, "workload": workload, "dop": dop, "build": build}
     _check_filters(cur, params, include)
     rows = cur.execute(_RUNS_SQL, params).fetchall()
+    chosen: dict[int, str] = {}  # across configs: each build's config
+    if across_configs:
+        chosen = _busiest_config(rows)
+        rows = [(*r[:2], "", *r[3:]) for r in rows if r[2] == chosen[r[3]]]
     if not rows:
         return []
     builds = {int(r[0]): r[1:] for r in cur.execute(_BUILDS_SQL).fetchall()}
@@ -159,13 +179,15 @@ def load_series(
     ]
     hw_means = {m: _nanmeans(v, point_starts, point_ends) for m, v in hw.items()}
     out = []
-    short: dict[str, int] = {}  # line -> the most points of its series too short to analyse
+    short: dict[str, tuple[int, str]] = {}  # line -> its longest series too short to analyse
+    longest: dict[str, tuple[int, str]] = {}  # line -> its longest series analysed (points, config)
     for lo, hi, k0, k1 in zip(starts, ends, first_point, last_point, strict=True):
         first = order[lo]
+        ln, kept = line_of[first[3]], (k1 - k0, str(first[2]))
         if k1 - k0 < MIN_POINTS:
-            ln = line_of[first[3]]
-            short[ln] = max(short.get(ln, 0), k1 - k0)
+            short[ln] = max(short.get(ln, kept), kept)
             continue
+        longest[ln] = max(longest.get(ln, kept), kept)
         name = workloads[first[0]]
         ks = range(k0, k1)
         b_rows = [builds[order[point_starts[k]][3]] for k in ks]
@@ -180,7 +202,7 @@ def load_series(
                 workload=name,
                 group=group_of(name),
                 dop=None if d < 0 else d,
-                config=str(first[2]),
+                config=_configs(chosen, [order[point_starts[k]][3] for k in ks]) if chosen else str(first[2]),
                 line=line_of[first[3]],
                 over=over,
                 labels=labels,
@@ -203,8 +225,30 @@ def load_series(
             fork = over == "version" and bool(row[2]) and row[0] not in include
             upstream = _line(row, over, True) if fork else None
             unit = "version" if over == "version" else "run"
-            left_out.append(LeftOut(str(row[0]), line_of[b], short.get(line_of[b], 0), unit, upstream))
+            points, cfg = short.get(line_of[b], (0, None))
+            cfg = None if across_configs else cfg
+            other = longest.get(line_of[b]) if over == "version" else None
+            elsewhere = (other[1], other[0]) if other is not None and other[1] != cfg else None
+            left_out.append(LeftOut(str(row[0]), line_of[b], points, unit, upstream, cfg, elsewhere))
     return out
+
+
+def _busiest_config(rows: list[tuple[object, ...]]) -> dict[int, str]:
+    """Per build id, the config with most of its runs (ties: the first by name)."""
+    counts: dict[tuple[int, str], int] = {}
+    for r in rows:
+        key = (int(str(r[3])), str(r[2]))
+        counts[key] = counts.get(key, 0) + 1
+    best: dict[int, str] = {}
+    for (b, cfg), n in sorted(counts.items()):
+        if b not in best or n > counts[(b, best[b])]:
+            best[b] = cfg
+    return best
+
+
+def _configs(chosen: dict[int, str], builds: list[int]) -> str:
+    """A series across configs: its points' configs in order, ``x10a_c32r128+x10b_c32r128``."""
+    return "+".join(dict.fromkeys(config_label(chosen[b]) for b in builds))
 
 
 def _line(build: tuple[object, ...], over: Over, without_fork: bool = False) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchdeck.engine.changepoints import Options, TTest, detect, split_test, worth_numpy
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.movers import mover_ratio
 
 Over = Literal["version", "time"]
@@ -107,13 +108,23 @@ class LeftOut:
     """What a point is: a version, or (over time) a run."""
     upstream: str | None = None
     """The line ``--include BUILD`` puts it in (its fork set aside); None without a fork."""
+    config: str | None = None
+    """The config of its longest series (None: no series of it at all)."""
+    elsewhere: tuple[str, int] | None = None
+    """Its line's longest series under another config: (config, points), e.g. pg12-pg17 on
+    ``x10a`` while pg18 ran on ``x10b`` (``--across-configs`` joins them)."""
 
     def reason(self) -> str:
-        """``my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version, 3 needed; --include ...)``."""
+        """``pg180_o2nofp (postgres o2nofp, config x10b_c32r128: 2 versions, 3 needed; ...)``."""
         plural = "" if self.points == 1 else "s"
-        why = f"{self.build} ({self.line}: {self.points} {self.unit}{plural}, {MIN_POINTS} needed"
+        cfg = "" if self.config is None else f", config {config_label(self.config)}"
+        why = f"{self.build} ({self.line}{cfg}: {self.points} {self.unit}{plural}, {MIN_POINTS} needed"
         if self.upstream is not None:
             why += f"; --include {self.build} puts it in {self.upstream}"
+        if self.elsewhere is not None:
+            other, n = self.elsewhere
+            why += f"; its line has {n} versions under config {config_label(other)}"
+            why += ": --across-configs joins them"
         return why + ")"
 
 

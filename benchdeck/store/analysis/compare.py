@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from benchdeck.engine.config_names import config_label, stored_config
 from benchdeck.engine.relative import relative
 from benchdeck.store.analysis.columns import Column
 from benchdeck.store.analysis.compare_model import (
@@ -239,7 +240,7 @@ def _labels(specs: Sequence[Column]) -> list[str]:
     at = [f"@{s.dop}" if s.dop is not None else "" for s in specs]
     if len({s.config for s in specs}) == 1:
         return [s.build + a for s, a in zip(specs, at, strict=True)]
-    return [(f"{s.build}.{s.config}" if s.config else s.build) + a for s, a in zip(specs, at, strict=True)]
+    return [f"{s.build}.{config_label(s.config or '')}{a}" for s, a in zip(specs, at, strict=True)]
 
 
 def _resolve(
@@ -254,6 +255,7 @@ def _resolve(
     with; raises when that pair has no runs, naming the pairs of the build that have some."""
     cfg = col.config if col.config is not None else default
     of_build = sorted((c, n) for (b, c), n in have.items() if b == col.build)
+    cfg = None if cfg is None else stored_config(cfg, (c for c, _ in of_build))
     where = f" on host {host!r}" + _filters(None, dop)
     what = "base build" if is_base else "build"
     if cfg is None:
@@ -262,14 +264,14 @@ def _resolve(
         if not of_build:
             raise CompareError(f"{what} {col.build!r} has no finished runs{where}")
         raise CompareError(
-            f"build {col.build!r} has runs with configs {', '.join(c for c, _ in of_build)}: "
+            f"build {col.build!r} has runs with configs {', '.join(config_label(c) for c, _ in of_build)}: "
             f"pick one with --config or {col.build}:CONFIG"
         )
     if (col.build, cfg) in have:
         return Column(col.build, cfg, col.dop)
     if not of_build:
         raise CompareError(f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}")
-    pairs = ", ".join(f"{col.build}:{c} ({n} runs)" for c, n in of_build)
+    pairs = ", ".join(f"{col.build}:{config_label(c)} ({n} runs)" for c, n in of_build)
     raise CompareError(
         f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}; "
         f"it has runs as {pairs}"
@@ -277,7 +279,10 @@ def _resolve(
 
 
 def _filters(config: str | None, dop: int | None) -> str:
-    parts = [f"config {config!r}" if config else "", f"dop {dop}" if dop is not None else ""]
+    parts = [
+        f"config {config_label(config)!r}" if config is not None else "",
+        f"dop {dop}" if dop is not None else "",
+    ]
     shown = " and ".join(p for p in parts if p)
     return f" with {shown}" if shown else ""
 

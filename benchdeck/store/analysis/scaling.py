@@ -71,10 +71,31 @@ JOIN builds b ON b.build_id = r.build_id
 JOIN workloads w ON w.workload_id = r.workload_id
 JOIN run_summary s ON s.run_id = r.run_id
 WHERE h.name = $host AND list_contains(string_split($builds, chr(31)), b.name)
-  AND ($config IS NULL OR r.config = $config)
+  AND ($config IS NULL OR r.config = $config OR ($config = 'default' AND r.config = ''))
   AND r.status = 'finished' AND s.qps > 0 AND r.threads IS NOT NULL
 GROUP BY ALL
 """
+
+
+_BUILDS_OF_HOST_SQL = (
+    "SELECT DISTINCT b.name FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+    "JOIN builds b ON b.build_id = r.build_id WHERE h.name = $host AND r.status = 'finished'"
+)
+
+
+def _no_runs(cur: duckdb.DuckDBPyConnection, host: str, build: str, config: str | None) -> str:
+    """Why ``build`` has no point: an unknown host, a build the store does not know (with the
+    closest of the host's), or none of its runs on the host (under ``config``)."""
+    from benchdeck.engine.planning.unknown import unknown_message
+
+    hosts = [str(r[0]) for r in cur.execute("SELECT name FROM hosts").fetchall()]
+    if host not in hosts:
+        return unknown_message("host", host, hosts)
+    if cur.execute("SELECT 1 FROM builds WHERE name = $b", {"b": build}).fetchone() is None:
+        known = [str(r[0]) for r in cur.execute(_BUILDS_OF_HOST_SQL, {"host": host}).fetchall()]
+        return unknown_message("build", build, known, f" with finished runs on host {host}")
+    where = f" with config {config!r}" if config is not None else ""
+    return f"build {build!r} has no finished runs on host {host!r}{where}"
 
 
 def scaling(
@@ -91,8 +112,7 @@ def scaling(
     with_runs = {r[1] for r in rows}
     for b in builds:
         if b not in with_runs:
-            where = f" with config {config!r}" if config else ""
-            raise ScalingError(f"build {b!r} has no finished runs on host {host!r}{where}")
+            raise ScalingError(_no_runs(cur, host, b, config))
     dops_of: dict[tuple[str, str], set[int]] = {}
     for _, build, cfg, dop, *_ in rows:
         dops_of.setdefault((build, cfg), set()).add(int(dop))

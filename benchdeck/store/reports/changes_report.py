@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchdeck.engine.changepoints import Options
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.changes import (
     METRICS,
     Change,
@@ -56,8 +57,7 @@ def between(c: Change) -> str:
 
 def series_title(s: Series) -> str:
     dop = f", dop {s.dop}" if s.dop is not None else ""
-    cfg = f"config {s.config}" if s.config else "no config"
-    return f"{cfg}{dop}, {s.line}"
+    return f"config {config_label(s.config)}{dop}, {s.line}"
 
 
 def heading(req: Request) -> str:
@@ -95,8 +95,19 @@ def by_group(members: Sequence[SeriesChanges]) -> list[SeriesChanges]:
     return sorted(members, key=lambda r: first[r.series.group])
 
 
-def _points_text(s: Series) -> str:
-    return f"{' '.join(s.labels)} ({len(s.labels)} points, {sum(s.runs)} runs)"
+def _points_text(members: Sequence[SeriesChanges]) -> str:
+    """The first series' points and what each workload's series holds: ``8.0.43 8.0.44 8.4.6
+    (3 versions; 42 workload series, 1-2 runs a version)`` (it read "(3 points, 3 runs)", taken for
+    the whole line's count)."""
+    s = members[0].series
+    unit = "version" if s.over == "version" else "run"
+    n = len(s.labels)
+    head = f"{' '.join(s.labels)} ({n} {unit}{'' if n == 1 else 's'}; {len(members)} workload series"
+    if s.over == "time":
+        return head + ")"
+    runs = [k for m in members for k in m.series.runs]
+    per = f"{min(runs)}" if min(runs) == max(runs) else f"{min(runs)}-{max(runs)}"
+    return f"{head}, {per} run{'' if per == '1' else 's'} a version)"
 
 
 def summary_line(results: Sequence[SeriesChanges]) -> str:
@@ -113,11 +124,17 @@ def left_out_note(left_out: Sequence[LeftOut]) -> str:
     """The app's short form: `` · left out: my8406v2_rel_o2nofp (mysql v2 rel_o2nofp: 1 version)``."""
     if not left_out:
         return ""
-    shown = ", ".join(
-        f"{lo.build} ({lo.line}: {lo.points} {lo.unit}{'' if lo.points == 1 else 's'})" for lo in left_out[:3]
-    )
+
+    def one(lo: LeftOut) -> str:
+        cfg = "" if lo.config is None else f", config {config_label(lo.config)}"
+        return f"{lo.build} ({lo.line}{cfg}: {lo.points} {lo.unit}{'' if lo.points == 1 else 's'})"
+
+    shown = ", ".join(one(lo) for lo in left_out[:3])
     more = f" and {len(left_out) - 3} more" if len(left_out) > 3 else ""
-    return f" · left out: {shown}{more}; `benchdeck changes --include BUILD` puts a forked build in its line"
+    ways = "`benchdeck changes --include BUILD` puts a forked build in its line"
+    if any(lo.elsewhere is not None for lo in left_out):
+        ways += ", `--across-configs` joins a line's configs"
+    return f" · left out: {shown}{more}; {ways}"
 
 
 def dops_note(results: Sequence[SeriesChanges]) -> str | None:
@@ -138,7 +155,7 @@ def _text(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
         return
     for (_cfg, _dop, _line), members in _by_line(results).items():
         yield ""
-        yield f"{series_title(members[0].series)}: {_points_text(members[0].series)}"
+        yield f"{series_title(members[0].series)}: {_points_text(members)}"
         rows = [(r.series, c) for r in by_group(members) for c in r.changes]
         if not rows:
             yield "  no change points"
@@ -166,7 +183,7 @@ def _md(results: Sequence[SeriesChanges], req: Request) -> Iterator[str]:
         yield f"_{note}_"
     for (_cfg, _dop, _line), members in _by_line(results).items():
         yield ""
-        yield f"{series_title(members[0].series)}: {_points_text(members[0].series)}"
+        yield f"{series_title(members[0].series)}: {_points_text(members)}"
         yield ""
         yield "| group | workload | between | change | p-value | per-op moved |"
         yield "|---|---|---|---:|---:|---|"
@@ -226,7 +243,13 @@ def to_json(results: Sequence[SeriesChanges], req: Request) -> dict[str, Any]:
         "max_pvalue": o.max_pvalue,
         "min_magnitude": o.min_magnitude,
         "left_out": [
-            {"build": lo.build, "line": lo.line, "points": lo.points, "include_line": lo.upstream}
+            {
+                "build": lo.build,
+                "line": lo.line,
+                "config": lo.config,
+                "points": lo.points,
+                "include_line": lo.upstream,
+            }
             for lo in req.left_out
         ],
         "series": [

@@ -28,6 +28,12 @@ LEGEND = (
 CSV_HEADER = (
     "workload", "dop", "column", "build", "config", "counter", "unit", "value", "rel", "windows", "status",
 )  # fmt: skip
+NO_COUNTERS = (
+    "No perf stat counters for these runs: capture them with run or queue --profile counters (or a "
+    'host\'s profile = "counters"), or import them (sb.perf.hw.* files of a mytools tree, '
+    "import sysbench --perf-stat FILE)."
+)
+"""What the Counters tab and ``compare --table counters`` say when no run has counters."""
 
 
 def fmt_counter(v: float | None, ratio: bool = False, missing: str = NOT_COUNTED) -> str:

@@ -10,6 +10,7 @@ import io
 import json
 import math
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.scaling import ScalePoint, Scaling
 
 SCALING_FORMATS = ("text", "md", "csv", "json")
@@ -46,7 +47,7 @@ def cells(p: ScalePoint) -> tuple[str, ...]:
         p.workload,
         p.group,
         p.build,
-        p.config,
+        config_label(p.config),
         str(p.dop),
         f"{p.qps:.2f}",
         f"{p.scaleup:.2f}",

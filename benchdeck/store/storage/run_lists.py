@@ -60,6 +60,9 @@ class RunFilter:
     limit: int = 1000
     config: str | None = None
     status: str | None = None
+    workload_glob: str | None = None
+    """Workload names matching this glob, in any case (``read-only_range=10`` only that one;
+    ``read-only*``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +96,12 @@ class HistoryRow:
 _HISTORY_WHERE = (
     "WHERE ($host IS NULL OR h.name = $host) AND ($build IS NULL OR b.name = $build) "
     "AND ($wl IS NULL OR contains(lower(w.name), lower($wl))) "
+    "AND ($wl_glob IS NULL OR lower(w.name) GLOB lower($wl_glob)) "
     "AND ($since IS NULL OR r.created_at >= CAST($since AS DATE)) "
     "AND ($until IS NULL OR r.created_at < CAST($until AS DATE) + INTERVAL 1 DAY) "
     "AND ($tag IS NULL OR list_contains(r.tags, $tag)) "
-    "AND ($config IS NULL OR r.config = $config) AND ($status IS NULL OR r.status = $status) "
+    "AND ($config IS NULL OR r.config = $config OR ($config = 'default' AND r.config = '')) "
+    "AND ($status IS NULL OR r.status = $status) "
 )
 
 
@@ -113,6 +118,7 @@ def _history_params(f: RunFilter) -> dict[str, Any]:
         "host": f.host,
         "build": f.build,
         "wl": f.workload or None,
+        "wl_glob": f.workload_glob,
         "since": f.since,
         "until": f.until,
         "tag": f.tag or None,

@@ -30,8 +30,14 @@ if TYPE_CHECKING:
     "include",
     multiple=True,
     metavar="BUILD",
-    help="Put BUILD in its DBMS's series, its fork set aside (repeat): a build the output says "
-    "was left out, e.g. my8406v2_rel_o2nofp in mysql rel_o2nofp.",
+    help="Put a forked BUILD in its DBMS's series, its fork set aside (repeat): a build the output says "
+    "was left out, e.g. my8406v2_rel_o2nofp in mysql rel_o2nofp (a build without a fork is refused).",
+)
+@click.option(
+    "--across-configs",
+    is_flag=True,
+    help="Over versions: one series across configs, each build under its config with the most runs "
+    "(pg17 on x10a_c32r128 -> pg18 on x10b_c32r128).",
 )
 @click.option(
     "--over",
@@ -65,6 +71,7 @@ def changes_cmd(
     dop: int | None,
     build: str | None,
     include: tuple[str, ...],
+    across_configs: bool,
     over: str,
     max_pvalue: float,
     min_magnitude: float,
@@ -92,6 +99,7 @@ def changes_cmd(
                 build=build,
                 include=include,
                 left_out=left_out,
+                across_configs=across_configs,
             )
         except ChangesError as exc:
             if exc.exit_code == 2:  # a name the host has no runs of: a usage error, as for `run`

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -11,26 +12,16 @@ import click
 from benchdeck.engine.catalogue import SUITES, default_catalogue, load_group_overrides
 from benchdeck.store.analysis.columns import Column
 from benchdeck.store.reports.compare_report import CSV_TABLES, FORMATS, render
+from benchdeck.tui.cli.column_param import ColumnParam
 from benchdeck.tui.cli.suites import SUITE_HELP, suite_steps
 
 if TYPE_CHECKING:
+    import duckdb
+
+    from benchdeck.store.analysis.compare import Comparison
     from benchdeck.tui.cli.context import Ctx
 
 OUTPUT_FORMATS = ("rich", *FORMATS)
-
-
-class ColumnParam(click.ParamType):  # type: ignore[type-arg]
-    """``BUILD``, ``BUILD:CONFIG``, with ``@DOP`` after either (a column at its own dop)."""
-
-    name = "BUILD[:CONFIG][@DOP]"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> Column:
-        if isinstance(value, Column):
-            return value
-        try:
-            return Column.parse(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
 
 
 @click.command("compare")
@@ -54,6 +45,12 @@ class ColumnParam(click.ParamType):  # type: ignore[type-arg]
 @click.option("--dop", type=int, help="Only runs at this concurrency.")
 @click.option("--suite", help=f"Only the steps of this suite, in its order: {SUITE_HELP}.")
 @click.option(
+    "--workload",
+    "workloads",
+    multiple=True,
+    help="Only this workload (repeat), or the workloads a glob matches: 'update-*', '*range=100'.",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(OUTPUT_FORMATS),
@@ -63,7 +60,7 @@ class ColumnParam(click.ParamType):  # type: ignore[type-arg]
     "--table",
     type=click.Choice(CSV_TABLES),
     help="With --format csv: which table (default rqps: one row per workload, dop and column); "
-    "counters also with --format json (perf stat counters per operation).",
+    "counters in any format: the perf stat counters per operation only.",
 )
 @click.pass_obj
 def compare_cmd(
@@ -74,6 +71,7 @@ def compare_cmd(
     config: str | None,
     dop: int | None,
     suite: str | None,
+    workloads: Sequence[str],
     fmt: str | None,
     table: str | None,
 ) -> None:
@@ -87,8 +85,8 @@ def compare_cmd(
           --with pg181_o2nofp:x10b_c32r128 --suite classic --format md > report.md
     """
     fmt = fmt or ("rich" if sys.stdout.isatty() else "text")
-    if table is not None and fmt != "csv" and not (table == "counters" and fmt == "json"):
-        raise click.UsageError("--table goes with --format csv (--table counters also with --format json)")
+    if table is not None and fmt != "csv" and table != "counters":
+        raise click.UsageError(f"--table {table} goes with --format csv (--table counters with any format)")
     from benchdeck.store.analysis.compare import compare  # numpy and scipy: only for this command
 
     overrides = load_group_overrides(obj.groups) if obj.groups else None
@@ -99,6 +97,10 @@ def compare_cmd(
         # it saves time (measured on the archive store: docs/performance.md)
         cur = store.cursor()
         cur.execute("SET threads TO 1")
+        only = set(steps) if steps is not None else None
+        if workloads:
+            picked = matching_workloads(cur, workloads)
+            only = picked if only is None else only & picked
         result = compare(
             cur,
             host=host,
@@ -108,11 +110,48 @@ def compare_cmd(
             sort_key=cat.sort_key,
             config=config,
             dop=dop,
-            only=set(steps) if steps is not None else None,
+            only=only,
         )
-    if fmt == "rich":
+    if table == "counters" and fmt in ("rich", "text", "md"):
+        _print_counters(result, fmt)
+    elif fmt == "rich":
         from benchdeck.tui.reports.render_rich import print_comparison
 
         print_comparison(result)
     else:
         click.echo(render(result, fmt, table or "rqps"), nl=False)
+
+
+def matching_workloads(cur: duckdb.DuckDBPyConnection, given: Sequence[str]) -> set[str]:
+    """The store's workloads each name or glob of ``given`` picks; a usage error for a name (or
+    a glob) that picks none, with the closest name."""
+    from benchdeck.engine.planning.unknown import unknown_message
+
+    names = [str(r[0]) for r in cur.execute("SELECT name FROM workloads").fetchall()]
+    picked: set[str] = set()
+    for g in given:
+        found = fnmatch.filter(names, g) if any(c in g for c in "*?[") else [g] if g in names else []
+        if not found:
+            raise click.UsageError(unknown_message("workload", g, names, " in the store"))
+        picked.update(found)
+    return picked
+
+
+def _print_counters(result: Comparison, fmt: str) -> None:
+    """``--table counters`` in rich, text or md: the Counters section alone; a line on stderr
+    and exit 1 when no run of the columns has counters."""
+    from benchdeck.store.reports.compare_report import md_escape
+    from benchdeck.store.reports.counters_report import NO_COUNTERS, md_lines, text_lines
+
+    if not result.counters:
+        raise click.ClickException(NO_COUNTERS)
+    if fmt == "rich":
+        from rich.console import Console
+
+        from benchdeck.tui.reports.render_rich import counter_tables
+
+        Console().print(*counter_tables(result))
+    elif fmt == "md":
+        click.echo("\n".join(md_lines(result, md_escape)).lstrip("\n"))
+    else:
+        click.echo("\n".join(text_lines(result)).lstrip("\n"))

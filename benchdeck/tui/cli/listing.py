@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.run_lists import (
     BuildRow,
@@ -109,12 +110,13 @@ RUN_SPARE = ("reason", "tags", "config", "host", "date")
 status and qps always stay)."""
 
 
-def run_cells(r: HistoryRow) -> tuple[Cell, ...]:
+def run_cells(r: HistoryRow, label: bool = True) -> tuple[Cell, ...]:
+    """A run's cells; ``label``: its config as people read it (``default``), else as stored."""
     return (
         r.run_id,
         r.host,
         r.build,
-        r.config,
+        config_label(r.config) if label else r.config,
         r.workload,
         r.threads,
         r.status,
@@ -129,7 +131,9 @@ def run_cells(r: HistoryRow) -> tuple[Cell, ...]:
 @click.option("--host", help="Only runs on this host.")
 @click.option("--build", help="Only runs of this build.")
 @click.option("--config", help="Only runs with this DBMS config, e.g. z11a_c32r128.")
-@click.option("--workload", help="Only workloads whose name contains this (any case).")
+@click.option(
+    "--workload", help="Only this workload, or the workloads a glob matches (read-only_range=*, *range=100)."
+)
 @click.option("--tag", help="Only runs with this tag.")
 @click.option("--status", type=click.Choice(STATUSES), help="Only runs with this status.")
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="Only runs made on or after YYYY-MM-DD.")
@@ -154,18 +158,51 @@ def runs_cmd(
     Examples:
       benchdeck runs --host dell32 --build my8040_rel_o2nofp
       benchdeck runs --status failed --format text
-      benchdeck runs --workload update --since 2025-01-01 --format csv > runs.csv
+      benchdeck runs --workload 'update-*' --since 2025-01-01 --format csv > runs.csv
     """
     day: date | None = since.date() if since else None
-    f = RunFilter(host, build, workload, day, None, tag, limit or 2**62, config, status)
+    f = RunFilter(host, build, None, day, None, tag, limit or 2**62, config, status, workload)
     with Store.open_for_reading(obj.db) as store:
         cur = store.cursor()
+        _check_names(cur, {"host": host, "build": build, "config": config, "workload": workload})
         rows = run_history(cur, f)
         total = count_runs(cur, f)
     shown = f"{len(rows):,} of {total:,} runs" if len(rows) < total else f"{total:,} runs"
     # the count once: on stderr (a Rich title too showed it twice on a terminal)
-    _emit(RUN_HEADERS, [run_cells(r) for r in rows], fmt, shown, {"run", "dop", "qps"}, RUN_SPARE, False)
+    _emit(
+        RUN_HEADERS,
+        [run_cells(r, fmt not in ("csv", "json")) for r in rows],
+        fmt,
+        shown,
+        {"run", "dop", "qps"},
+        RUN_SPARE,
+        False,
+    )
     click.echo(shown, err=True)
+
+
+_KNOWN_SQL = {
+    "host": "SELECT name FROM hosts",
+    "build": "SELECT name FROM builds",
+    "config": "SELECT DISTINCT config FROM runs",
+    "workload": "SELECT name FROM workloads",
+}
+
+
+def _check_names(cur: Any, given: dict[str, str | None]) -> None:
+    """A usage error (exit 2) for a host, build, config or workload the store has no run of,
+    with the closest known name: a typo listed "0 runs" and exited 0. A workload glob
+    (``*``, ``?``, ``[``) is not checked."""
+    from benchdeck.engine.planning.unknown import unknown_message
+
+    for what, value in given.items():
+        if value is None or (what == "workload" and any(c in value for c in "*?[")):
+            continue
+        known = [config_label(str(r[0])) for r in cur.execute(_KNOWN_SQL[what]).fetchall()]
+        if what == "workload" and value.lower() in {k.lower() for k in known}:
+            continue  # (workloads in any case, as the glob)
+        if config_label(value) not in known:
+            raise click.UsageError(unknown_message(what, value, known, " in the store"))
 
 
 BUILD_HEADERS = ("build", "dbms", "version", "fork", "variant", "hosts", "runs", "finished", "last run")

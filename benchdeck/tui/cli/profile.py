@@ -5,13 +5,20 @@ SVG, each also gzip'd, attached to a run)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from benchdeck.store.analysis.columns import Column
+from benchdeck.tui.cli.column_param import ColumnParam
+
 if TYPE_CHECKING:
+    import duckdb
+
     from benchdeck.tui.cli.context import Ctx
+    from benchdeck.tui.services.profiles import ProfileRequest
 
 FORMATS = ("text", "md", "csv", "json", "svg", "folded")
 
@@ -19,10 +26,19 @@ FORMATS = ("text", "md", "csv", "json", "svg", "folded")
 @click.command("profile")
 @click.argument("runs", nargs=-1, type=int)
 @click.option("--host", help="Host whose runs are profiled (with --base and --workload).")
-@click.option("--base", help="Base build: its finished runs of the workload with a profile, merged.")
-@click.option("--with", "with_", help="Column build compared with the base.")
+@click.option(
+    "--base",
+    type=ColumnParam(),
+    help="Base column BUILD[:CONFIG][@DOP], as compare's: its finished runs of the workload with a "
+    "profile, merged.",
+)
+@click.option(
+    "--with", "with_", type=ColumnParam(), help="Column BUILD[:CONFIG][@DOP] compared with the base."
+)
 @click.option("--workload", help="Workload, e.g. point-query_range=100.")
-@click.option("--config", help="Only runs of this server config.")
+@click.option(
+    "--config", help="Config of a build given without one (default: its only config; 'default': the unnamed)."
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option(
     "--by",
@@ -45,8 +61,8 @@ def profile_cmd(
     obj: Ctx,
     runs: tuple[int, ...],
     host: str | None,
-    base: str | None,
-    with_: str | None,
+    base: Column | None,
+    with_: Column | None,
     workload: str | None,
     config: str | None,
     fmt: str,
@@ -66,7 +82,6 @@ def profile_cmd(
     """
     from benchdeck.engine.profiling.cpu import ProfileError
     from benchdeck.tui.services.profiles import (
-        ProfileRequest,
         folded_text,
         load_profiles,
         render_table,
@@ -79,9 +94,9 @@ def profile_cmd(
         raise click.UsageError("give run ids or --host/--base/--workload, not both")
     if not runs and not (host and base and workload):
         raise click.UsageError("give one or two run ids, or --host, --base and --workload (and --with)")
-    req = ProfileRequest(runs, host, base, with_, workload, config, source=source)
     with obj.open_store_for_reading() as store:
         try:
+            req = replace(_request(store.cursor(), runs, host, base, with_, workload, config), source=source)
             profiles = load_profiles(store.cursor(), req)
             if fmt == "svg":
                 text = svg_text(profiles)
@@ -99,6 +114,36 @@ def profile_cmd(
         except OSError as exc:
             raise click.ClickException(f"{output}: {exc.strerror}") from None
         click.echo(f"wrote {output}", err=True)
+
+
+def _request(
+    cur: duckdb.DuckDBPyConnection,
+    runs: tuple[int, ...],
+    host: str | None,
+    base: Column | None,
+    with_: Column | None,
+    workload: str | None,
+    config: str | None,
+) -> ProfileRequest:
+    """What to load: the run ids, or the sides resolved as compare resolves its columns (one
+    config each, refused when a build has several and none is named)."""
+    from benchdeck.store.analysis.profile_columns import ProfileColumnError, resolve_side
+    from benchdeck.tui.services.profiles import ProfileRequest
+
+    if runs or host is None or base is None or workload is None:
+        return ProfileRequest(runs)
+    try:
+        b = resolve_side(cur, host, base, workload, config)
+        c = resolve_side(cur, host, with_, workload, config) if with_ is not None else None
+    except ProfileColumnError as exc:
+        raise click.UsageError(str(exc)) from None
+    dops = {d for d in (b.dop, c.dop if c else None) if d is not None}
+    if len(dops) > 1:
+        raise click.UsageError("profile compares the two sides at one dop: give the same @DOP to both")
+    column = c.build if c else None
+    return ProfileRequest(
+        (), host, b.build, column, workload, c.config if c else b.config, b.config, next(iter(dops), None)
+    )
 
 
 @click.command("profile")

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.profiling.capture import CaptureOptions
 from benchdeck.store.storage import queue as q
-from benchdeck.tui.cli.run_options import check, options, run_options, with_registered
+from benchdeck.tui.cli.run_options import check, options, run_options, unnamed_config, with_registered
 from benchdeck.tui.cli.run_progress import report, with_service
 from benchdeck.tui.cli.suites import SUITE_HELP, suite_steps
 
@@ -66,10 +67,12 @@ def queue_cmd(
             names += suite_steps(suite)
     if not names:
         raise click.UsageError("give --workload or --suite")
+    configs = unnamed_config(inv, hosts, builds, configs)
     names = check(inv, hosts, builds, configs, names)
     matrix = inv.config_matrix(hosts, builds, configs)
     if configs and not any(matrix.values()):
-        raise click.UsageError(f"none of the builds has the config(s) {', '.join(configs)}")
+        listed = ", ".join(map(config_label, configs))
+        raise click.UsageError(f"none of the builds has the config(s) {listed}")
     opts, sweep = options(**run_opts)
     opts = replace(  # the suite's settings fill in what the command line did not set
         opts,

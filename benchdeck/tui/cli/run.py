@@ -10,7 +10,7 @@ import click
 
 from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.plan import RunRequest
-from benchdeck.tui.cli.run_options import check, options, run_options, with_registered
+from benchdeck.tui.cli.run_options import check, options, run_options, unnamed_config, with_registered
 from benchdeck.tui.cli.run_progress import report, with_service
 
 if TYPE_CHECKING:
@@ -35,7 +35,10 @@ def run_cmd(obj: Ctx, /, host: str, build: str, workload: str, config: str | Non
       benchdeck run --host local --build sqlite --workload point-query_range=100 --threads 1,2,4 --time 5
       benchdeck run --host dell32 --build my8040_rel_o2nofp --workload update-index_range=100 --time 600
     """
-    (workload,) = check(with_registered(load_inventory(None), obj.db), [host], [build], [config], [workload])
+    inv = with_registered(load_inventory(None), obj.db)
+    if config is not None:  # "default": the build's unnamed config, its own
+        config = unnamed_config(inv, [host], [build], [config])[0] or None
+    (workload,) = check(inv, [host], [build], [config], [workload])
     opts, sweep = options(**run_opts)
     dops: tuple[int | None, ...] = sweep.dops or (opts.threads,)
     reqs = [

@@ -138,7 +138,19 @@ def check(
     Returns the workload names as runs are stored (``point-query`` -> ``point-query_range=100``)."""
     from benchdeck.engine.dispatch.request_check import RequestError, check_requests
 
-    try:
-        return check_requests(inv, hosts, builds, configs, names)
+    try:  # ("": the builds' unnamed config, as a build's own: see unnamed_config)
+        return check_requests(inv, hosts, builds, [c or None for c in configs], names)
     except RequestError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def unnamed_config(
+    inv: Inventory, hosts: Sequence[str], builds: Sequence[str], configs: Sequence[str]
+) -> list[str]:
+    """``default`` names the builds' unnamed config (``""``, as compare reads it) unless one of
+    them has a config named so; the other names as given."""
+    from benchdeck.engine.config_names import DEFAULT_CONFIG
+
+    names = set(inv.config_names(hosts, builds))
+    unnamed = DEFAULT_CONFIG not in names and "" in names
+    return ["" if c == DEFAULT_CONFIG and unnamed else c for c in configs]

@@ -3,6 +3,8 @@ one, and the inventory's ``[suites]`` — the same list for ``queue`` and ``comp
 
 from __future__ import annotations
 
+import difflib
+
 import click
 
 from benchdeck.engine.catalogue import SUITES
@@ -24,4 +26,6 @@ def suite_steps(name: str) -> list[str]:
     inv_suites = load_inventory(None).suites
     if name in inv_suites:
         return list(inv_suites[name])
-    raise click.UsageError(f"unknown suite {name!r} (one of {SUITE_HELP})")
+    close = difflib.get_close_matches(name, [*SUITES, "builtin", *inv_suites], n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise click.UsageError(f"unknown suite {name!r} (one of {SUITE_HELP}){hint}")

@@ -50,7 +50,7 @@ def sqlite_build_plan(ctx: PlanContext, build: BuildConfig) -> RunPlan:
     check_sqlite_build(req.workload, build)
     assert build.library_dir is not None
     duration = req.options.duration_s or 60
-    launch = client_launch(host.transport, CLIENT_PACKAGE, remote_dir, CLIENT_DIR, client_files)
+    launch = client_launch(host.transport, host.python, CLIENT_PACKAGE, remote_dir, CLIENT_DIR, client_files)
     env, files, python = {"LD_LIBRARY_PATH": build.library_dir, **launch.env}, launch.files, launch.python
 
     def argv(command: str) -> tuple[str, ...]:

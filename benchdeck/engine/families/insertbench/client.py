@@ -273,6 +273,16 @@ DRIVER_PACKAGES = {
 }
 
 
+def driver_missing(dbms: str, exc: ModuleNotFoundError) -> str:
+    """The one line for a DB driver this interpreter lacks: which Python, what to install, and
+    that the inventory may name another (``python = "/usr/bin/python3"`` on the host)."""
+    package = DRIVER_PACKAGES[schema.is_postgres(dbms)]
+    return (
+        f"ERROR: {dbms}: {exc} in {sys.executable}: install {package} for it, "
+        'or name a Python that has it as the host\'s python = "..." in the inventory'
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     cfg = parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # stop the workers first
@@ -284,8 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             conn.close()
     except ModuleNotFoundError as exc:  # the DB driver is missing on this host
-        package = DRIVER_PACKAGES[schema.is_postgres(cfg.dbms)]
-        print(f"ERROR: {cfg.dbms}: {exc}: install {package}", flush=True)
+        print(driver_missing(cfg.dbms, exc), flush=True)
         return EXIT_ERROR
     except Exception as exc:  # driver errors; ValueError: a missing table
         why = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"

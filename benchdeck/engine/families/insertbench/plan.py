@@ -63,7 +63,9 @@ def insertbench_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer
     else:  # a load step runs until its rows are in (``seconds`` caps it)
         duration = max(1, math.ceil(seconds)) if "seconds" in overrides else OPEN_ENDED_S
     c = connection(build, server)
-    launch = client_launch(host.transport, IB_PACKAGE, remote_dir, IB_CLIENT_DIR, insertbench_client_files)
+    launch = client_launch(
+        host.transport, host.python, IB_PACKAGE, remote_dir, IB_CLIENT_DIR, insertbench_client_files
+    )
     argv = ib_steps.step_argv(
         step,
         dbms=c.dbms,

@@ -33,8 +33,8 @@ from typing import Any
 
 from benchdeck.engine.families.insertbench import schema as db
 from benchdeck.engine.families.insertbench.client import (
-    DRIVER_PACKAGES,
     add_connection_options,
+    driver_missing,
     percentile_ms,
 )
 from benchdeck.engine.families.insertbench.steps import command_line
@@ -303,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             conn.close()
     except ModuleNotFoundError as exc:  # the DB driver is missing on this host
-        print(f"ERROR: {cfg.dbms}: {exc}: install {DRIVER_PACKAGES[db.is_postgres(cfg.dbms)]}", flush=True)
+        print(driver_missing(cfg.dbms, exc), flush=True)
         return EXIT_ERROR
     except Exception as exc:  # any driver's error
         print(f"ERROR: {cfg.dbms} at {cfg.host}:{cfg.port}: {type(exc).__name__}: {exc}", flush=True)

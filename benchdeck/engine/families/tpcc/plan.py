@@ -43,7 +43,9 @@ def tpcc_plan(ctx: PlanContext, build: BuildConfig, server: ManagedServer | None
             raise WorkloadError(f"--param {key}={value}: expected a whole number >= {OPTIONS[key]}")
         extra.append(f"--{key}={int(value)}")
     c = connection(build, server)
-    launch = client_launch(host.transport, TPCC_PACKAGE, remote_dir, CLIENT_DIR, tpcc_client_files)
+    launch = client_launch(
+        host.transport, host.python, TPCC_PACKAGE, remote_dir, CLIENT_DIR, tpcc_client_files
+    )
     seconds = o.duration_s or DEFAULT_SECONDS
     base = [
         launch.python,

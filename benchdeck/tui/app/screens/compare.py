@@ -13,13 +13,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Select, Static, TabbedContent, TabPane
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.column_choices import ColumnChoice
 from benchdeck.store.analysis.compare import CompareError, Comparison
 from benchdeck.store.analysis.scaling import Scaling
 from benchdeck.store.reports.compare_report import render
 from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.screens.compare_pickers import PICKERS, ComparePickers
-from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest
+from benchdeck.tui.app.screens.dialogs import ExportDialog, ExportRequest, export_stem
 from benchdeck.tui.app.state.choices import Choices, load_choices, run_comparison, run_scaling
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.app_header import AppHeader
@@ -239,7 +240,8 @@ class CompareScreen(ComparePickers):
     def _options(self, which: str, names: list[str], value: str | None) -> None:
         self.choices[which] = names
         select: Select[str] = self.query_one(PICKERS[which], Select)
-        select.set_options((n, n) for n in names)
+        shown = config_label if which == "config" else str
+        select.set_options((shown(n), n) for n in names)
         select.value = value if value is not None and value in names else Select.NULL
 
     def select(self, sel: Selection) -> None:
@@ -410,13 +412,19 @@ class CompareScreen(ComparePickers):
         self.call_after_refresh(self.focus_active_tab)
 
     def action_profile(self) -> None:
-        """Profiles of the base and the chart's column, first workload that has them (w: next)."""
+        """Profiles of the base and the chart's column (else the first column with some), first
+        workload that has them (w: next)."""
         if self.cmp is None or not self.cmp.columns:
             return
         from benchdeck.tui.app.screens.profile import ProfileScreen
+        from benchdeck.tui.services.profile_pick import profiled_column
         from benchdeck.tui.services.profiles import column_request
 
-        column = min(self.chart_column, len(self.cmp.columns) - 1)
+        cur = self.store.cursor()
+        try:  # a query per column at most: the profiled workloads of the base and it
+            column = profiled_column(cur, self.cmp, min(self.chart_column, len(self.cmp.columns) - 1))
+        finally:
+            cur.close()
         self.app.push_screen(ProfileScreen(column_request(self.cmp, column, None)))
 
     def action_reload(self) -> None:
@@ -432,7 +440,7 @@ class CompareScreen(ComparePickers):
             if req is not None:
                 self.export(cmp, req)
 
-        self.app.push_screen(ExportDialog(cmp.host, cmp.base), done)
+        self.app.push_screen(ExportDialog(export_stem(cmp)), done)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare.export")
     def export(self, cmp: Comparison, req: ExportRequest) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.widgets import Select
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.analysis.column_choices import ColumnChoice, series_columns
 from benchdeck.tui.app.screens.base import BenchdeckScreen
 from benchdeck.tui.app.screens.dialogs import PickDialog
@@ -38,7 +39,8 @@ class ComparePickers(BenchdeckScreen):
         sel = self.bd.selection
         prompts = {"host": "Host", "base": "Base build (the denominator)", "add": "Add a column (build)"}
         prompts |= {"config": "Config", "dop": "Concurrency (dop)"}
-        choices = [(f"dop {v}" if which == "dop" else v, v) for v in self.choices.get(which, [])]
+        shown = {"dop": lambda v: f"dop {v}", "config": config_label}.get(which, str)
+        choices = [(shown(v), v) for v in self.choices.get(which, [])]
         if which == "dop":
             choices.insert(0, ("all dops", ""))
         if not choices:
@@ -79,19 +81,23 @@ class ComparePickers(BenchdeckScreen):
             return
         value = {c: column_value(c, sel.config, len(self.configs)) for c in offered}
         choices = [
-            (f"{c.build}" + (f"  config {c.config}" if many else "") + f"  ({c.runs} runs)", value[c])
+            (
+                f"{c.build}" + (f"  config {config_label(c.config)}" if many else "") + f"  ({c.runs} runs)",
+                value[c],
+            )
             for c in offered
         ]
         presets: list[tuple[str, list[str]]] = []
         if config is not None:
-            label = f"every build of config {config}" if config else "every build (no config named)"
+            label = f"every build of config {config_label(config)}"
             presets.append((label, [value[c] for c in offered if c.config == config]))
         base = next((c for c in self.columns if c.build == sel.base and c.config == config), None)
         if base is not None:
             series = {str(col) for col in series_columns(self.columns, base)}
             presets.append(
                 (
-                    f"every version of {base.dbms} {base.variant}".rstrip(),
+                    f"every version of {base.dbms} {base.variant}".rstrip()
+                    + f", config {config_label(base.config)}",
                     [value[c] for c in offered if str(c.column) in series],
                 )
             )
@@ -117,7 +123,9 @@ class ComparePickers(BenchdeckScreen):
         if self.loading_choices:
             return "Still reading the store: try again in a moment."
         sel = self.bd.selection
-        where = f" on {sel.host}" + (f" with config {sel.config}" if sel.config else "")
+        where = f" on {sel.host}" + (
+            f" with config {config_label(sel.config)}" if sel.config is not None else ""
+        )
         if which == "add":
             return f"Every build with finished runs{where} is shown already: nothing to add."
         if which == "base":

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -14,8 +15,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, RadioButton, RadioSet
 from textual.widgets.option_list import Option
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.tui.app.screens.base import tcss
 from benchdeck.tui.app.state.settings import export_dir
+
+if TYPE_CHECKING:
+    from benchdeck.store.analysis.columns import Column
+    from benchdeck.store.analysis.compare import Comparison
 
 EXPORT_FORMATS = {"md": ".md", "csv": ".csv", "text": ".txt", "json": ".json"}
 """The formats of ``benchdeck compare --format`` (store.report.FORMATS), json included."""
@@ -117,9 +123,29 @@ class ExportRequest:
     fmt: str
 
 
-def default_export_path(host: str, base: str, fmt: str, directory: Path | None = None) -> Path:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{host}-{base}")
-    return (directory or export_dir()) / f"benchdeck-compare-{safe}{EXPORT_FORMATS[fmt]}"
+def export_stem(cmp: Comparison) -> str:
+    """What a comparison's export file is named after: host, base and every column (with their
+    configs and dops): a second export against the same base no longer overwrites the first.
+    A long one keeps its first 100 characters and a hash of the whole."""
+    differ = cmp.configs_differ
+
+    def name(c: Column) -> str:
+        text = f"{c.build}.{config_label(c.config or '')}" if differ else c.build
+        return text if c.dop is None else f"{text}@{c.dop}"
+
+    parts = [cmp.host, name(cmp.base_column), "vs", *map(name, cmp.column_specs)]
+    if not differ:
+        parts.append(config_label(cmp.base_column.config or ""))
+    if len(cmp.dops) == 1 and cmp.dops[0] is not None:
+        parts.append(f"dop{cmp.dops[0]}")
+    stem = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in "-".join(parts))
+    if len(stem) > 120:
+        stem = f"{stem[:100]}-{hashlib.sha1(stem.encode(), usedforsecurity=False).hexdigest()[:10]}"
+    return stem
+
+
+def default_export_path(stem: str, fmt: str, directory: Path | None = None) -> Path:
+    return (directory or export_dir()) / f"benchdeck-compare-{stem}{EXPORT_FORMATS[fmt]}"
 
 
 class ExportDialog(ModalScreen[ExportRequest | None]):
@@ -129,12 +155,12 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
     CSS_PATH = tcss("dialogs.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
 
-    def __init__(self, host: str, base: str, fmt: str = "md") -> None:
+    def __init__(self, stem: str, fmt: str = "md") -> None:
+        """``stem``: the default file's name without extension (:func:`export_stem`)."""
         super().__init__()
-        self.host = host
-        self.base = base
+        self.stem = stem
         self.fmt = fmt
-        self._default = default_export_path(host, base, fmt)
+        self._default = default_export_path(stem, fmt)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -155,7 +181,7 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         self.fmt = event.pressed.name or "md"
         path_input = self.query_one("#export-path", Input)
         if Path(path_input.value) == self._default:  # untouched: follow the format
-            self._default = default_export_path(self.host, self.base, self.fmt)
+            self._default = default_export_path(self.stem, self.fmt)
             path_input.value = str(self._default)
 
     @on(Input.Submitted)

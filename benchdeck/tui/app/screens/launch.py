@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 from textual.worker import Worker
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 from benchdeck.tui.app.context import services
 from benchdeck.tui.app.screens.base import (
@@ -44,7 +45,6 @@ BUILTIN_SUITE = "builtin"
 # Preselected for a first session: a point query, a range query and an update, on both built-in
 # builds, 5 s each: a first comparison within about a minute.
 QUICK = ("point-query_range=100", "range-covered-pk_range=100", "update-index_range=100")
-UNNAMED = "(unnamed)"  # the config of a build that names none
 # What perf captures during the runs (README: Where the CPU goes); "" leaves it to the inventory
 CAPTURE_CHOICES = [
     ("inventory's", ""),
@@ -286,7 +286,7 @@ class LaunchScreen(StyledOnce):
             with self.prevent(SelectionList.SelectedChanged):
                 configs.clear_options()
                 configs.add_options(  # what was picked stays; a build new to the list brings its own
-                    [(n or UNNAMED, n, n in keep or (n in defaults and n not in before)) for n in names]
+                    [(config_label(n), n, n in keep or (n in defaults and n not in before)) for n in names]
                 )
             highlight_first(configs)
         for node in (configs, self.query_one("#launch-configs-label")):

@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.engine.profiling.cpu import ProfileError, diff_functions
 from benchdeck.engine.profiling.tree import Frame, attach_other, build_tree, self_us
 from benchdeck.store.storage.profiles import profiled_workloads
@@ -76,7 +77,11 @@ def load(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Loaded:
         workloads = profiled_workloads(cur, req.host, builds, configs)
         if req.workload is None:
             if not workloads:
-                raise ProfileError(f"no workload on {req.host} has profiles of {' and '.join(builds)}")
+                sides = " and ".join(
+                    f"{b}:{config_label(c)}" if c is not None else b
+                    for b, c in zip(builds, configs, strict=True)
+                )
+                raise ProfileError(f"no workload on {req.host} has profiles of {sides}")
             req = replace(req, workload=workloads[0])
     p = load_profiles(cur, req)
     base_tree = build_tree(p.base.stacks)

@@ -15,6 +15,7 @@ from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
+from benchdeck.engine.config_names import config_label
 from benchdeck.store.storage.run_lists import HistoryRow
 
 COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags", "reason")
@@ -41,7 +42,7 @@ def run_cells(r: HistoryRow, marked: Sequence[int]) -> list[str]:
         f"{r.qps:,.1f}" if r.qps is not None else "-",
         r.status,
         str(r.threads) if r.threads is not None else "",
-        r.config,
+        config_label(r.config),
         r.when,
         ", ".join(r.tags),
         reason(r),

@@ -138,16 +138,11 @@ def _hw_table(block: HwBlock, colours: RqpsColours) -> Table:
 
 def counter_view(cmp: Comparison, colours: RqpsColours) -> Group:
     """The Counters tab: perf stat counters per operation, a block per workload and dop."""
+    from benchdeck.store.reports.counters_report import NO_COUNTERS
     from benchdeck.tui.reports.render_rich import counter_tables
 
     if not cmp.counters:
-        return Group(
-            Text(
-                "No perf stat counters for these runs (import them with the runs: sb.perf.hw.* "
-                "files of a mytools tree, or import sysbench --perf-stat FILE).",
-                style="italic",
-            )
-        )
+        return Group(Text(NO_COUNTERS, style="italic"))
     return Group(*counter_tables(cmp, red=colours.bad, green=colours.good, grey=colours.neutral))
 
 
