@@ -71,7 +71,7 @@ async def wait_for_launch(pilot: Pilot[Any], within: float = 10.0) -> None:
 def fix_launch(pilot: Pilot[Any]) -> None:
     """Launch as it is, with this machine's facts replaced by :data:`FACTS` and the run
     directories by the default's (the test's are in its tmp dir)."""
-    from benchdeck.tui.app.screens.launch import where_runs_go
+    from benchdeck.tui.app.screens.launch_choices import where_runs_go
 
     pilot.app.screen.query_one("#launch-facts", Static).update(FACTS)
     pilot.app.screen.query_one("#launch-where", Static).update(where_runs_go(HOST, "~/benchdeck-runs"))

@@ -331,7 +331,7 @@ def test_a_newcomers_launch_lists_what_to_pick_in_its_first_frame(tmp_path: Path
     workloads, the quick three picked (a user can act on it at once); the inventory read after
     it changes nothing the user sees."""
     from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
-    from benchdeck.tui.app.screens.launch import QUICK
+    from benchdeck.tui.app.screens.launch_choices import QUICK
 
     seen = empty_start(tmp_path / "s.duckdb", (), no_inventory(tmp_path))
     first = seen["lists"]
