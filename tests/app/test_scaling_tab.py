@@ -13,6 +13,7 @@ from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.triage import TriageScreen
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
+from benchdeck.tui.app.widgets.wide_table import WideTable
 from tests.app.helpers import settle
 from tests.app.scaling_store import BASE, DOPS, HOST, PGO, build_scaling_store
 from tests.app.snapshot import assert_snapshot
@@ -59,3 +60,25 @@ async def test_triage_flags_the_build_that_stops_scaling(store: Path) -> None:
         assert flagged["point-query_range=100"] == "scale-up @64 34.01 vs base 53.31"
         table = screen.query_one("#triage-table", DataTable)
         assert "scaling (vs base)" in [str(c.label) for c in table.columns.values()]
+
+
+async def test_triage_scrolls_to_its_scaling_column_at_100_columns(store: Path, tmp_path: Path) -> None:
+    """Issue 38 item 14: at 100 columns the scaling column was cut at the edge and no key showed
+    how to reach it; ← → (in the key bar) scroll a column at a time, up to the flags whole."""
+    app = BenchdeckApp(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (PGO,))
+        await pilot.press("3")
+        await settle(pilot)
+        table = app.screen.query_one("#triage-table", DataTable)
+        assert isinstance(table, WideTable)
+        assert table.max_scroll_x > 0, "the table is wider than 100 columns"
+        await pilot.press("right")
+        await pilot.pause()
+        assert table.scroll_x == table.column_starts()[1], "→ brings the next column to the left edge"
+        await pilot.press("right")
+        await pilot.pause()
+        assert table.scroll_x == table.max_scroll_x, "a second → shows the scaling column whole"
+        assert table.cursor_row == 0, "the row cursor stays"
+        assert_snapshot(app, "triage-scaling-scrolled-100x30", tmp_path)
