@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.triage import TriageScreen
 from benchdeck.tui.app.state.selection import Selection
-from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
+from benchdeck.tui.app.widgets.scaling_chart import ScalingChart, legend_rows
 from benchdeck.tui.app.widgets.wide_table import WideTable
 from tests.app.helpers import settle
 from tests.app.scaling_store import BASE, DOPS, HOST, PGO, build_scaling_store
@@ -82,3 +82,51 @@ async def test_triage_scrolls_to_its_scaling_column_at_100_columns(store: Path, 
         assert table.scroll_x == table.max_scroll_x, "a second → shows the scaling column whole"
         assert table.cursor_row == 0, "the row cursor stays"
         assert_snapshot(app, "triage-scaling-scrolled-100x30", tmp_path)
+
+
+def _strip_texts(chart: ScalingChart) -> list[str]:
+    return [strip.text for strip in chart._rendered()]
+
+
+async def test_the_legend_is_under_the_plot_not_over_its_lines(store: Path) -> None:
+    """Issue 38 item 14: plotext's legend sat in the plot's top-left corner, over the lines."""
+    app = BenchdeckApp(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (PGO,))
+        for key in ("2", "left_square_bracket"):
+            await pilot.press(key)
+            await settle(pilot)
+        lines = _strip_texts(app.screen.query_one("#scaling-chart", ScalingChart))
+        axis = next(i for i, line in enumerate(lines) if "└" in line)
+        named = [i for i, line in enumerate(lines) if BASE in line or PGO in line]
+        assert named, lines
+        assert all(i > axis for i in named), "a name inside the plot"
+        assert any(f"base {BASE}" in line and PGO in line for line in lines[axis + 1 :]), "one line at 100"
+
+
+async def test_the_scaling_table_scrolls_when_cut(store: Path) -> None:
+    """Issue 38 item 14: the table beside the chart was cut at its edge with no key to reach the
+    rest; ← → (in the key bar) scroll it a column at a time."""
+    app = BenchdeckApp(store)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        app.selection = Selection(HOST, BASE, (PGO,))
+        for key in ("2", "left_square_bracket"):
+            await pilot.press(key)
+            await settle(pilot)
+        table = app.screen.query_one("#compare-scaling", DataTable)
+        assert isinstance(table, WideTable)
+        assert table.has_focus
+        assert table.max_scroll_x > 0, "the table is wider than its view"
+        assert "side(1)" in {b.action for _, b, enabled, _ in app.screen.active_bindings.values() if enabled}
+        await pilot.press("right")
+        await pilot.pause()
+        assert table.scroll_x == min(table.column_starts()[1], table.max_scroll_x) > 0
+
+
+def test_legend_rows_pack_names_in_order() -> None:
+    red, blue = (255, 0, 0), (0, 0, 255)
+    assert legend_rows([("base a", red), ("b", blue)], 40) == [[("base a", red), ("b", blue)]]
+    assert legend_rows([("base a", red), ("b", blue)], 10) == [[("base a", red)], [("b", blue)]]
+    assert legend_rows([], 40) == []
