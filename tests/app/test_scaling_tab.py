@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from benchdeck.tui.app.app import BenchdeckApp
@@ -27,15 +28,23 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return build_scaling_store(d / "scaling.duckdb")
 
 
+SCALING_TAB = ("2", "left_square_bracket")  # Compare, then back from the first tab to the last
+
+
+async def open_on(app: BenchdeckApp, pilot: Pilot[None], keys: tuple[str, ...] = SCALING_TAB) -> None:
+    """The store's two builds selected, then ``keys`` pressed (by default: to the Scaling tab)."""
+    await settle(pilot)
+    app.selection = Selection(HOST, BASE, (PGO,))
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_scaling_tab(store: Path, tmp_path: Path, size: tuple[int, int]) -> None:
     app = BenchdeckApp(store)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        app.selection = Selection(HOST, BASE, (PGO,))
-        for key in ("2", "left_square_bracket"):  # Compare, then back from the first tab to the last
-            await pilot.press(key)
-            await settle(pilot)
+        await open_on(app, pilot)
         table = app.screen.query_one("#compare-scaling", DataTable)
         assert table.row_count == 2 * (1 + len(DOPS)), "per workload a heading row and a row per dop"
         chart = app.screen.query_one("#scaling-chart", ScalingChart)
@@ -48,10 +57,7 @@ async def test_scaling_tab(store: Path, tmp_path: Path, size: tuple[int, int]) -
 async def test_triage_flags_the_build_that_stops_scaling(store: Path) -> None:
     app = BenchdeckApp(store)
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        app.selection = Selection(HOST, BASE, (PGO,))
-        await pilot.press("3")
-        await settle(pilot)
+        await open_on(app, pilot, ("3",))
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         flagged = {it.workload: it.scaling for it in screen.items}
@@ -67,10 +73,7 @@ async def test_triage_scrolls_to_its_scaling_column_at_100_columns(store: Path, 
     how to reach it; ← → (in the key bar) scroll a column at a time, up to the flags whole."""
     app = BenchdeckApp(store)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        app.selection = Selection(HOST, BASE, (PGO,))
-        await pilot.press("3")
-        await settle(pilot)
+        await open_on(app, pilot, ("3",))
         table = app.screen.query_one("#triage-table", DataTable)
         assert isinstance(table, WideTable)
         assert table.max_scroll_x > 0, "the table is wider than 100 columns"
@@ -92,11 +95,7 @@ async def test_the_legend_is_under_the_plot_not_over_its_lines(store: Path) -> N
     """Issue 38 item 14: plotext's legend sat in the plot's top-left corner, over the lines."""
     app = BenchdeckApp(store)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        app.selection = Selection(HOST, BASE, (PGO,))
-        for key in ("2", "left_square_bracket"):
-            await pilot.press(key)
-            await settle(pilot)
+        await open_on(app, pilot)
         lines = _strip_texts(app.screen.query_one("#scaling-chart", ScalingChart))
         axis = next(i for i, line in enumerate(lines) if "└" in line)
         named = [i for i, line in enumerate(lines) if BASE in line or PGO in line]
@@ -110,11 +109,7 @@ async def test_the_scaling_table_scrolls_when_cut(store: Path) -> None:
     rest; ← → (in the key bar) scroll it a column at a time."""
     app = BenchdeckApp(store)
     async with app.run_test(size=(60, 20)) as pilot:
-        await settle(pilot)
-        app.selection = Selection(HOST, BASE, (PGO,))
-        for key in ("2", "left_square_bracket"):
-            await pilot.press(key)
-            await settle(pilot)
+        await open_on(app, pilot)
         table = app.screen.query_one("#compare-scaling", DataTable)
         assert isinstance(table, WideTable)
         assert table.has_focus
