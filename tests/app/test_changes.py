@@ -112,3 +112,18 @@ async def test_snapshot(post: Path, tmp_path: Path) -> None:
             await pilot.press("down")
         await settle(pilot)
         assert_snapshot(app, "changes-120x36", tmp_path)
+
+
+async def test_at_60_columns_the_head_is_two_lines_under_the_choices(demo: Demo, tmp_path: Path) -> None:
+    """Issue 38 item 14: at 60x20 the head wrapped into a column 15 cells wide (18 lines, the
+    builds left out named); under the choices it takes the whole width, in two lines at most."""
+    app = BenchdeckApp(demo.path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("6")
+        await settle(pilot)
+        head = on_screen(app, ChangesScreen).query_one("#changes-head", Static)
+        assert head.region.height <= 2
+        assert head.region.width >= 58
+        assert "3 builds left out" in str(head.content)
+        assert_snapshot(app, "changes-60x20", tmp_path)

@@ -40,6 +40,11 @@ async def test_runs(demo: Demo, tmp_path: Path, size: tuple[int, int]) -> None:
     await _shot(demo, tmp_path, size, "runs", [])
 
 
+async def test_runs_at_100_columns(demo: Demo, tmp_path: Path) -> None:
+    """Issue 38 item 14: the date shows whole at 100x30 (it was cut to ``2026-11-29 08``)."""
+    await _shot(demo, tmp_path, (100, 30), "runs", [])
+
+
 @pytest.mark.parametrize("size", SIZES, ids=_ids)
 async def test_compare(demo: Demo, tmp_path: Path, size: tuple[int, int]) -> None:
     await _shot(demo, tmp_path, size, "compare", ["2"])

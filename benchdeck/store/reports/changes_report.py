@@ -137,6 +137,14 @@ def left_out_note(left_out: Sequence[LeftOut]) -> str:
     return f" · left out: {shown}{more}; {ways}"
 
 
+def left_out_count(left_out: Sequence[LeftOut]) -> str:
+    """The narrow app's form: `` · 3 builds left out (`benchdeck changes` names them)``."""
+    if not left_out:
+        return ""
+    n = len(left_out)
+    return f" · {n} build{'' if n == 1 else 's'} left out (`benchdeck changes` names them)"
+
+
 def dops_note(results: Sequence[SeriesChanges]) -> str | None:
     """Said when the series span several concurrencies: a change is never called across them."""
     dops = sorted({r.series.dop for r in results if r.series.dop is not None})

@@ -29,6 +29,7 @@ from benchdeck.store.reports.changes_report import (
     fmt_change,
     fmt_moves,
     fmt_pvalue,
+    left_out_count,
     left_out_note,
     series_title,
 )
@@ -83,6 +84,9 @@ class ChangesScreen(BenchdeckScreen):
     """Change points per workload group; ``o`` switches versions/time, ``h`` the host."""
 
     CSS_PATH = tcss("changes.tcss")
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 - typed by Screen
+    """Below 100 columns the head goes under the choices, in two lines at most (at 60 it
+    wrapped into a column 15 cells wide), the builds left out counted, not named."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "o",
@@ -198,25 +202,33 @@ class ChangesScreen(BenchdeckScreen):
         self.show_rows()
         self.refresh_bindings()
 
-    def show_rows(self) -> None:
-        table = self.query_one("#changes-table", DataTable)
-        table.clear(columns=True)
+    def show_head(self) -> None:
+        """What the screen shows and why (narrow: the builds left out counted, not named)."""
         head = self.query_one("#changes-head", Static)
         req = self.request
-        lines = {(r.series.config, r.series.dop, r.series.line) for r in self.results}
-        self.rows = [Row(r, c) for r in by_group(self.results) for c in r.changes]
-        changed = sum(1 for r in self.results if r.changes)
+        note = (left_out_count if self.has_class("-narrow") else left_out_note)(req.left_out)
         if req.host is None:
             head.update("No runs in the store yet: run or import some (Launch, 4).")
         elif not self.results:
             need = "versions of a DBMS" if req.over == "version" else "runs of one build"
-            head.update(f"{req.host}: no series with 3 or more {need}.{left_out_note(req.left_out)}")
+            head.update(f"{req.host}: no series with 3 or more {need}.{note}")
         else:
             o = req.options
+            changed = sum(1 for r in self.results if r.changes)
             head.update(
                 f"{changed} of {len(self.results)} series changed (p <= {o.max_pvalue:g}, "
-                f"magnitude > {o.min_magnitude:.0%}){left_out_note(req.left_out)}"
+                f"magnitude > {o.min_magnitude:.0%}){note}"
             )
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show_head)
+
+    def show_rows(self) -> None:
+        table = self.query_one("#changes-table", DataTable)
+        table.clear(columns=True)
+        self.show_head()
+        lines = {(r.series.config, r.series.dop, r.series.line) for r in self.results}
+        self.rows = [Row(r, c) for r in by_group(self.results) for c in r.changes]
         columns = ["group", "workload", "between", "change", "p-value", "per-op moved at the same point"]
         if len(lines) > 1:
             columns.insert(2, "series")

@@ -171,7 +171,7 @@ class CompareScreen(ComparePickers):
                 yield Static("", id="compare-counters")
             with TabPane("Scaling", id="tab-scaling"), Horizontal(id="scaling-box"):
                 yield ScalingChart(id="scaling-chart")
-                yield DataTable[object](id="compare-scaling", zebra_stripes=True, cursor_type="row")
+                yield WideTable(id="compare-scaling", cursor_type="row")
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -18,7 +19,7 @@ from textual.widgets.data_table import RowKey
 from benchdeck.engine.config_names import config_label
 from benchdeck.store.storage.run_lists import HistoryRow
 
-COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "dop", "config", "date", "tags", "reason")
+COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "date", "dop", "config", "tags", "reason")
 REASON_WIDTH = 60  # the reason column's first line, cut; the status line shows it whole
 SHRINK = (("build", 14), ("workload", 16))  # cut first (down to these widths) to keep QPS and status in view
 NARROW = (("build", 10), ("workload", 12))  # the floors where SHRINK's leave QPS past the edge (60 columns)
@@ -32,8 +33,15 @@ def reason(run: HistoryRow) -> str:
     return first if len(first) <= REASON_WIDTH else first[: REASON_WIDTH - 1] + "…"
 
 
-def run_cells(r: HistoryRow, marked: Sequence[int]) -> list[str]:
-    """A run's row as text, one string per column of :data:`COLUMNS`."""
+def short_when(r: HistoryRow, year: int) -> str:
+    """A run's date as the table shows it: ``11-29 08:12`` in ``year`` (this year), else with
+    its year (``2025-11-21 04:38``). Five cells fewer keep it whole at 100 columns."""
+    return r.when[5:] if r.created_at.year == year else r.when
+
+
+def run_cells(r: HistoryRow, marked: Sequence[int], year: int | None = None) -> list[str]:
+    """A run's row as text, one string per column of :data:`COLUMNS` (dates of ``year``,
+    this year by default, without their year)."""
     return [
         f"*{r.run_id}" if r.run_id in marked else str(r.run_id),
         r.host,
@@ -41,9 +49,9 @@ def run_cells(r: HistoryRow, marked: Sequence[int]) -> list[str]:
         r.workload,
         f"{r.qps:,.1f}" if r.qps is not None else "-",
         r.status,
+        short_when(r, datetime.now().year if year is None else year),
         str(r.threads) if r.threads is not None else "",
         config_label(r.config),
-        r.when,
         ", ".join(r.tags),
         reason(r),
     ]
@@ -61,9 +69,10 @@ def fitted(natural: Sequence[int], room: int) -> list[int]:
     ``status`` stay as they are (scrolled to). At 80 columns the author's names
     (``ma100244_rel_withdbg``, ``update-index_range=100``) pushed QPS past the edge. Where even
     that is too wide (60 columns), the names go down to :data:`NARROW` and the columns up to QPS
-    are kept in view (its decimals were cut at the edge)."""
+    are kept in view (its decimals were cut at the edge). Where the date (after ``status``) fits
+    by the same cuts (100 columns), it is kept whole: it was cut to ``2026-11-29 08``."""
     out = list(natural)
-    for last, floors in (("status", SHRINK), ("status", NARROW), ("QPS", NARROW)):
+    for last, floors in (("date", SHRINK), ("status", SHRINK), ("status", NARROW), ("QPS", NARROW)):
         out = list(natural)
         over = sum(w + PADDING for w in out[: COLUMNS.index(last) + 1]) + SCROLLBAR - room
         for name, floor in floors:

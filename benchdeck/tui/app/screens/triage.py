@@ -28,6 +28,7 @@ from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.compare_views import row_label
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import rqps_colours
+from benchdeck.tui.app.widgets.wide_table import WideTable
 
 TOP_METRICS = 3
 TOP_COUNTERS = 3
@@ -217,7 +218,7 @@ class TriageScreen(BenchdeckScreen):
         with Horizontal(id="triage-top"):
             yield Choice[int]([], prompt="build", id="triage-build", compact=True)
             yield Static("", id="triage-head")
-        yield DataTable[object](id="triage-table", cursor_type="row", zebra_stripes=True)
+        yield WideTable(id="triage-table", cursor_type="row")
         yield KeyBar()
 
     def on_mount(self) -> None:
