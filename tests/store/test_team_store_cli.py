@@ -125,7 +125,7 @@ def test_a_run_and_an_import_write_into_one_lake_at_once(
     assert listed.returncode == 0, listed.stderr
     ids = [int(line.split("\t")[0]) for line in listed.stdout.splitlines()[1:] if line[:1].isdigit()]
     assert len(ids) == len(set(ids)) == 10, listed.stdout
-    line = rf"^{run_id}\tlocal\tsqlite\t\t{WORKLOAD}\t{tree.DOP}\tfinished\t"
+    line = rf"^{run_id}\tlocal\tsqlite\tdefault\t{WORKLOAD}\t{tree.DOP}\tfinished\t"
     assert re.search(line, listed.stdout, re.M), listed.stdout
     changes = bd(env, "changes", "--host", "local")
     assert changes.returncode == 0, changes.stderr
