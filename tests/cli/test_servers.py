@@ -120,7 +120,10 @@ def test_a_server_a_run_measures_on_is_not_stopped(tmp_path: Path, work: Path) -
                 break  # measuring
         refused = bd(env, "server", "stop", "here")
         assert refused.returncode == 1
-        busy = r"benchdeck: here: run 1 still has its (bench|vmstat|iostat) running \(pid \d+, .*cancel 1`[^\n]*\n"
+        busy = (
+            r"benchdeck: here: run 1 still has its (bench|vmstat|iostat) running \(pid \d+, "
+            r".*cancel 1`[^\n]*\n"
+        )
         assert re.fullmatch(busy, refused.stderr), refused.stderr
         second = two_builds_env(tmp_path, work, port, "two.duckdb")  # another process, another store
         other = bd(second, "run", "--host", "here", "--build", B, "--workload", WORKLOAD, "--time", "1")
