@@ -124,9 +124,9 @@ def bisect_cmd(
 
 def _run(obj: Ctx, req: BisectRequest, fmt: str) -> None:
     """One bisect to its end (or resumed to it), its report printed in ``fmt``."""
+    from benchdeck.tui.cli.bisect_report import render
     from benchdeck.tui.cli.build import _detachable, _services
     from benchdeck.tui.services.bisect import BisectError, bisect
-    from benchdeck.tui.services.bisect_report import render
 
     progress_to_err = fmt != "text"
 

@@ -22,11 +22,11 @@ from textual.message import Message
 from textual.widgets import Static
 
 from benchdeck.tui.app.screens.base import BenchdeckScreen, tcss
+from benchdeck.tui.app.state.bisect_view import CommitRow, View, session_view
 from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import RqpsColours, rqps_colours
 from benchdeck.tui.services.bisect_state import all_sessions, sessions_dir
-from benchdeck.tui.services.bisect_view import CommitRow, View, session_view
 
 STRIP = 32  # columns of the dots' strip
 REFRESH_S = 5.0

@@ -11,9 +11,9 @@ from benchdeck.engine.bisect.driver import Bisection, Options, Result, Step
 from benchdeck.engine.builds import Build
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
+from benchdeck.tui.app.state.bisect_view import session_view
 from benchdeck.tui.services.bisect import ratio
 from benchdeck.tui.services.bisect_state import SessionState
-from benchdeck.tui.services.bisect_view import session_view
 
 N, PLANTED = 6, 4
 ARGS = {

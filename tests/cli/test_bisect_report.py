@@ -16,8 +16,8 @@ from benchdeck.engine.bisect.history import Commit
 from benchdeck.engine.bisect.search import Search
 from benchdeck.engine.building.recipes import Recipe
 from benchdeck.engine.planning.plan import RunOptions
+from benchdeck.tui.cli.bisect_report import render
 from benchdeck.tui.services.bisect import BisectError, BisectRequest, Report, check_recipe, progress_line
-from benchdeck.tui.services.bisect_report import render
 from benchdeck.tui.services.bisect_state import SessionState, unfinished_sessions
 
 COMMITS = tuple(
