@@ -1,5 +1,5 @@
 """The Bisect screen on a session beside a real store (written as ``benchdeck bisect`` writes it,
-tests/services/test_bisect_view.py's lab): the commit line with every run a dot, the culprit at
+tests/app/test_bisect_view.py's lab): the commit line with every run a dot, the culprit at
 the end, and a session cut short shown as running. An SVG snapshot at 80x24."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from benchdeck.tui.app.app import BenchdeckApp
 from benchdeck.tui.app.screens.bisect import BisectScreen
 from tests.app.helpers import on_screen, settle, static_text
 from tests.app.snapshot import assert_snapshot
-from tests.services.test_bisect_view import PLANTED, N, bisected
+from tests.app.test_bisect_view import PLANTED, N, bisected
 
 
 async def test_bisect_screen_shows_the_commit_line_and_the_culprit(
