@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from benchdeck.engine.cluster.records import LagSample, NodeFault, NodeIostat, NodeVmstat
 from benchdeck.engine.metrics import PerOp
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.profiling.records import CounterWindow, ProfileWindow
@@ -167,7 +168,18 @@ class Replayed:
     io: tuple[IostatSample, ...] = ()
 
 
-SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped | CaptureBatch
+@dataclass(frozen=True, slots=True)
+class ClusterBatch:
+    """What a run on a cluster sampled of its nodes (``engine.cluster.records``), each row once."""
+
+    run_id: int
+    lag: tuple[LagSample, ...] = ()
+    vm: tuple[NodeVmstat, ...] = ()
+    io: tuple[NodeIostat, ...] = ()
+    faults: tuple[NodeFault, ...] = ()
+
+
+SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped | CaptureBatch | ClusterBatch
 EndEvent = RunFinished | RunFailed | RunCancelled
 RunEvent = (
     Planned
