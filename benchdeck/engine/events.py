@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from benchdeck.engine.cluster.records import LagSample, NodeFault, NodeIostat, NodeVmstat
+from benchdeck.engine.cluster.spec import ClusterSpec
 from benchdeck.engine.metrics import PerOp
 from benchdeck.engine.planning.plan import RunPlan
 from benchdeck.engine.profiling.records import CounterWindow, ProfileWindow
@@ -169,6 +170,15 @@ class Replayed:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterPlanned:
+    """The run drives ``cluster``'s primary (the run's host) and samples every node; yielded
+    once, before :class:`RunStarted`, so the store knows the nodes and their roles."""
+
+    run_id: int
+    cluster: ClusterSpec
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterBatch:
     """What a run on a cluster sampled of its nodes (``engine.cluster.records``), each row once."""
 
@@ -183,6 +193,7 @@ SampleEvent = BenchBatch | VmstatBatch | IostatBatch | Skipped | CaptureBatch | 
 EndEvent = RunFinished | RunFailed | RunCancelled
 RunEvent = (
     Planned
+    | ClusterPlanned
     | RunStarted
     | StepStarted
     | Phase

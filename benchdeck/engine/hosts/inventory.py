@@ -15,6 +15,7 @@ from typing import Any
 
 from benchdeck.engine.building.recipes import Recipe
 from benchdeck.engine.builds import Build
+from benchdeck.engine.cluster.spec import ClusterSpec
 from benchdeck.engine.hosts.inventory_place import INVENTORY_ENV as INVENTORY_ENV
 from benchdeck.engine.hosts.inventory_place import LEGACY_INVENTORY_ENV as LEGACY_INVENTORY_ENV
 from benchdeck.engine.hosts.inventory_place import default_config_path as default_config_path
@@ -160,6 +161,8 @@ class Inventory:
     """Per suite: what its runs capture with perf (``profile = "counters,cpu"``)."""
     recipes: dict[str, Recipe] = field(default_factory=dict)
     """Build recipes by name (engine.recipes): how to compile a DBMS on a host."""
+    clusters: dict[str, ClusterSpec] = field(default_factory=dict)
+    """Clusters by name (engine.cluster.spec): a primary and its replicas on the hosts above."""
 
     def recipe(self, name: str) -> Recipe:
         try:

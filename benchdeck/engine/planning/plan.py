@@ -133,3 +133,4 @@ class RunRequest:
     workload: str
     options: RunOptions = RunOptions()
     config: str | None = None  # one of the build's configs (inventory); None: its default
+    cluster: str | None = None  # an inventory cluster (engine.cluster.spec): ``host`` is its primary's
