@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real programs the test suite drives: sshd, MariaDB, PostgreSQL, sysbench,
+# Installs the real programs the test suite drives: sshd, MariaDB, PostgreSQL, sysbench, Galera,
 # vmstat/iostat, perf, db_bench, tmux. Debian/Ubuntu; uses sudo when not root.
 set -euo pipefail
 SUDO=""
@@ -9,7 +9,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   sysbench mariadb-server mariadb-client openssh-server openssh-client sysstat procps \
   postgresql postgresql-contrib rocksdb-tools tmux librsvg2-bin python3-pymysql python3-psycopg \
-  gcc libc6-dev linux-perf numactl >/dev/null
+  gcc libc6-dev linux-perf numactl galera-4 rsync >/dev/null
 # Over SSH the shipped clients run the python3 a login shell finds (a host's `python` in the
 # inventory names another): on a machine whose shell start-up puts a pyenv shim or the like first,
 # that is not Debian's python3 above, so it gets the DB drivers too (a venv of yours is not it).
