@@ -190,6 +190,37 @@ def test_check_all_stores_facts(env: Env) -> None:
         assert facts["tools"]["sysbench"]
 
 
+def test_check_names_the_hosts_python_and_its_drivers(env: Env) -> None:
+    """The interpreter the shipped clients run with on a remote host: the inventory's, checked
+    (it looked for python3 whatever the host named); one that does not run fails the check."""
+    shutil.copy(env.sshd.known_hosts, env.known_hosts)
+    text = env.config.read_text().replace('device = "vda"', f'device = "vda"\npython = "{sys.executable}"')
+    env.config.write_text(text)
+    r = env.run("hosts", "check", "box")
+    assert r.returncode == 0, r.stderr
+    v = ".".join(map(str, sys.version_info[:3]))
+    assert f"  box: python {sys.executable} ({v}): PyMySQL yes, psycopg yes" in lines(r.stdout)
+
+    bare = env.tmp / "bare"  # a venv without the drivers: each missing one named with its fix
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
+    env.config.write_text(text.replace(f'python = "{sys.executable}"', f'python = "{bare}/bin/python"'))
+    r = env.run("hosts", "check", "box")
+    assert r.returncode == 0, r.stderr
+    out = lines(r.stdout)
+    assert f"  box: python {bare}/bin/python ({v}): PyMySQL no, psycopg no" in out
+    assert (
+        f"  box: psycopg is missing for PostgreSQL TPC-C and Insert Benchmark runs: {bare}/bin/python -m pip "
+        "install 'psycopg[binary]', or name another interpreter (hosts.box.python)"
+    ) in out
+
+    env.config.write_text(text.replace(f'python = "{sys.executable}"', 'python = "/nonexistent/python3"'))
+    r = env.run("hosts", "check", "box")
+    assert r.returncode == 1
+    (line,) = [ln for ln in lines(r.stderr) if "python" in ln]
+    assert line.startswith("benchdeck: box: python /nonexistent/python3 does not run there (")
+    assert line.endswith("install it or name another interpreter (hosts.box.python)")
+
+
 def test_one_unreachable_host_fails_alone(env: Env) -> None:
     shutil.copy(env.sshd.known_hosts, env.known_hosts)
     env.write_config(box_port=free_port())

@@ -17,6 +17,7 @@ import click
 if TYPE_CHECKING:  # engine imports are deferred: asyncssh's import would slow every other command
     from benchdeck.engine.hosts.facts import HostFacts
     from benchdeck.engine.hosts.inventory import ConfigError, HostConfig, Inventory
+    from benchdeck.engine.hosts.python_check import PythonCheck
     from benchdeck.engine.transport import HostKeyError
     from benchdeck.tui.cli.context import Ctx
 
@@ -77,23 +78,26 @@ def list_cmd() -> None:
         click.echo(f"benchdeck: warning: {problem}", err=True)
 
 
-async def _facts(inv: Inventory, host: HostConfig) -> tuple[HostFacts, list[ConfigError]]:
-    """The host's facts, and the files its builds name that it does not have."""
+async def _facts(inv: Inventory, host: HostConfig) -> tuple[HostFacts, list[ConfigError], PythonCheck | None]:
+    """The host's facts, the files its builds name that it does not have, and (a remote host)
+    the interpreter its shipped clients run with."""
     from benchdeck.engine.hosts.facts import gather_facts
     from benchdeck.engine.hosts.inventory_check import missing_on_host
+    from benchdeck.engine.hosts.python_check import probe_python
     from benchdeck.engine.transport import make_transport
 
     transport = make_transport(host.spec)
     try:
         facts = await gather_facts(transport)
-        return facts, await missing_on_host(inv, host, transport)
+        py = None if host.transport == "local" else await probe_python(transport, host.python)
+        return facts, await missing_on_host(inv, host, transport), py
     finally:
         await transport.close()
 
 
 async def _check_all(
     inv: Inventory, hosts: list[HostConfig]
-) -> list[tuple[HostFacts, list[ConfigError]] | BaseException]:
+) -> list[tuple[HostFacts, list[ConfigError], PythonCheck | None] | BaseException]:
     return await asyncio.gather(*(_facts(inv, h) for h in hosts), return_exceptions=True)
 
 
@@ -104,6 +108,7 @@ def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
     """Connect to hosts (all by default) at once, store their facts, name missing tools."""
     from benchdeck.engine.hosts.facts import describe, missing_tools
     from benchdeck.engine.hosts.inventory_check import missing_here
+    from benchdeck.engine.hosts.python_check import python_lines
     from benchdeck.engine.transport import TransportError
     from benchdeck.store.storage.runs import save_host_facts
 
@@ -114,7 +119,7 @@ def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
         click.echo(f"benchdeck: {problem}", err=True)
     failed = len(problems)
     results = asyncio.run(_check_all(inv, hosts))
-    good: list[tuple[HostConfig, HostFacts]] = []
+    good: list[tuple[HostConfig, HostFacts, PythonCheck | None]] = []
     for host, res in zip(hosts, results, strict=True):
         if isinstance(res, TransportError | OSError):
             failed += 1
@@ -123,20 +128,26 @@ def check_cmd(obj: Ctx, names: tuple[str, ...]) -> None:
         elif isinstance(res, BaseException):
             raise res
         else:
-            facts, absent = res
+            facts, absent, py = res
             for problem in absent:
                 click.echo(f"benchdeck: {problem}", err=True)
             failed += len(absent)
-            good.append((host, facts))
+            if py is not None and py.version is None:  # its clients cannot run at all
+                failed += 1
+                click.echo(f"benchdeck: {python_lines(host.name, py)[0]}", err=True)
+            good.append((host, facts, py))
     if good:
         with obj.open_store() as store, store.transaction() as cur:
-            for host, facts in good:
+            for host, facts, _ in good:
                 save_host_facts(cur, host.name, facts.as_dict())
-    for host, facts in good:
+    for host, facts, py in good:
         click.echo(f"{host.name}: {describe(facts)}")
         _devices(host, facts)
         for tool, package in missing_tools(facts):
             click.echo(f"  {host.name}: {tool} is missing: apt-get install -y {package}")
+        if py is not None and py.version is not None:
+            for line in python_lines(host.name, py):
+                click.echo(line)
     if failed:
         sys.exit(1)
 
