@@ -100,3 +100,23 @@ async def test_a_session_cut_short_shows_the_commit_it_waits_for(tmp_path: Path)
     assert view.headline == "running"
     assert view.rows[last].mark == "testing"
     assert len(view.rows[last].ratios) == 1
+
+
+async def test_a_running_session_shows_its_last_eta_less_the_time_since(tmp_path: Path) -> None:
+    """The bisect's own estimate (the CLI's ETA, saved with each step) counted down by the app,
+    read back from the session file as another process wrote it."""
+    store, state, result = await bisected(tmp_path)
+    last = result.tested[-1].position
+    del state.runs[f"{last}:1"]
+    state.set_eta(300.0)
+    state.eta = (300.0, state.eta[1] - 60.0) if state.eta else None  # estimated a minute ago
+    state.save()
+    again = SessionState.load(tmp_path / "bd-bisect", ARGS)
+    assert again.eta == state.eta
+    with store.reading() as cur:
+        view = session_view(cur, again)
+        assert view.eta_s is not None
+        assert 235.0 <= view.eta_s <= 240.5
+        again.eta = None
+        assert session_view(cur, again).eta_s is None
+    store.close()

@@ -154,6 +154,10 @@ def test_killed_bisect_resumes_and_names_the_planted_commit(env: dict[str, str])
     assert "bisect: resuming" in again.stderr
     out = json.loads(again.stdout)
     assert out["outcome"] == "culprit", seen + again.stderr
+    saved = [
+        json.loads(p.read_text()) for p in (Path(env["BENCHDECK_DB"]).parent / "bd-bisect").glob("*.json")
+    ]
+    assert any(d["done"] and d["eta"][0] == 0.0 for d in saved)  # the app's ETA: each step's, 0 at the end
     assert out["culprit"]["sha"] == s[PLANTED]
     assert out["culprit"]["subject"] == "vdbe: check the statement once more per step"
     assert out["culprit"]["author"] == "Ada Bisect"

@@ -219,7 +219,10 @@ class BuildsAndRuns:
         return ratio(other, base)
 
     def progress(self, step: Step) -> None:
-        self.say(progress_line(step, self.commits, self.eta_s(step)))
+        eta = self.eta_s(step)
+        self.say(progress_line(step, self.commits, eta))
+        if self.state is not None:  # the app's Bisect screen shows it (another process may run this)
+            self.state.set_eta(eta if step.search.candidates() else 0.0)
 
     def eta_s(self, step: Step) -> float:
         """Seconds left: steps left x (a build + its runs), learned from this bisect so far

@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ class SessionState:
     done: bool = False
     commits: list[dict[str, str]] = field(default_factory=list)
     """good .. bad (sha, subject, author, date, parent) and each one's build name, for the app."""
+    eta: tuple[float, float] | None = None
+    """(seconds left, the wall-clock time it was estimated at) after the last step, for the app."""
 
     @classmethod
     def load(cls, directory: Path, args: dict[str, Any]) -> SessionState:
@@ -46,6 +49,8 @@ class SessionState:
             state.failed = {int(p) for p in d["failed"]}
             state.done = bool(d.get("done", False))
             state.commits = list(d.get("commits", []))
+            eta = d.get("eta")
+            state.eta = (float(eta[0]), float(eta[1])) if eta else None
         return state
 
     @property
@@ -63,6 +68,16 @@ class SessionState:
         self.failed.add(position)
         self.save()
 
+    def set_eta(self, seconds: float) -> None:
+        self.eta = (seconds, time.time())
+        self.save()
+
+    def eta_left(self, now: float) -> float | None:
+        """Seconds left as of ``now``: the last estimate less the time since (never below 0)."""
+        if self.eta is None:
+            return None
+        return max(0.0, self.eta[0] - (now - self.eta[1]))
+
     def set_done(self) -> None:
         self.done = True
         self.save()
@@ -77,6 +92,7 @@ class SessionState:
             "failed": sorted(self.failed),
             "done": self.done,
             "commits": self.commits,
+            "eta": list(self.eta) if self.eta else None,
         }
         tmp.write_text(json.dumps(body, indent=1, sort_keys=True, default=str))
         os.replace(tmp, self.path)

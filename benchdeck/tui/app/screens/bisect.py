@@ -27,6 +27,7 @@ from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.keybar import KeyBar
 from benchdeck.tui.app.widgets.rqps import RqpsColours, rqps_colours
 from benchdeck.tui.services.bisect_state import all_sessions, sessions_dir
+from benchdeck.tui.services.eta import format_s
 
 STRIP = 32  # columns of the dots' strip
 REFRESH_S = 5.0
@@ -132,7 +133,9 @@ class BisectScreen(BenchdeckScreen):
             )
             return
         v = msg.view
-        state = "running" if v.result is None else "done"
+        state = (
+            "done" if v.result is not None else "running" + (f", ETA {format_s(v.eta_s)}" if v.eta_s else "")
+        )
         title.update(f"{v.title}  (session {msg.index + 1} of {msg.count}, step {v.steps}, {state})")
         self.query_one("#bisect-line", Static).update(commit_line(v, rqps_colours(self.app)))
         end = v.headline + (f"\nCPU per query grew: {v.grown}" if v.grown else "")

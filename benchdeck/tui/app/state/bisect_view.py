@@ -10,6 +10,7 @@ running shows up to the run it waits for.
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,7 @@ class View:
     result: Result | None  # None while the bisect goes on
     headline: str
     grown: str  # culprit vs parent: the functions whose CPU per query grew most
+    eta_s: float | None = None  # running: seconds left by the bisect's own last estimate
 
 
 class ReplayLab:
@@ -115,7 +117,10 @@ def session_view(cur: duckdb.DuckDBPyConnection, state: SessionState) -> View:
         rows.append(CommitRow(i, c["sha"][:8], c["subject"], mark, runs, to_good))
     title = f"bisect {a['workload']} on {a['host']}, recipe {a['recipe']} ({a['variant']})"
     headline, grown = _headline(result, commits), _grown(cur, a, commits, result)
-    return View(f"{title}: {len(commits) - 1} commits", tuple(rows), len(lab.steps), result, headline, grown)
+    eta = state.eta_left(time.time()) if result is None else None
+    return View(
+        f"{title}: {len(commits) - 1} commits", tuple(rows), len(lab.steps), result, headline, grown, eta
+    )
 
 
 def _headline(result: Result | None, commits: Sequence[dict[str, str]]) -> str:
