@@ -115,3 +115,24 @@ def test_a_second_import_with_device_adds_the_device_metrics(tmp_path: Path) -> 
         assert "iostat" in kinds
     again = _import(db, tree, "--device", "md2")  # nothing more to add
     assert "imported 0 runs (9 already in the store, 0 files" in again[-1]
+
+
+def test_a_runs_output_that_is_a_link_in_a_tarball_is_one_skipped_line(tmp_path: Path) -> None:
+    """A packed run whose sb.o is a link: not followed, and said (it was left out silently)."""
+    tree = t.write_tree(tmp_path / "tree")
+    a = t.folder(tree, t.A)
+    out_file = a / f"sb.o.point-query.{DOP}"
+    (tmp_path / "elsewhere").write_bytes(out_file.read_bytes())
+    out_file.unlink()
+    out_file.symlink_to(tmp_path / "elsewhere")
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    with tarfile.open(packed / f"{a.name}.tar.gz", "w:gz") as tar:
+        tar.add(a, arcname=a.name)
+    out = _import(tmp_path / "packed.duckdb", packed)
+    (skipped,) = [line for line in out if line.startswith("benchdeck: skipped: ")]
+    assert skipped == (
+        f"benchdeck: skipped: {packed / a.name}.tar.gz/{a.name}/{out_file.name}: "
+        f"a symbolic link to {tmp_path / 'elsewhere'} in the tarball, not followed"
+    )
+    assert "imported 2 runs (0 already in the store, 1 files not imported" in out[-1]

@@ -173,8 +173,10 @@ def read_packed(tarball: Path, iostat: bool) -> list[Folder]:
             if not split_run_dir(folder.rpartition("/")[2]):
                 continue
             if not m.isfile():
-                if name.startswith(("sb.vm.", "sb.io.", "sb.met.")):  # said, as a folder's would be
+                if name.startswith(("sb.o.", "sb.vm.", "sb.io.", "sb.met.")):  # said, as a folder's would be
                     not_files.setdefault(folder, {})[name] = _what(m)
+                    if name.startswith("sb.o."):  # a run's output: the run is listed, and refused
+                        mtimes.setdefault(folder, {})[name] = float(m.mtime)
                 continue
             mtimes.setdefault(folder, {})[name] = float(m.mtime)
             if n := _kept(name, iostat):
