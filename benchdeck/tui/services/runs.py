@@ -250,7 +250,8 @@ class RunService:
             if taken is None:
                 return out
             item, eta = taken
-            req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options), item.config)
+            opts = RunOptions(**item.options)
+            req = RunRequest(item.host, item.build, item.workload, opts, item.config, opts.cluster)
             run_id = await self._db(self.new_run, req)
             await self._db(self._attach, item.item_id, run_id)
             await self._events.put(QueuePhase(run_id, "queue", queue_line(item, eta), eta))

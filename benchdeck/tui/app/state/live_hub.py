@@ -12,12 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from benchdeck.engine.building.runner import BuildEvent
-from benchdeck.engine.events import Planned, RunEvent
+from benchdeck.engine.events import ClusterBatch, Planned, RunEvent
 from benchdeck.engine.hosts.inventory import Inventory
 from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.storage import queue as q
 from benchdeck.store.storage.db import Store
+from benchdeck.tui.app.state.live_cluster import fault_text
 from benchdeck.tui.app.state.live_model import LiveModel
 
 if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a queue starts
@@ -48,6 +49,8 @@ class LiveHub:
         self.listeners: list[Callable[[], None]] = []
         self.on_error: Callable[[str], None] = lambda _msg: None
         """Called with a one-line message when a background queue fails."""
+        self.on_fault: Callable[[str], None] = lambda _msg: None
+        """Called with ``run 7: node r2 stopped at 42 s: why`` when a cluster's node fails (a toast)."""
         self.on_run_stored: Callable[[], None] = lambda: None
         """Called once a run has ended and its end is in the store (screens reload)."""
         self.outcomes: list[Outcome] = []
@@ -119,6 +122,9 @@ class LiveHub:
         if isinstance(ev, Planned):
             task = asyncio.create_task(self._lookup_base(view.run_id, ev.plan.host, ev.plan.workload))
             self._keep(task)
+        if isinstance(ev, ClusterBatch):
+            for fault in ev.faults:
+                self.on_fault(f"run {ev.run_id}: {fault_text(fault)}")
         self._changed()
 
     def _keep(self, task: asyncio.Task[Any]) -> None:
