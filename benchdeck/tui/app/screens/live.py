@@ -100,6 +100,11 @@ class HostPane(Vertical):
                 yield LineChart(NODE_CHARTS[name], id=f"live-{name}")
         yield Log(classes="live-log", max_lines=200)
 
+    def on_mount(self) -> None:
+        """The log keeps its newest line (a node's fault) in view, as its size settles too,
+        until the user scrolls up (anchored)."""
+        self.query_one(".live-log", Log).anchor()
+
     def show(self, v: RunView, line: str) -> None:
         """Show run ``v`` (of host ``v.host``); charts redraw only if their data changed."""
         self.host = v.host
