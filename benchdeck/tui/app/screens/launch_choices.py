@@ -11,6 +11,7 @@ from textual.widgets import SelectionList
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 
 if TYPE_CHECKING:
+    from benchdeck.engine.cluster.spec import ClusterSpec
     from benchdeck.engine.hosts.inventory import Inventory
     from benchdeck.store.storage.db import Store
 
@@ -25,6 +26,13 @@ CAPTURE_CHOICES = [
     ("cpu profile", "cpu"),
     ("counters + cpu", "counters,cpu"),
 ]
+
+NO_CLUSTER = "none: each host's server"  # the Cluster picker's first choice
+
+
+def cluster_label(c: ClusterSpec) -> str:
+    """``loop3 (async, 3 nodes)``: a cluster as the Cluster picker offers it."""
+    return f"{c.name} ({c.kind}, {len(c.nodes)} nodes)"
 
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:
