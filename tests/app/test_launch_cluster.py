@@ -21,7 +21,10 @@ from benchdeck.tui.app.screens.launch_choices import NO_CLUSTER
 from benchdeck.tui.app.state import live_hub
 from benchdeck.tui.services.runs import queued_request
 from tests.app.helpers import settle
+from tests.app.make_live_screenshots import DB_NAME, fix_launch
+from tests.app.snapshot import assert_snapshot
 from tests.app.test_launch_live import SIZE, matrix, open_launch, wait_for
+from tests.app.test_toasts_stacked import screen_lines
 
 LOOP3 = ClusterSpec(
     "loop3",
@@ -89,12 +92,12 @@ async def test_a_cluster_runs_on_its_primary_and_the_queue_names_it(
         await wait_for(pilot, lambda: bool(launch.query("#launch-cluster")), "the Cluster picker")
         picker = launch.query_one("#launch-cluster", Select)
         offered = [str(prompt) for prompt, _ in picker._options]
-        assert offered == [NO_CLUSTER, "loop3 (async, 3 nodes)"]
+        assert offered == [NO_CLUSTER, "loop3"]
         hosts = launch.query_one("#launch-hosts", SelectionList)
         assert list(hosts.selected) == ["local"]
 
         picker.value = "loop3"
-        mine = "6 runs = cluster loop3 (on local2) x 2 build(s) x 3 workload(s)"
+        mine = "6 runs = cluster loop3 (async, 3 nodes) on local2 x 2 build(s) x 3 workload(s)"
         await wait_for(pilot, lambda: matrix(app).startswith(mine), "the cluster's matrix")
         assert list(hosts.selected) == ["local2"]  # the primary's host, alone
         assert hosts.disabled
@@ -132,3 +135,28 @@ def test_a_queued_run_keeps_its_cluster(tmp_path: Path) -> None:
         4,
     )
     assert queued_request(one_server).cluster is None
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_launch_with_a_cluster_snapshot(
+    tmp_path: Path, clusters: dict[str, ClusterSpec], size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """loop3 picked: the picker and the matrix line whole on the screen, at 80 columns too."""
+    monkeypatch.chdir(tmp_path)  # the header shows the store relative to it
+    app = BenchdeckApp(tmp_path / DB_NAME)
+    async with app.run_test(size=size) as pilot:
+        launch = await open_launch(pilot)
+        await wait_for(pilot, lambda: bool(launch.query("#launch-cluster")), "the Cluster picker")
+        launch.query_one("#launch-cluster", Select).value = "loop3"
+        await wait_for(pilot, lambda: "cluster loop3" in matrix(app), "the cluster's matrix")
+        await settle(pilot)
+        fix_launch(pilot)
+        await settle(pilot)
+        screen = [line.rstrip() for line in screen_lines(app)]
+        assert screen[2].split()[-1] == "Cluster"
+        assert screen[4].split("▊")[-1].split() == ["loop3", "▼", "▎"]
+        bottom = " ".join(line.strip() for line in screen[-3:-1]).replace("Start", "").split()
+        assert " ".join(bottom) == (
+            "6 runs = cluster loop3 (async, 3 nodes) on local2 x 2 build(s) x 3 workload(s); about 0m36s"
+        )
+        assert_snapshot(app, f"launch-cluster-{size[0]}x{size[1]}", tmp_path)

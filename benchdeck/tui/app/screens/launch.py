@@ -198,7 +198,7 @@ class LaunchScreen(StyledOnce):
         assert self.inv is not None
         if not self.inv.clusters or self.query("#launch-cluster"):
             return
-        options = [(NO_CLUSTER, ""), *((cluster_label(c), name) for name, c in self.inv.clusters.items())]
+        options = [(NO_CLUSTER, ""), *((name, name) for name in self.inv.clusters)]
         picker = Choice[str](options, value="", id="launch-cluster", allow_blank=False)
         self.query_one(OptionsColumn).mount(Label("Cluster", id="launch-cluster-label"), picker, before=0)
 
@@ -326,7 +326,7 @@ class LaunchScreen(StyledOnce):
         secs = matrix_s({h_: measured * sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts}, setups)
         runs = sum(map(len, cells.values())) * w * sweep
         spec = self.cluster()
-        size = f"cluster {spec.name} (on {hosts[0]})" if spec is not None and hosts else f"{h} host(s)"
+        size = f"{cluster_label(spec)} on {hosts[0]}" if spec is not None and hosts else f"{h} host(s)"
         size += f" x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
         size += f" x {len(self._dops())} dops" if len(self._dops()) > 1 else ""
         size += f" x {self._repeats()} repeats" if self._repeats() > 1 else ""

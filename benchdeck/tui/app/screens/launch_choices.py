@@ -27,12 +27,13 @@ CAPTURE_CHOICES = [
     ("counters + cpu", "counters,cpu"),
 ]
 
-NO_CLUSTER = "none: each host's server"  # the Cluster picker's first choice
+NO_CLUSTER = "none"  # the Cluster picker's first choice: each host runs its own server
 
 
 def cluster_label(c: ClusterSpec) -> str:
-    """``loop3 (async, 3 nodes)``: a cluster as the Cluster picker offers it."""
-    return f"{c.name} ({c.kind}, {len(c.nodes)} nodes)"
+    """``cluster loop3 (async, 3 nodes)``: how the matrix line names a cluster (the picker
+    offers the names alone: whole at 80 columns)."""
+    return f"cluster {c.name} ({c.kind}, {len(c.nodes)} nodes)"
 
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:

@@ -1,4 +1,5 @@
-"""Live: one tab per host with a run: QPS (base overlaid), p95, vmstat, iostat, log, progress."""
+"""Live: one tab per host with a run: QPS (base overlaid), p95, vmstat, iostat, log, progress;
+a run on a cluster adds a tab per node (its vmstat, iostat), its replicas' lag and its faults."""
 
 from __future__ import annotations
 
