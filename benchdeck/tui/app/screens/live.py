@@ -101,11 +101,6 @@ class HostPane(Vertical):
                 yield LineChart(NODE_CHARTS[name], id=f"live-{name}")
         yield Log(classes="live-log", max_lines=200)
 
-    def on_mount(self) -> None:
-        """The log keeps its newest line (a node's fault) in view, as its size settles too,
-        until the user scrolls up (anchored)."""
-        self.query_one(".live-log", Log).anchor()
-
     def show(self, v: RunView, line: str) -> None:
         """Show run ``v`` (of host ``v.host``); charts redraw only if their data changed."""
         self.host = v.host
@@ -187,6 +182,9 @@ class HostPane(Vertical):
         log = self.query_one(".live-log", Log)
         if self._run_id != v.run_id:
             log.clear()
+            # its newest line (a node's fault) in view as the log's size settles, and after, until
+            # the user scrolls up (anchored): wherever the last run's log was scrolled
+            log.anchor()
             self._run_id, self._logged = v.run_id, 0
         fresh = min(v.log_total - self._logged, len(v.log))
         if fresh > 0:
