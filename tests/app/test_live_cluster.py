@@ -113,6 +113,14 @@ async def test_node_tabs_lag_chart_and_the_fault_line_and_toast(tmp_path: Path) 
         toasts = [n for n in app._notifications if n.title == "Cluster"]
         assert [n.message for n in toasts] == [f"run {RUN_ID}: {FAULT}"]
         assert toasts[0].severity == "warning"
+        back = NodeFault("r2", 20.0, "back", "Replica_SQL_Running: Yes")
+        app.hub._on_event(ClusterBatch(RUN_ID, faults=(back,)))
+        await settle(pilot)
+        toasts = [n for n in app._notifications if n.title == "Cluster"]
+        assert (toasts[-1].message, toasts[-1].severity) == (
+            f"run {RUN_ID}: node r2 back at 20 s: Replica_SQL_Running: Yes",
+            "information",
+        )
 
         nodes = pane.query_one("#live-nodes", Tabs)
         nodes.focus()
