@@ -75,6 +75,17 @@ def test_a_batch_before_the_plan_or_of_a_run_on_one_server_changes_nothing() -> 
     assert len(headline(v, None, 0, 0).split("\n")) == 2
 
 
+def test_flow_control_pauses_are_kept_for_the_replicas_that_report_them() -> None:
+    galera = replace(CLUSTER, kind="galera")
+    c = ClusterView(galera)
+    c.take(ClusterBatch(1, lag=(LagSample("r1", 1.0, None, paused_s=0.25), LagSample("r2", 1.0, None))))
+    c.take(ClusterBatch(1, lag=(LagSample("r1", 2.0, None, paused_s=0.0), LagSample("r2", 2.0, None))))
+    assert c.pausing == ["r1"]
+    assert c.paused_s == {"r1": [0.25, 0.0], "r2": [None, None]}
+    assert c.lag_t["r1"] == [1.0, 2.0]
+    assert c.headline() == "cluster loop3 (galera, 3 nodes)  lag r1 -, r2 -  limit 10 s"
+
+
 def test_the_headline_says_the_worst_lag_alone_when_every_replicas_does_not_fit() -> None:
     many = replace(
         CLUSTER, nodes=CLUSTER.nodes + tuple(replace(CLUSTER.nodes[1], name=f"replica{i}") for i in range(9))
@@ -121,6 +132,11 @@ async def test_node_tabs_lag_chart_and_the_fault_line_and_toast(tmp_path: Path) 
             f"run {RUN_ID}: node r2 back at 20 s: Replica_SQL_Running: Yes",
             "information",
         )
+        app.hub.model.apply(ClusterBatch(RUN_ID, lag=(LagSample("r1", 13.0, 0.3, paused_s=0.5),)))
+        live.refresh_live()
+        await settle(pilot)
+        assert [line.label for line in lag.lines] == ["r1", "r2", "r1 paused", "limit 10 s"]
+        assert lag.lines[2].ys[-1] == 0.5
 
         nodes = pane.query_one("#live-nodes", Tabs)
         nodes.focus()

@@ -145,8 +145,10 @@ class HostPane(Vertical):
         return Series(got.vm if got.vm["us"] else own.vm, got.io if got.io["r_s"] else own.io)
 
     def _show_lag(self, c: ClusterView, now: float) -> None:
-        """Each replica's seconds behind over the run's t, and the cluster's limit as a line."""
+        """Each replica's seconds behind over the run's t (and the seconds flow control paused
+        it, where the server says), and the cluster's limit as a line."""
         lines = [Line(r.name, c.lag_t[r.name], c.lag_s[r.name]) for r in c.spec.replicas]
+        lines += [Line(f"{n} paused", c.lag_t[n], c.paused_s[n]) for n in c.pausing]  # flow control
         end = max([now, *(ts[-1] for ts in c.lag_t.values() if ts)])
         limit = c.spec.lag_limit_s
         if end > 0:

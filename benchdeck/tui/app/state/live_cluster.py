@@ -47,6 +47,10 @@ class ClusterView:
     nodes: dict[str, Series] = field(default_factory=dict)
     lag_t: dict[str, list[float]] = field(default_factory=dict)
     lag_s: dict[str, list[float | None]] = field(default_factory=dict)
+    paused_s: dict[str, list[float | None]] = field(default_factory=dict)
+    """Flow-control paused seconds per replica at the same ``t`` (Galera, Group Replication)."""
+    pausing: list[str] = field(default_factory=list)
+    """The replicas that reported paused time: their line shows on the lag chart."""
     state: dict[str, str] = field(default_factory=dict)
     """Each replica's state as its last lag sample said it (``ok``, ``stopped``, ``gone``)."""
     faults: list[NodeFault] = field(default_factory=list)
@@ -57,12 +61,16 @@ class ClusterView:
         for r in self.spec.replicas:
             self.lag_t.setdefault(r.name, [])
             self.lag_s.setdefault(r.name, [])
+            self.paused_s.setdefault(r.name, [])
 
     def take(self, batch: ClusterBatch) -> list[str]:
         """Take in a batch; returns the log lines it makes (one per fault)."""
         for lag in batch.lag:
             self.lag_t.setdefault(lag.node, []).append(lag.t)
             self.lag_s.setdefault(lag.node, []).append(lag.lag_s if lag.state == "ok" else None)
+            self.paused_s.setdefault(lag.node, []).append(lag.paused_s)
+            if lag.paused_s is not None and lag.node not in self.pausing:
+                self.pausing.append(lag.node)
             self.state[lag.node] = lag.state
         for vm in batch.vm:
             self.nodes.setdefault(vm.node, Series()).take_vm((vm.sample,))
