@@ -137,6 +137,27 @@ def test_a_queued_run_keeps_its_cluster(tmp_path: Path) -> None:
     assert queued_request(one_server).cluster is None
 
 
+async def test_a_cluster_whose_primary_host_is_unknown_is_refused_with_the_reason(
+    tmp_path: Path, clusters: dict[str, ClusterSpec]
+) -> None:
+    """(The inventory's check refuses such a cluster as it is read; Launch does not trust it.)"""
+    far_primary = replace(LOOP3.nodes[0], host="db9")
+    clusters["far"] = replace(LOOP3, name="far", nodes=(far_primary, *LOOP3.nodes[1:]))
+    app = BenchdeckApp(tmp_path / "bd.duckdb")
+    async with app.run_test(size=SIZE) as pilot:
+        launch = await open_launch(pilot)
+        await wait_for(pilot, lambda: bool(launch.query("#launch-cluster")), "the Cluster picker")
+        picker = launch.query_one("#launch-cluster", Select)
+        picker.value = "far"
+        why = "cluster far: its primary's host db9 is not in the inventory"
+        await wait_for(pilot, lambda: any(n.message == why for n in app._notifications), "the refusal")
+        await wait_for(pilot, lambda: picker.value == "", "the picker back on none")
+        await settle(pilot)
+        assert launch.cluster() is None
+        assert not launch.query_one("#launch-hosts", SelectionList).disabled
+        assert matrix(app).startswith("6 runs = 1 host(s)")
+
+
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_launch_with_a_cluster_snapshot(
     tmp_path: Path, clusters: dict[str, ClusterSpec], size: tuple[int, int], monkeypatch: pytest.MonkeyPatch

@@ -212,12 +212,13 @@ class LaunchScreen(StyledOnce):
     def _cluster_changed(self) -> None:
         """A cluster runs on its primary: that host alone is picked (the list is off meanwhile)."""
         spec, hosts = self.cluster(), self.query_one("#launch-hosts", SelectionList)
+        if spec is not None and spec.primary.host not in offered(hosts):
+            why = f"cluster {spec.name}: its primary's host {spec.primary.host} is not in the inventory"
+            self.notify(why, severity="error")
+            self.query_one("#launch-cluster", Select).value = ""  # (its change comes back here)
+            return
         hosts.disabled = spec is not None
         if spec is not None:
-            if spec.primary.host not in offered(hosts):
-                why = f"cluster {spec.name}: its primary's host {spec.primary.host} is not in the inventory"
-                self.notify(why, severity="error")
-                return
             hosts.deselect_all()
             hosts.select(spec.primary.host)
         self._update_matrix()
