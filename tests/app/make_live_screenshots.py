@@ -20,8 +20,12 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from benchdeck.engine.cluster.records import LagSample, NodeFault, NodeIostat, NodeVmstat
+from benchdeck.engine.cluster.spec import ClusterNode, ClusterSpec
 from benchdeck.engine.events import (
     BenchBatch,
+    ClusterBatch,
+    ClusterPlanned,
     IostatBatch,
     LogLine,
     Phase,
@@ -145,25 +149,83 @@ def live_events() -> list[RunEvent]:
     ]
 
 
-def feed_live(model: LiveModel) -> None:
-    """Make ``model`` hold the fixed run: its events, the base's QPS and the queue's progress."""
+CLUSTER = ClusterSpec(
+    "loop3",
+    "async",
+    (
+        ClusterNode("p", HOST, "primary"),
+        ClusterNode("r1", HOST, port=3407),
+        ClusterNode("r2", HOST, port=3408),
+    ),
+    lag_limit_s=10.0,
+)
+STOPPED_AT = 12.0  # r2's SQL thread stops: its lag rose past the limit before
+STOP_REASON = "Error 'Duplicate entry 42' on query (1062)"
+
+
+def _node_vm(i: int, busy: int) -> VmstatSample:
+    """A replica's vmstat: ``busy`` % user CPU, a few k context switches."""
+    return VmstatSample(
+        seq=i, r=1 + i % 2, b=0, swpd=0, free=8_000_000, buff=100_000, cache=4_000_000, si=0, so=0,
+        bi=0, bo=2000, in_=2000, cs=4000 + 100 * busy, us=busy + i % 3, sy=5, id=90 - busy - i % 3,
+        wa=5, st=0,
+    )  # fmt: skip
+
+
+def cluster_events() -> list[RunEvent]:
+    """The fixed run on cluster ``loop3``: r1 keeps up, r2 falls behind past the 10 s limit,
+    then stops at second 12; each node's vmstat and iostat (the primary's as the run's own)."""
+    own = live_events()
+    vm = own[5]
+    io = own[6]
+    assert isinstance(vm, VmstatBatch)
+    assert isinstance(io, IostatBatch)
+    lag = [
+        LagSample(node, float(t), s, None, trx)
+        for t in range(1, SECONDS)
+        for node, s, trx in (("r1", 0.2 + 0.1 * (t % 3), t % 3), ("r2", float(t) - 0.5, 40 * t))
+    ]
+    lag.append(LagSample("r1", STOPPED_AT, 0.4, None, 1))
+    lag.append(LagSample("r2", STOPPED_AT, None, state="stopped"))
+    nodes_vm = [NodeVmstat("p", v) for v in vm.rows]
+    replicas = (("r1", 15, 1), ("r2", 30, 2))  # node, user CPU %, iostat's multiple
+    nodes_vm += [NodeVmstat(n, _node_vm(i, busy)) for i in range(SECONDS) for n, busy, _ in replicas]
+    nodes_io = [NodeIostat("p", s) for s in io.rows]
+    nodes_io += [
+        NodeIostat(n, IostatSample(i, "nvme0n1", 0.0, k * (300.0 + 10 * i), 0.0, k * (2100.0 + 50 * i)))
+        for i in range(SECONDS)
+        for n, _, k in replicas
+    ]
+    fault = NodeFault("r2", STOPPED_AT, "stopped", STOP_REASON)
+    return [
+        own[0],
+        ClusterPlanned(RUN_ID, CLUSTER),
+        *own[1:],
+        ClusterBatch(RUN_ID, lag=tuple(lag), vm=tuple(nodes_vm), io=tuple(nodes_io)),
+        ClusterBatch(RUN_ID, faults=(fault,)),
+    ]
+
+
+def feed_live(model: LiveModel, events: list[RunEvent] | None = None) -> None:
+    """Make ``model`` hold the fixed run: its events (``events``: the same run's, another
+    way, e.g. :func:`cluster_events`), the base's QPS and the queue's progress."""
     from benchdeck.tui.services.eta import Eta, QueuePhase
 
     model.clock = lambda: 0.0  # the header's ETA as the log's line gave it (no time passes)
     eta = Eta(HOST, 3, 6, 4 * (DURATION_S + 5.0))
     model.apply(QueuePhase(RUN_ID, "queue", f"3/6 {BUILD} {WORKLOAD} ETA 2m20s", eta))
-    for ev in live_events():
+    for ev in live_events() if events is None else events:
         model.apply(ev)
     model.view(RUN_ID).base_qps = BASE_QPS
     model.version += 1
 
 
-async def show_live(pilot: Pilot[Any]) -> None:
+async def show_live(pilot: Pilot[Any], events: list[RunEvent] | None = None) -> None:
     """Feed the hub's model, switch to Live and redraw it (after :func:`wait_for_launch`)."""
     from benchdeck.tui.app.screens.live import HostTab, LiveScreen
 
     app = pilot.app
-    feed_live(app.hub.model)  # type: ignore[attr-defined]
+    feed_live(app.hub.model, events)  # type: ignore[attr-defined]
     await pilot.press("5")
     await settle(pilot)
     screen = app.screen

@@ -148,7 +148,7 @@ async def test_charts_redraw_only_when_their_data_changed(tmp_path: Path) -> Non
         await wait_for_launch(pilot)
         await show_live(pilot)
         live = on_screen(app, LiveScreen)
-        charts = {c.id: c for c in live.query(LineChart)}
+        charts = {c.id: c for c in live.query(LineChart) if c.display}  # no lag chart: one server
         builds = {k: c.builds for k, c in charts.items()}
         assert all(builds.values()), builds
 

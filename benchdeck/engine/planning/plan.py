@@ -119,6 +119,7 @@ class RunOptions:
     write_s: int | None = None
     post_write_s: int | None = None  # seconds the post-write step lets InnoDB flush (default 60)
     capture: CaptureOptions | None = None  # --profile: None captures nothing (or the inventory's)
+    cluster: str | None = None  # a queued run's cluster (RunRequest.cluster), kept with the queue's options
 
     def __post_init__(self) -> None:
         raw: Any = self.capture

@@ -172,6 +172,9 @@ class BenchdeckApp(App[None]):
 
             self._hub = LiveHub(self.store.get, base_build=lambda: self.selection.base)
             self._hub.on_error = lambda message: self.notify(message, title="Live", severity="error")
+            self._hub.on_fault = lambda message, severity: self.notify(
+                message, title="Cluster", severity=severity
+            )
             self._hub.on_run_stored = lambda: self.runs_changed_signal.publish(None)
             self._hub.before_start = self._leftovers_known
         return self._hub

@@ -63,6 +63,12 @@ class Outcome:
     dop: int | None = None
 
 
+def queued_request(item: q.QueueItem) -> RunRequest:
+    """A queued item's run, on its cluster when the queue named one (kept in its options)."""
+    opts = RunOptions(**item.options)
+    return RunRequest(item.host, item.build, item.workload, opts, item.config, opts.cluster)
+
+
 def local_runs_dir(store_path: Path) -> str:
     """Where this machine's runs go when its host has no workdir of its own: beside the store
     (``<store>-runs/``), so two stores' run directories never mix."""
@@ -250,7 +256,7 @@ class RunService:
             if taken is None:
                 return out
             item, eta = taken
-            req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options), item.config)
+            req = queued_request(item)
             run_id = await self._db(self.new_run, req)
             await self._db(self._attach, item.item_id, run_id)
             await self._events.put(QueuePhase(run_id, "queue", queue_line(item, eta), eta))

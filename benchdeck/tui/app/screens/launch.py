@@ -28,7 +28,9 @@ from benchdeck.tui.app.screens.base import (
 from benchdeck.tui.app.screens.launch_choices import (
     BUILTIN_SUITE,
     CAPTURE_CHOICES,
+    NO_CLUSTER,
     QUICK,
+    cluster_label,
     highlight_first,
     impossible,
     learned_setups,
@@ -46,6 +48,7 @@ from benchdeck.tui.startup.launch_lists import first_lists
 # Launch is the first screen on a store with no runs: what its first frame does not use (the
 # inventory, plans, ETAs, DuckDB: imports it would wait for) loads after it (load_choices)
 if TYPE_CHECKING:
+    from benchdeck.engine.cluster.spec import ClusterSpec
     from benchdeck.engine.hosts.facts import HostFacts
     from benchdeck.engine.hosts.inventory import Inventory
     from benchdeck.engine.planning.plan import RunOptions
@@ -177,6 +180,7 @@ class LaunchScreen(StyledOnce):
         except Exception:  # an unreadable store: the guesses stand
             self.setups = {}
         self.inv = inv
+        self._offer_clusters()
         hosts = self.query_one("#launch-hosts", SelectionList)
         picked = set(self._selected("#launch-hosts")) if self.quick else set()
         refill(hosts, [(n, n, n in picked or n == "local" or len(inv.hosts) == 1) for n in inv.hosts])
@@ -187,6 +191,37 @@ class LaunchScreen(StyledOnce):
             self._fill_workloads(BUILTIN_SUITE)
         else:
             self._update_matrix()
+
+    def _offer_clusters(self) -> None:
+        """A Cluster picker above the options when the inventory names clusters (none: no
+        picker). Mounted with the inventory: the first frame has none to draw."""
+        assert self.inv is not None
+        if not self.inv.clusters or self.query("#launch-cluster"):
+            return
+        options = [(NO_CLUSTER, ""), *((name, name) for name in self.inv.clusters)]
+        picker = Choice[str](options, value="", id="launch-cluster", allow_blank=False)
+        self.query_one(OptionsColumn).mount(Label("Cluster", id="launch-cluster-label"), picker, before=0)
+
+    def cluster(self) -> ClusterSpec | None:
+        """The cluster picked (its primary's host is the one host the matrix runs on), or None."""
+        picker = next(self.query("#launch-cluster").results(Select), None)
+        value = picker.value if picker is not None else ""
+        return self.inv.clusters.get(value) if self.inv is not None and isinstance(value, str) else None
+
+    @on(Select.Changed, "#launch-cluster")
+    def _cluster_changed(self) -> None:
+        """A cluster runs on its primary: that host alone is picked (the list is off meanwhile)."""
+        spec, hosts = self.cluster(), self.query_one("#launch-hosts", SelectionList)
+        if spec is not None and spec.primary.host not in offered(hosts):
+            why = f"cluster {spec.name}: its primary's host {spec.primary.host} is not in the inventory"
+            self.notify(why, severity="error")
+            self.query_one("#launch-cluster", Select).value = ""  # (its change comes back here)
+            return
+        hosts.disabled = spec is not None
+        if spec is not None:
+            hosts.deselect_all()
+            hosts.select(spec.primary.host)
+        self._update_matrix()
 
     def _selected(self, sel_id: str) -> list[str]:
         return [str(v) for v in self.query_one(sel_id, SelectionList).selected]
@@ -291,7 +326,9 @@ class LaunchScreen(StyledOnce):
         setups = {h_: or_guess(self.setups.get(h_), builds) for h_ in hosts}
         secs = matrix_s({h_: measured * sum(len(cells[h_, b_]) for b_ in builds) for h_ in hosts}, setups)
         runs = sum(map(len, cells.values())) * w * sweep
-        size = f"{h} host(s) x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
+        spec = self.cluster()
+        size = f"{cluster_label(spec)} on {hosts[0]}" if spec is not None and hosts else f"{h} host(s)"
+        size += f" x {b} build(s)" + (f" x {len(configs)} config(s)" if configs else "")
         size += f" x {len(self._dops())} dops" if len(self._dops()) > 1 else ""
         size += f" x {self._repeats()} repeats" if self._repeats() > 1 else ""
         why_not = impossible(builds, workloads)
@@ -363,6 +400,7 @@ class LaunchScreen(StyledOnce):
             warmup_s=self._int("#launch-warmup", 0),
             # "": the hosts' own (inventory), else off; as --profile on the command line
             capture=CaptureOptions(parse_kinds(profile)) if isinstance(profile, str) and profile else None,
+            cluster=spec.name if (spec := self.cluster()) is not None else None,
         )
         configs = self.chosen_configs()
         if not configs and not self.query_one("#launch-configs").has_class("-hidden"):

@@ -11,6 +11,7 @@ from textual.widgets import SelectionList
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS, BUILTIN_WORKLOADS
 
 if TYPE_CHECKING:
+    from benchdeck.engine.cluster.spec import ClusterSpec
     from benchdeck.engine.hosts.inventory import Inventory
     from benchdeck.store.storage.db import Store
 
@@ -25,6 +26,14 @@ CAPTURE_CHOICES = [
     ("cpu profile", "cpu"),
     ("counters + cpu", "counters,cpu"),
 ]
+
+NO_CLUSTER = "none"  # the Cluster picker's first choice: each host runs its own server
+
+
+def cluster_label(c: ClusterSpec) -> str:
+    """``cluster loop3 (async, 3 nodes)``: how the matrix line names a cluster (the picker
+    offers the names alone: whole at 80 columns)."""
+    return f"cluster {c.name} ({c.kind}, {len(c.nodes)} nodes)"
 
 
 def suite_names(inv: Inventory) -> dict[str, tuple[str, ...]]:

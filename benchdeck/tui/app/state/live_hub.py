@@ -9,15 +9,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from benchdeck.engine.building.runner import BuildEvent
-from benchdeck.engine.events import Planned, RunEvent
+from benchdeck.engine.events import ClusterBatch, Planned, RunEvent
 from benchdeck.engine.hosts.inventory import Inventory
 from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.storage import queue as q
 from benchdeck.store.storage.db import Store
+from benchdeck.tui.app.state.live_cluster import fault_text
 from benchdeck.tui.app.state.live_model import LiveModel
 
 if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a queue starts
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # the run machinery (asyncssh, NumPy, nanoarrow) loads when a
     from benchdeck.tui.services.runs import Outcome, RunService
 
 T = TypeVar("T")
+FaultSeverity = Literal["information", "warning"]  # a toast's, as Textual names them
 
 
 def _reading(store: Store, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
@@ -48,6 +50,9 @@ class LiveHub:
         self.listeners: list[Callable[[], None]] = []
         self.on_error: Callable[[str], None] = lambda _msg: None
         """Called with a one-line message when a background queue fails."""
+        self.on_fault: Callable[[str, FaultSeverity], None] = lambda _msg, _severity: None
+        """Called with ``run 7: node r2 stopped at 42 s: why`` and a toast's severity when a
+        cluster's node stops or goes away (``warning``) or comes back (``information``)."""
         self.on_run_stored: Callable[[], None] = lambda: None
         """Called once a run has ended and its end is in the store (screens reload)."""
         self.outcomes: list[Outcome] = []
@@ -119,6 +124,10 @@ class LiveHub:
         if isinstance(ev, Planned):
             task = asyncio.create_task(self._lookup_base(view.run_id, ev.plan.host, ev.plan.workload))
             self._keep(task)
+        if isinstance(ev, ClusterBatch):
+            for fault in ev.faults:
+                severity: FaultSeverity = "information" if fault.kind == "back" else "warning"
+                self.on_fault(f"run {ev.run_id}: {fault_text(fault)}", severity)
         self._changed()
 
     def _keep(self, task: asyncio.Task[Any]) -> None:

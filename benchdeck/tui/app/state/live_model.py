@@ -11,6 +11,8 @@ from benchdeck.engine.building.runner import BuildEvent, BuildFailed, BuildFinis
 from benchdeck.engine.events import (
     BenchBatch,
     CaptureBatch,
+    ClusterBatch,
+    ClusterPlanned,
     IostatBatch,
     LogLine,
     Phase,
@@ -26,10 +28,9 @@ from benchdeck.engine.events import (
     VmstatBatch,
 )
 from benchdeck.engine.records import BenchInterval, IostatSample, VmstatSample
+from benchdeck.tui.app.state.live_cluster import IO_KEYS, VM_KEYS, ClusterView, Series
 from benchdeck.tui.services.eta import Eta, QueuePhase
 
-VM_KEYS = ("us", "sy", "id", "wa", "cs", "r")
-IO_KEYS = ("r_s", "w_s", "rkb_s", "wkb_s")
 LOG_LINES = 200
 
 
@@ -59,6 +60,8 @@ class RunView:
     perf: dict[str, int] = field(default_factory=dict)
     """The perf windows taken so far (``--profile``): per kind (counters, cpu) and ``gaps``;
     empty when the run captures nothing."""
+    cluster: ClusterView | None = None
+    """A run on a cluster: its nodes' series, its replicas' lag (None: one server)."""
 
     @property
     def done(self) -> bool:
@@ -85,14 +88,10 @@ class RunView:
             self.p95.append(r.latency_ms)
 
     def _vm(self, rows: Sequence[VmstatSample]) -> None:
-        for v in rows:
-            for k in VM_KEYS:
-                self.vm[k].append(float(getattr(v, k)))
+        Series(self.vm, self.io).take_vm(rows)
 
     def _io(self, rows: Sequence[IostatSample]) -> None:
-        for s in rows:
-            for k in IO_KEYS:
-                self.io[k].append(float(getattr(s, k)))
+        Series(self.vm, self.io).take_io(rows)
 
     def apply(self, ev: RunEvent | BuildEvent) -> None:
         match ev:
@@ -104,6 +103,12 @@ class RunView:
             case CaptureBatch(_, counters, profiles, gaps):
                 for key, n in (("counters", len(counters)), ("cpu", len(profiles)), ("gaps", len(gaps))):
                     self.perf[key] = self.perf.get(key, 0) + n
+            case ClusterPlanned(_, spec):
+                self.cluster = ClusterView(spec)
+                self._log(f"{self.cluster.title}: primary {spec.primary.name} on {spec.primary.host}")
+            case ClusterBatch() if self.cluster is not None:
+                for line in self.cluster.take(ev):
+                    self._log(line)
             case Phase(_, name, detail):
                 self.phase = name
                 self._log(f"{name}: {detail}" if detail else name)
