@@ -172,6 +172,10 @@ def compare(
                     made[i] = _cell(rows[i])
                 # columns at their own dops share the rows of the base's dop
                 cells[(wl, specs[0].dop if at_dops else threads, label)] = made[i]
+    if on_cluster := [label for spec, label in zip(specs, labels, strict=True) if spec.cluster is not None]:
+        from benchdeck.store.analysis.cluster_cells import with_cluster_figures
+
+        with_cluster_figures(cur, cells, on_cluster)
     keys = sorted(
         {(wl, d) for (wl, d, b) in cells if b == base_label and (only is None or wl in only)},
         key=lambda k: (sort_key(k[0]), k[1] if k[1] is not None else -1),

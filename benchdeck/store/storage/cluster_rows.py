@@ -79,7 +79,8 @@ def save_cluster(cur: duckdb.DuckDBPyConnection, run_id: int, cluster: ClusterSp
         "run_clusters",
         {"run_id": run_id},
     )
-    cur.execute("DELETE FROM cluster_nodes WHERE run_id = ?", [run_id])
+    if cur.execute("SELECT 1 FROM cluster_nodes WHERE run_id = ? LIMIT 1", [run_id]).fetchone():
+        cur.execute("DELETE FROM cluster_nodes WHERE run_id = ?", [run_id])  # (a lake: only if any)
     nodes = cluster.nodes
     bulk.insert_columns(
         cur,
