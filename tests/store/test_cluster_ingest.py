@@ -193,3 +193,18 @@ def test_a_run_without_a_cluster_has_no_cluster_rows(store: Store) -> None:
     sink.handle(RunFinished(rid, SysbenchSummary(qps=10.0), 10.0, None, NOW))
     assert _rows(store, "SELECT count(*) FROM run_clusters") == [(0,)]
     assert _rows(store, "SELECT status FROM runs") == [("finished",)]
+
+
+def test_deleting_a_cluster_run_deletes_its_cluster_rows(store: Store) -> None:
+    from benchdeck.store.storage.run_lists import delete_run
+
+    rid, other = _run(store), _run(store)
+    sink = EventSink(store, batch_time=0, clock=Clock())
+    for r in (rid, other):
+        sink.handle(ClusterPlanned(r, LOOP3))
+        sink.handle(_batch(r, range(2)))
+        sink.handle(ClusterBatch(r, faults=(NodeFault("r1", 1.0, "stopped", "x"),)))
+    assert delete_run(store.cursor(), rid)
+    tables = ("run_clusters", "cluster_nodes", "replica_lag", "node_vmstat_samples", "node_iostat_samples")
+    for table in (*tables, "node_faults"):
+        assert _rows(store, f"SELECT DISTINCT run_id FROM {table}") == [(other,)], table

@@ -44,6 +44,12 @@ _RUN_DATA_TABLES = (
     "raw_files",
     "run_summary",
     "remote_runs",
+    "run_clusters",  # a run on a cluster (issue 41): its nodes and what was sampled of them
+    "cluster_nodes",
+    "replica_lag",
+    "node_vmstat_samples",
+    "node_iostat_samples",
+    "node_faults",
 )
 
 
