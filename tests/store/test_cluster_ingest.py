@@ -4,6 +4,7 @@ are read again; the run's summary (lag max/p95, the over-limit flag, per-node pe
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -208,3 +209,30 @@ def test_deleting_a_cluster_run_deletes_its_cluster_rows(store: Store) -> None:
     tables = ("run_clusters", "cluster_nodes", "replica_lag", "node_vmstat_samples", "node_iostat_samples")
     for table in (*tables, "node_faults"):
         assert _rows(store, f"SELECT DISTINCT run_id FROM {table}") == [(other,)], table
+
+
+def test_a_node_value_no_column_can_hold_is_a_skipped_line_not_a_failed_flush(store: Store) -> None:
+    rid = _run(store)
+    sink = EventSink(store, batch_time=0, clock=Clock())
+    sink.handle(ClusterPlanned(rid, LOOP3))
+    huge = vm(1, 10, 10, 300)
+    sink.handle(
+        ClusterBatch(
+            rid,
+            lag=(lag("r1", 0.0, 1.0), LagSample("r1", 1.0, 2.0, behind_bytes=2**70)),
+            vm=(
+                NodeVmstat("r2", vm(0, 10, 10, 300)),
+                NodeVmstat("r2", replace(huge, us=2**40)),
+            ),
+        )
+    )
+    assert _rows(store, "SELECT node, t FROM replica_lag") == [("r1", 0.0)]
+    assert _rows(store, "SELECT node, seq FROM node_vmstat_samples") == [("r2", 0)]
+    got = _rows(store, "SELECT source, reason FROM skipped_lines ORDER BY source")
+    assert got == [
+        (
+            "lag r1",
+            "behind_bytes 1180591620717411303424 is out of range (the store holds 0..9223372036854775807)",
+        ),
+        ("vmstat r2", "us 1099511627776 is out of range (the store holds 0..2147483647)"),
+    ]

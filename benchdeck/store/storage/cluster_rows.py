@@ -16,8 +16,10 @@ import duckdb
 
 from benchdeck.engine.cluster.records import LagSample, NodeFault, NodeIostat, NodeVmstat
 from benchdeck.engine.cluster.spec import ClusterSpec
+from benchdeck.engine.records import SkippedLine
 from benchdeck.store.storage import bulk
 from benchdeck.store.storage.dialect import insert_or_replace
+from benchdeck.store.storage.limits import INT64_MAX, int_problem, record_problem
 from benchdeck.store.storage.samples import IO_COLUMNS, VM_COLUMNS
 
 
@@ -68,6 +70,34 @@ class ClusterMarks:
                 self.faults.add(key)
                 out.faults.append(f)
         return out
+
+
+def fit_cluster(rows: ClusterRows) -> tuple[ClusterRows, dict[str, list[SkippedLine]]]:
+    """The rows whose values their columns can hold, and the others as skipped lines by source
+    (``vmstat r1``, ``lag r1`` ...): a value past a column's range is a skipped row, never a
+    failed flush (store/storage/limits.py)."""
+    out = ClusterRows(faults=list(rows.faults))
+    bad: dict[str, list[SkippedLine]] = {}
+    for source, kept, items in (
+        ("lag", out.lag, rows.lag),
+        ("vmstat", out.vm, rows.vm),
+        ("iostat", out.io, rows.io),
+    ):
+        for item in items:
+            record = item.sample if isinstance(item, NodeVmstat | NodeIostat) else item
+            if why := record_problem(record) or _lag_problem(item):
+                bad.setdefault(f"{source} {item.node}", []).append(SkippedLine(0, str(record), why))
+            else:
+                kept.append(item)  # type: ignore[arg-type]  # (each list gets its own kind)
+    return out, bad
+
+
+def _lag_problem(item: object) -> str | None:
+    if not isinstance(item, LagSample):
+        return None
+    return int_problem("behind_bytes", item.behind_bytes, INT64_MAX) or int_problem(
+        "behind_trx", item.behind_trx, INT64_MAX
+    )
 
 
 def save_cluster(cur: duckdb.DuckDBPyConnection, run_id: int, cluster: ClusterSpec) -> None:

@@ -44,6 +44,7 @@ from benchdeck.store.storage.cluster_rows import (
     ClusterRows,
     append_cluster,
     cluster_marks,
+    fit_cluster,
     save_cluster,
 )
 from benchdeck.store.storage.cluster_summary import summarize_cluster
@@ -208,6 +209,7 @@ class EventSink:
         vm: list[tuple[int, list[VmstatSample]]] = []
         io: list[tuple[int, list[IostatSample]]] = []
         skipped: list[tuple[int, str, list[SkippedLine]]] = []
+        cluster_rows: dict[int, ClusterRows] = {}  # (the bad rows are not kept: a retry refits them)
         for run_id, p in pending.items():
             # a value no column can hold is a skipped row, not a failed flush
             good_bench, bad_bench = fit_records(p.bench)
@@ -217,6 +219,10 @@ class EventSink:
             vm.append((run_id, good_vm))
             io.append((run_id, good_io))
             bad = {"sysbench": bad_bench, "vmstat": bad_vm, "iostat": bad_io}
+            if p.cluster.size():
+                fitted, bad_cluster = fit_cluster(p.cluster)
+                cluster_rows[run_id] = fitted
+                bad.update(bad_cluster)
             sources = {*p.skipped, *(source for source, rows in bad.items() if rows)}
             for source in sorted(sources):  # the bad rows are not kept in p: a retry refits them
                 skipped.append((run_id, source, [*p.skipped.get(source, ()), *bad.get(source, ())]))
@@ -228,7 +234,7 @@ class EventSink:
             n += append_counters(cur, [(rid, p.counters) for rid, p in pending.items()])
             n += append_profiles(cur, [(rid, p.profiles) for rid, p in pending.items()])
             n += append_gaps(cur, [(rid, p.gaps) for rid, p in pending.items()])
-            cluster, marks = self._new_cluster_rows(cur, pending)
+            cluster, marks = self._new_cluster_rows(cur, cluster_rows)
             n += append_cluster(cur, cluster)
         # Only once committed: a failed write (a store held too long by another process) keeps
         # the rows for the next flush.
@@ -238,18 +244,17 @@ class EventSink:
         return n
 
     def _new_cluster_rows(
-        self, cur: duckdb.DuckDBPyConnection, pending: dict[int, _Pending]
+        self, cur: duckdb.DuckDBPyConnection, pending: dict[int, ClusterRows]
     ) -> tuple[list[tuple[int, ClusterRows]], dict[int, ClusterMarks]]:
         """The pending cluster rows the store does not hold yet (a reattached run's nodes are read
         again from their start), and the marks past them: kept once the flush commits."""
         out: list[tuple[int, ClusterRows]] = []
         after: dict[int, ClusterMarks] = {}
-        for run_id, p in pending.items():
-            if p.cluster.size():
-                known = self._cluster_marks.get(run_id)
-                marks = copy.deepcopy(known) if known is not None else cluster_marks(cur, run_id)
-                out.append((run_id, marks.keep(p.cluster)))
-                after[run_id] = marks
+        for run_id, rows in pending.items():
+            known = self._cluster_marks.get(run_id)
+            marks = copy.deepcopy(known) if known is not None else cluster_marks(cur, run_id)
+            out.append((run_id, marks.keep(rows)))
+            after[run_id] = marks
         return out, after
 
     def close(self) -> int:
