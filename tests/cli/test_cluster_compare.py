@@ -55,6 +55,14 @@ def test_pgo_alone_and_on_the_cluster_are_one_table(env: dict[str, str]) -> None
     ]
     # PGO's gain alone (1.30), the cluster's cost (0.80) and PGO on the cluster (0.88 = 1.10 x 0.80)
     assert head[1].splitlines() == ["col-1\tcol-2\tcol-3", "1.30\t0.80\t0.88\tupdate-index_range=100"]
+    # the seed's question: PGO's gain alone (1.30) and on the cluster (0.88 / 0.80 = 1.10)
+    gain = text[text.index("On each cluster") :].split("\n\n")[0].splitlines()
+    assert gain == [
+        "On each cluster, relative to the base build there:",
+        f"col-3 : {PGO}@loop3 / {BASE}@loop3",
+        "col-3",
+        "1.10\tupdate-index_range=100",
+    ]
     nodes = text[text.index("--- cluster nodes") :].splitlines()
     assert nodes[1] == "lag max\tlag p95\tcpu/o\tcs/o\tr/o\trKB/o\twKB/o\tnode\trole\tdbms"
     assert nodes[2:10] == [
@@ -74,10 +82,10 @@ def test_pgo_alone_and_on_the_cluster_are_one_table(env: dict[str, str]) -> None
 
 def test_the_cluster_in_csv_json_md_and_rich(env: dict[str, str]) -> None:
     rqps = list(csv.DictReader(io.StringIO(_compare(env, "--format", "csv"))))
-    assert [(r["build"], r["cluster"], r["rqps"]) for r in rqps] == [
-        (PGO, "", "1.3"),
-        (BASE, "loop3", "0.8"),
-        (PGO, "loop3", "0.88"),
+    assert [(r["build"], r["cluster"], r["rqps"], r["rqps_on_cluster"]) for r in rqps] == [
+        (PGO, "", "1.3", ""),
+        (BASE, "loop3", "0.8", ""),
+        (PGO, "loop3", "0.88", "1.1"),
     ]
     nodes = list(csv.DictReader(io.StringIO(_compare(env, "--format", "csv", "--table", "nodes"))))
     pgo_all = next(r for r in nodes if r["build"] == PGO and r["node"] == "all")
@@ -93,6 +101,7 @@ def test_the_cluster_in_csv_json_md_and_rich(env: dict[str, str]) -> None:
     doc = json.loads(_compare(env, "--format", "json"))
     jsonschema.validate(doc, SCHEMA)
     assert [c["cluster"] for c in doc["columns"]] == [None, "loop3", "loop3"]
+    assert [c["rqps_on_cluster"] for c in doc["rqps"][0]["cells"]] == [None, None, pytest.approx(1.1)]
     rows = doc["hw"][0]["rows"]
     assert "cluster_figures" not in rows[0]
     fig = rows[3]["cluster_figures"]
@@ -103,7 +112,9 @@ def test_the_cluster_in_csv_json_md_and_rich(env: dict[str, str]) -> None:
     )
     md = _compare(env, "--format", "md")
     assert f"| 15.2 | 14.4 | 0.090909 | 9.091 | 0.006 | 0.023 | 0.455 | all | all | {PGO}@loop3 |" in md
+    assert "| 1.10 | update-index_range=100 |" in md
     rich = _compare(env, "--format", "rich")
+    assert "On each cluster, relative to the base build there" in rich
     assert "cluster nodes" in rich
     assert f"! {PGO}@loop3: a replica fell behind past 10 s" in rich
 

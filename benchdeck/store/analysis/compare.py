@@ -195,7 +195,24 @@ def compare(
         base_column=specs[0],
         column_specs=tuple(specs[1:]),
         counters=_counters(cur, cells, keys, base_label, col_labels) if counters and runs.counters else (),
+        cluster_bases=_cluster_bases(specs, labels) if on_cluster else (),
     )
+
+
+def _cluster_bases(specs: Sequence[Column], labels: Sequence[str]) -> tuple[str | None, ...]:
+    """Per column: the label of the column that is the base's build and config on the same
+    cluster and dop (not the column itself), else None."""
+    base = specs[0]
+    out: list[str | None] = []
+    for i, s in enumerate(specs[1:], 1):
+        same = (base.build, base.config, s.dop, s.cluster)
+        found = [
+            lb
+            for j, (o, lb) in enumerate(zip(specs, labels, strict=True))
+            if j != i and (o.build, o.config, o.dop, o.cluster) == same
+        ]
+        out.append(found[0] if s.cluster is not None and found else None)
+    return tuple(out)
 
 
 def _cell(row: tuple[Any, ...]) -> Cell:

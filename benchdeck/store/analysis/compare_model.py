@@ -161,6 +161,20 @@ class Comparison:
     def configs_differ(self) -> bool:
         return len({c.config for c in (self.base_column, *self.column_specs)}) > 1
 
+    cluster_bases: tuple[str | None, ...] = ()
+    """Per column on a cluster: the label of the base's build on the same cluster (and dop) when
+    it is a column too, else None: the seed's question, a build's gain on the cluster."""
+
+    def on_cluster_rqps(self, workload: str, dop: int | None, i: int) -> float | None:
+        """Column ``i``'s QPS relative to the base's build on its cluster (None: no such column)."""
+        other = self.cluster_bases[i] if self.cluster_bases else None
+        c, b = self.cells.get((workload, dop, self.columns[i])), self.cells.get((workload, dop, other or ""))
+        if other is None or c is None or b is None:
+            return None
+        from benchdeck.engine.relative import relative
+
+        return relative(c.qps, b.qps)
+
     @property
     def on_clusters(self) -> bool:
         """Some column is on a cluster (the outputs then name each column's cluster)."""

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from benchdeck.store.analysis.compare_model import NODE_KEYS, ClusterFigures, HwBlock
-from benchdeck.store.reports.ratios import fmt_hw
+from benchdeck.store.reports.ratios import fmt_hw, fmt_ratio
 
 if TYPE_CHECKING:
     from benchdeck.store.analysis.compare import Comparison
@@ -24,6 +24,50 @@ CSV_HEADER = (
     "workload", "dop", "column", "build", "config", "cluster", "node", "role", "lag_max_s", "lag_p95_s",
     "cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "lag_limit_s", "over_limit_runs", "runs", "faults",
 )  # fmt: skip
+
+
+def gain_columns(cmp: Comparison) -> list[tuple[int, str]]:
+    """(index, ``col-3 : A@loop3 / B@loop3``) of each column with a base on its cluster."""
+    out = []
+    for i, other in enumerate(cmp.cluster_bases):
+        if other is not None:
+            out.append((i, f"col-{i + 1} : {cmp.columns[i]} / {other}"))
+    return out
+
+
+def gain_grid(cmp: Comparison) -> tuple[list[str], list[list[str]]]:
+    """The rQPS of each such column relative to the base on its cluster: header and rows (the
+    values, then the workload), a row per workload and dop as the rQPS table."""
+    cols = gain_columns(cmp)
+    multi = len(cmp.dops) > 1
+    rows = []
+    for row in cmp.rqps:
+        values = [fmt_ratio(cmp.on_cluster_rqps(row.workload, row.dop, i)) for i, _ in cols]
+        rows.append([*values, f"{row.workload}@dop{row.dop}" if multi else row.workload])
+    return [f"col-{i + 1}" for i, _ in cols], rows
+
+
+GAIN_TITLE = "On each cluster, relative to the base build there:"
+
+
+def gain_text_lines(cmp: Comparison) -> Iterator[str]:
+    if not (cols := gain_columns(cmp)):
+        return
+    header, rows = gain_grid(cmp)
+    yield ""
+    yield GAIN_TITLE
+    yield from (legend for _, legend in cols)
+    yield "\t".join(header)
+    yield from ("\t".join(r) for r in rows)
+
+
+def gain_md_lines(cmp: Comparison, e: Callable[[str], str]) -> list[str]:
+    if not (cols := gain_columns(cmp)):
+        return []
+    header, rows = gain_grid(cmp)
+    out = ["", GAIN_TITLE, "", *(f"- {e(legend)}" for _, legend in cols), ""]
+    out += ["| " + " | ".join([*header, "workload"]) + " |", "|" + "---:|" * len(header) + "---|"]
+    return out + ["| " + " | ".join([*r[:-1], e(r[-1])]) + " |" for r in rows]
 
 
 def fmt_lag(v: float | None) -> str:

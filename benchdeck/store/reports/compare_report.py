@@ -97,6 +97,10 @@ def _text_lines(cmp: Comparison) -> Iterator[str]:
 
         yield ""
         yield f"{NOISE_MARK} = within noise: the {LEVEL:.0%} confidence interval of the ratio contains 1"
+    if cmp.cluster_bases:
+        from benchdeck.store.reports import cluster_report
+
+        yield from cluster_report.gain_text_lines(cmp)
     for i, col in enumerate(cmp.columns):
         yield ""
         yield f"col-{i + 1} : {col}"
@@ -154,6 +158,10 @@ def render_md(cmp: Comparison) -> str:
     for row in cmp.rqps:
         cells = [_cell(row, i) for i in range(len(cmp.columns))]
         out.append("| " + " | ".join([*cells, e(_label(row, multi)), e(row.group)]) + " |")
+    if cmp.cluster_bases:
+        from benchdeck.store.reports import cluster_report
+
+        out += cluster_report.gain_md_lines(cmp, e)
     out += [
         "",
         "| column | group | min | max | avg | median | gmean |",

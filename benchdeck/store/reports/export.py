@@ -82,6 +82,8 @@ def render_csv(cmp: Comparison, table: str = "rqps") -> str:
         raise ValueError(f"unknown table {table!r} (expected one of {', '.join(CSV_TABLES)})")
     if cmp.on_clusters and table in ("rqps", "groups", "perop"):  # which cluster each row's column is on
         rows, header = _with_cluster(cmp, table, rows), (*header, "cluster")
+    if cmp.on_clusters and table == "rqps":
+        rows, header = _with_gain(cmp, rows), (*header, "rqps_on_cluster")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
@@ -99,6 +101,13 @@ def _with_cluster(cmp: Comparison, table: str, rows: Iterator[list[str]]) -> Ite
         labels = (r.label or r.build for b in cmp.hw for r in b.rows)
     for row, label in zip(rows, labels, strict=True):
         yield [*row, cmp.spec(label).cluster or ""]
+
+
+def _with_gain(cmp: Comparison, rows: Iterator[list[str]]) -> Iterator[list[str]]:
+    """rqps ``rows`` with each column's QPS relative to the base's build on its cluster."""
+    keys = ((r.workload, r.dop, i) for r in cmp.rqps for i in range(len(cmp.columns)))
+    for row, (wl, dop, i) in zip(rows, keys, strict=True):
+        yield [*row, _num(cmp.on_cluster_rqps(wl, dop, i))]
 
 
 def _rqps_rows(cmp: Comparison) -> Iterator[list[str]]:
@@ -177,6 +186,9 @@ def _column_json(cmp: Comparison, label: str) -> dict[str, Any]:
 
 def _cell_json(cmp: Comparison, row: RqpsRow, i: int, cell: Cell | None) -> dict[str, Any]:
     ci = row.ci[i] if row.ci else None
+    gain = (
+        {"rqps_on_cluster": _jnum(cmp.on_cluster_rqps(row.workload, row.dop, i))} if cmp.on_clusters else {}
+    )
     return {
         **_column_json(cmp, cmp.columns[i]),
         "qps": _jnum(cell.qps if cell else None),
@@ -187,6 +199,7 @@ def _cell_json(cmp: Comparison, row: RqpsRow, i: int, cell: Cell | None) -> dict
         "within_noise": row.within_noise[i],
         "runs": row.repeats[i],
         "run_ids": list(cell.run_ids) if cell else [],
+        **gain,
     }
 
 

@@ -66,7 +66,7 @@ def comparison_renderable(cmp: Comparison, console: Console | None = None) -> Gr
         label = f"{g.group}@dop{g.dop}" if multi else g.group
         vals = [Text(fmt_ratio(v), style=rqps_style(v)) for v in (g.min, g.max, g.avg, g.median, g.gmean)]
         gs.add_row(col, label, *vals)
-    parts: list[Table | Text] = [legend, *rq, gs]
+    parts: list[Table | Text] = [legend, *rq, *_gain_tables(cmp), gs]
     for block in cmp.hw:
         parts += _hw_tables(cmp, block, console)
         if cmp.on_clusters:
@@ -120,6 +120,23 @@ def cluster_tables(block: HwBlock, console: Console | None = None) -> list[Table
     else:
         tables.append(plain_table(list(cr.HEADER), rows, right, title))
     return tables + [Text(f"! {line}", style="bold red") for line in cr.flag_lines(block)]
+
+
+def _gain_tables(cmp: Comparison) -> list[Table | Text]:
+    """Each column on a cluster relative to the base's build there (the seed's question)."""
+    if not cmp.cluster_bases:
+        return []
+    from benchdeck.store.reports import cluster_report as cr
+
+    if not (cols := cr.gain_columns(cmp)):
+        return []
+    header, rows = cr.gain_grid(cmp)
+    cells: list[list[Text | str]] = []
+    for row, shown in zip(cmp.rqps, rows, strict=True):
+        values = [cmp.on_cluster_rqps(row.workload, row.dop, i) for i, _ in cols]
+        cells.append([*(Text(fmt_ratio(v), style=rqps_style(v)) for v in values), shown[-1]])
+    table = plain_table([*header, "workload"], cells, set(header))
+    return [Text("\n".join([cr.GAIN_TITLE, *(legend for _, legend in cols)])), table]
 
 
 def _row_name(cmp: Comparison, r: HwRow) -> str:
