@@ -2,7 +2,8 @@
 output of every format, byte for byte, against files written by the code before that work
 (tests/data/compare_golden/). Two stores: the hand-written mixed-config mytools tree (imported
 by the CLI), and one filled through the store API with repeats (an interval from repeats),
-single runs with per-second samples (a bootstrapped interval), per-op metrics and a missing cell.
+single runs with per-second samples (a bootstrapped interval), per-op metrics and a missing cell;
+and a third with runs on a cluster beside the same builds alone (issue 41: its files are new).
 
 Regenerate the files only for a deliberate change of the output:
 ``BENCHDECK_GOLDEN_WRITE=1 python -m pytest tests/cli/test_compare_golden.py``.
@@ -21,6 +22,7 @@ from benchdeck.engine.records import BenchInterval
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
 from benchdeck.store.storage.samples import append_bench
+from tests.fixtures import cluster_store
 from tests.fixtures.cli_helpers import ROOT, bd
 
 GOLDEN = ROOT / "tests" / "data" / "compare_golden"
@@ -31,6 +33,10 @@ MIXED = ("--host", "hx", "--base", "pg1611_o2nofp", "--with", "pg177_o2nofp:x10a
 MIXED += ("--with", "pg181_o2nofp")
 API = ("--host", "h1", "--base", "my8028_rel_o2nofp", "--with", "my8040_rel_o2nofp")
 API += ("--with", "my8044_rel_o2nofp")
+CLUSTER = ("--host", "local", "--base", cluster_store.BASE, "--with", cluster_store.PGO)
+CLUSTER += ("--with", f"{cluster_store.BASE}@loop3", "--with", f"{cluster_store.PGO}@loop3")
+CLUSTER_NODES = ("--format", "csv", "--table", "nodes")
+"""Issue 41: the cluster's own table (the other stores' outputs are as they were)."""
 FORMATS: tuple[tuple[str, ...], ...] = (
     ("--format", "text"),
     ("--format", "md"),
@@ -87,11 +93,16 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict[str
     assert imported.returncode == 0, imported.stderr
     _fill_api_store(tmp / "api.duckdb")
     api_env = {**os.environ, "BENCHDECK_DB": str(tmp / "api.duckdb"), "HOME": str(tmp)}
-    return {"mixed": (mixed_env, MIXED), "api": (api_env, API)}
+    cluster_store.fill(tmp / "cluster.duckdb")
+    cluster_env = {**os.environ, "BENCHDECK_DB": str(tmp / "cluster.duckdb"), "HOME": str(tmp)}
+    return {"mixed": (mixed_env, MIXED), "api": (api_env, API), "cluster": (cluster_env, CLUSTER)}
 
 
-@pytest.mark.parametrize("store_name", ["mixed", "api"])
-@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: "-".join(a for a in f if not a.startswith("--")))
+@pytest.mark.parametrize(
+    ("store_name", "fmt"),
+    [*((s, f) for s in ("mixed", "api", "cluster") for f in FORMATS), ("cluster", CLUSTER_NODES)],
+    ids=lambda v: v if isinstance(v, str) else "-".join(a for a in v if not a.startswith("--")),
+)
 def test_compare_output_is_unchanged(
     stores: dict[str, tuple[dict[str, str], tuple[str, ...]]], store_name: str, fmt: tuple[str, ...]
 ) -> None:

@@ -59,6 +59,8 @@ SELECT 2, workload_id, name FROM workloads UNION ALL
 SELECT 3, count(*), '' FROM (SELECT 1 FROM bench_samples LIMIT 1)
 """
 _COUNTERS_SQL = " UNION ALL SELECT 4, count(*), '' FROM (SELECT 1 FROM counter_windows LIMIT 1)"
+# kind 5: the store's clusters (issue 41), by name: none, and the aggregate joins no cluster table
+_CLUSTERS_SQL = " UNION ALL SELECT DISTINCT 5, 0, cluster FROM run_clusters"
 
 _OF_RUNS = """
   r.host_id = {host}
@@ -71,15 +73,23 @@ _AGG_SQL = (
 SELECT r.workload_id, r.threads, r.build_id, r.config,
        median(s.qps), count(*), min(s.qps), max(s.qps),
        median(s.cpu_o), median(s.cs_o), median(s.r_o), median(s.rkb_o), median(s.wkb_o),
-       median(s.per_op_ops), CASE WHEN count(*) > 1 THEN list((r.run_id, s.qps)) END, min(r.run_id)
+       median(s.per_op_ops), CASE WHEN count(*) > 1 THEN list((r.run_id, s.qps)) END, min(r.run_id),
+       {cluster}
 FROM runs r
-JOIN run_summary s ON s.run_id = r.run_id
+JOIN run_summary s ON s.run_id = r.run_id{cluster_join}
 WHERE s.qps IS NOT NULL AND"""
     + _OF_RUNS
     + """
-GROUP BY r.workload_id, r.threads, r.build_id, r.config
+GROUP BY r.workload_id, r.threads, r.build_id, r.config{cluster_group}
 """
 )
+_NO_CLUSTERS = {"cluster": "''", "cluster_join": "", "cluster_group": ""}
+"""The aggregate of a store without cluster runs: every run alone (the cluster '')."""
+_CLUSTERS = {
+    "cluster": "coalesce(c.cluster, '')",
+    "cluster_join": "\nLEFT JOIN run_clusters c ON c.run_id = r.run_id",
+    "cluster_group": ", coalesce(c.cluster, '')",
+}
 
 _SAMPLES_SQL = """
 SELECT run_id, qps FROM bench_samples
@@ -133,16 +143,21 @@ def compare(
         _check_names(cur, host, [c.build for c in wanted])  # unknown host or build: said first
     # per (workload, dop, build, config): the runs it has (what the columns are resolved from);
     # a cell is made only for a pair a column shows (the 16-column archive compare: 592 of 814)
-    found: dict[tuple[str, int | None, str, str], int] = {}
-    of_pair: dict[tuple[str, str | None], list[tuple[tuple[str, int | None, str, str], int]]] = {}
-    for i, (wl, threads, build, cfg, _qps, n, *_rest) in enumerate(rows):
-        found[(wl, threads, build, cfg)] = int(n)
-        of_pair.setdefault((build, cfg), []).append(((wl, threads, build, cfg), i))
-    have: dict[int | None, dict[tuple[str, str], int]] = {}  # per dop: one pass over the cells
+    found: dict[tuple[str, int | None, str, str, str], int] = {}
+    of_pair: dict[tuple[str, str | None, str], list[tuple[tuple[str, int | None, str, str], int]]] = {}
+    for i, (wl, threads, build, cfg, _qps, n, *_rest, cluster) in enumerate(rows):
+        found[(wl, threads, build, cfg, cluster)] = int(n)
+        of_pair.setdefault((build, cfg, cluster), []).append(((wl, threads, build, cfg), i))
+    have: dict[tuple[int | None, str | None], dict[tuple[str, str], int]] = {}  # per dop and cluster
     for c in wanted:
-        if c.dop not in have:
-            have[c.dop] = _have(found, only, c.dop)
-    specs = [_resolve(c, config, have[c.dop], host, c.dop or sql_dop, i == 0) for i, c in enumerate(wanted)]
+        if c.cluster is not None and c.cluster not in runs.clusters:
+            raise UnknownName(_unknown_cluster(c, runs.clusters))
+        if (c.dop, c.cluster) not in have:
+            have[(c.dop, c.cluster)] = _have(found, only, c.dop, c.cluster or "")
+    specs = [
+        _resolve(c, config, have[(c.dop, c.cluster)], host, c.dop or sql_dop, i == 0)
+        for i, c in enumerate(wanted)
+    ]
     dupes = [s for s in specs if specs.count(s) > 1]
     if dupes:
         raise CompareError(f"column {dupes[0]} is named more than once")
@@ -151,12 +166,16 @@ def compare(
     cells: dict[tuple[str, int | None, str], Cell] = {}
     made: dict[int, Cell] = {}  # row -> its cell (two columns may show one pair)
     for spec, label in zip(specs, labels, strict=True):
-        for (wl, threads, _build, _cfg), i in of_pair.get((spec.build, spec.config), ()):
+        for (wl, threads, _build, _cfg), i in of_pair.get((spec.build, spec.config, spec.cluster or ""), ()):
             if spec.dop is None or threads == spec.dop:
                 if i not in made:
                     made[i] = _cell(rows[i])
                 # columns at their own dops share the rows of the base's dop
                 cells[(wl, specs[0].dop if at_dops else threads, label)] = made[i]
+    if on_cluster := [label for spec, label in zip(specs, labels, strict=True) if spec.cluster is not None]:
+        from benchdeck.store.analysis.cluster_cells import with_cluster_figures
+
+        with_cluster_figures(cur, cells, on_cluster)
     keys = sorted(
         {(wl, d) for (wl, d, b) in cells if b == base_label and (only is None or wl in only)},
         key=lambda k: (sort_key(k[0]), k[1] if k[1] is not None else -1),
@@ -176,7 +195,24 @@ def compare(
         base_column=specs[0],
         column_specs=tuple(specs[1:]),
         counters=_counters(cur, cells, keys, base_label, col_labels) if counters and runs.counters else (),
+        cluster_bases=_cluster_bases(specs, labels) if on_cluster else (),
     )
+
+
+def _cluster_bases(specs: Sequence[Column], labels: Sequence[str]) -> tuple[str | None, ...]:
+    """Per column: the label of the column that is the base's build and config on the same
+    cluster and dop (not the column itself), else None."""
+    base = specs[0]
+    out: list[str | None] = []
+    for i, s in enumerate(specs[1:], 1):
+        same = (base.build, base.config, s.dop, s.cluster)
+        found = [
+            lb
+            for j, (o, lb) in enumerate(zip(specs, labels, strict=True))
+            if j != i and (o.build, o.config, o.dop, o.cluster) == same
+        ]
+        out.append(found[0] if s.cluster is not None and found else None)
+    return tuple(out)
 
 
 def _cell(row: tuple[Any, ...]) -> Cell:
@@ -203,12 +239,16 @@ def _cell(row: tuple[Any, ...]) -> Cell:
 
 
 def _have(
-    found: dict[tuple[str, int | None, str, str], int], only: Collection[str] | None, dop: int | None
+    found: dict[tuple[str, int | None, str, str, str], int],
+    only: Collection[str] | None,
+    dop: int | None,
+    cluster: str,
 ) -> dict[tuple[str, str], int]:
-    """Finished runs per (build, config) (at ``dop`` when given), of the ``only`` workloads."""
+    """Finished runs per (build, config) (at ``dop`` when given) on ``cluster`` ('': alone), of
+    the ``only`` workloads."""
     have: dict[tuple[str, str], int] = {}
-    for (wl, threads, build, cfg), n in found.items():
-        if (only is None or wl in only) and (dop is None or threads == dop):
+    for (wl, threads, build, cfg, on), n in found.items():
+        if on == cluster and (only is None or wl in only) and (dop is None or threads == dop):
             have[(build, cfg)] = have.get((build, cfg), 0) + n
     return have
 
@@ -235,9 +275,9 @@ def _as_column(c: ColumnArg) -> Column:
 
 
 def _labels(specs: Sequence[Column]) -> list[str]:
-    """Build names when every column has one config, else ``<build>.<config>``; ``@<dop>``
-    after each when the columns have their own dops."""
-    at = [f"@{s.dop}" if s.dop is not None else "" for s in specs]
+    """Build names when every column has one config, else ``<build>.<config>``; ``@<cluster>``
+    after a column on a cluster, ``@<dop>`` after each when the columns have their own dops."""
+    at = [(f"@{s.cluster}" if s.cluster else "") + (f"@{s.dop}" if s.dop is not None else "") for s in specs]
     if len({s.config for s in specs}) == 1:
         return [s.build + a for s, a in zip(specs, at, strict=True)]
     return [f"{s.build}.{config_label(s.config or '')}{a}" for s, a in zip(specs, at, strict=True)]
@@ -256,11 +296,12 @@ def _resolve(
     cfg = col.config if col.config is not None else default
     of_build = sorted((c, n) for (b, c), n in have.items() if b == col.build)
     cfg = None if cfg is None else stored_config(cfg, (c for c, _ in of_build))
-    where = f" on host {host!r}" + _filters(None, dop)
+    on = f" on cluster {col.cluster!r}" if col.cluster is not None else ""
+    where = f" on host {host!r}{on}" + _filters(None, dop)
     what = "base build" if is_base else "build"
     if cfg is None:
         if len(of_build) == 1:
-            return Column(col.build, of_build[0][0], col.dop)
+            return Column(col.build, of_build[0][0], col.dop, col.cluster)
         if not of_build:
             raise CompareError(f"{what} {col.build!r} has no finished runs{where}")
         raise CompareError(
@@ -268,12 +309,14 @@ def _resolve(
             f"pick one with --config or {col.build}:CONFIG"
         )
     if (col.build, cfg) in have:
-        return Column(col.build, cfg, col.dop)
+        return Column(col.build, cfg, col.dop, col.cluster)
     if not of_build:
-        raise CompareError(f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}")
+        raise CompareError(
+            f"{what} {col.build!r} has no finished runs on host {host!r}{on}{_filters(cfg, dop)}"
+        )
     pairs = ", ".join(f"{col.build}:{config_label(c)} ({n} runs)" for c, n in of_build)
     raise CompareError(
-        f"{what} {col.build!r} has no finished runs on host {host!r}{_filters(cfg, dop)}; "
+        f"{what} {col.build!r} has no finished runs on host {host!r}{on}{_filters(cfg, dop)}; "
         f"it has runs as {pairs}"
     )
 
@@ -297,13 +340,12 @@ class _Runs:
 
     def __init__(self, cur: duckdb.DuckDBPyConnection, host: str, builds: Sequence[str], dop: int | None):
         self.cur = cur
-        ids: dict[int, dict[str, int]] = {0: {}, 1: {}, 2: {}, 3: {}, 4: {"": 0}}
-        try:
-            found = cur.execute(_NAMES_SQL + _COUNTERS_SQL).fetchall()
-        except duckdb.CatalogException:  # a team store made before migration 12 (lakes do not
-            found = cur.execute(_NAMES_SQL).fetchall()  # follow migrations): no counter windows
+        ids: dict[int, dict[str, int]] = {0: {}, 1: {}, 2: {}, 3: {}, 4: {"": 0}, 5: {}}
+        found = _names(cur)
         for kind, id_, name in found:
             ids[kind][name] = id_
+        self.clusters = frozenset(ids[5])
+        """The clusters the store has runs on (none: the aggregate joins no cluster table)."""
         self.samples = ids[3][""] > 0
         self.counters = ids[4][""] > 0
         """The store has counter windows (perf stat counters): else their module is not needed."""
@@ -318,7 +360,8 @@ class _Runs:
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         if not self.found:
             return []
-        return self.cur.execute(sql.format(**self.ids), {"dop": self.dop}).fetchall()
+        joins = _CLUSTERS if self.clusters else _NO_CLUSTERS
+        return self.cur.execute(sql.format(**self.ids, **joins), {"dop": self.dop}).fetchall()
 
     def aggregate(self) -> list[tuple[Any, ...]]:
         """The rows of :data:`_AGG_SQL`, the workload and the build by name."""
@@ -327,6 +370,24 @@ class _Runs:
     def sample_counts(self) -> dict[int, int]:
         """Per run: its per-second samples with a finite QPS (runs without any: absent)."""
         return dict(self._query(_COUNTS_SQL)) if self.samples else {}
+
+
+def _names(cur: duckdb.DuckDBPyConnection) -> list[tuple[int, int, str]]:
+    """The rows of :data:`_NAMES_SQL` and of the counter and cluster probes the store has tables
+    for (a team store made before migration 12 or 14: lakes do not follow migrations)."""
+    for sql in (_NAMES_SQL + _COUNTERS_SQL + _CLUSTERS_SQL, _NAMES_SQL + _COUNTERS_SQL):
+        try:
+            return cur.execute(sql).fetchall()
+        except duckdb.CatalogException:
+            continue
+    return cur.execute(_NAMES_SQL).fetchall()
+
+
+def _unknown_cluster(col: Column, known: Collection[str]) -> str:
+    """``BUILD@x``: x is not a dop, nor a cluster the store has runs on (a usage error)."""
+    shown = ", ".join(sorted(known)) or "none"
+    why = "the dop after @ must be a positive integer, or a cluster the store has runs on"
+    return f"{str(col)!r}: {why} ({shown})"
 
 
 def _check_names(cur: duckdb.DuckDBPyConnection, host: str, builds: list[str]) -> None:

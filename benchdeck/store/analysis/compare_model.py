@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 HW_KEYS = ("cpu/o", "cs/o", "r/o", "rKB/o", "wKB/o", "o/s")
 HW_COLS = ("cpu_o", "cs_o", "r_o", "rkb_o", "wkb_o", "per_op_ops")
+NODE_KEYS = HW_KEYS[:5]
+"""A cluster node's per-op metrics: per the primary's o/s (store/storage/cluster_summary.py)."""
 
 
 class CompareError(Exception):
@@ -30,6 +32,35 @@ class UnknownName(CompareError):
 
 
 @dataclass(frozen=True, slots=True)
+class NodeFigures:
+    """One node of a cluster column (``node`` ``all``: the cluster's sum, each host once): the
+    median over the cell's runs of its max and p95 lag (replicas) and its per-op metrics."""
+
+    node: str
+    role: str
+    lag_max_s: float | None
+    lag_p95_s: float | None
+    per_op: dict[str, float | None]
+    """:data:`NODE_KEYS` -> the node's figure per the primary's o/s."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterFigures:
+    """What a cell on a cluster adds: its runs' lag (medians over the runs of the worst
+    replica's max and p95), how many of its runs a replica fell behind past the limit in, node
+    faults, and each node's figures (the primary first, the cluster's sum ``all`` last)."""
+
+    cluster: str
+    lag_limit_s: float
+    lag_max_s: float | None
+    lag_p95_s: float | None
+    over_limit: int
+    runs: int
+    faults: int
+    nodes: tuple[NodeFigures, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Cell:
     """One column's aggregate for one workload: median QPS over its repeated runs."""
 
@@ -41,6 +72,8 @@ class Cell:
     run_ids: tuple[int, ...] = ()
     run_qps: tuple[float, ...] = ()
     """Each run's QPS, in ``run_ids`` order (the repeats a noise interval comes from)."""
+    cluster: ClusterFigures | None = None
+    """A column on a cluster: its lag and per-node figures (None: runs alone)."""
 
     @property
     def spread(self) -> float:
@@ -89,6 +122,8 @@ class HwRow:
     config: str = ""
     label: str = ""
     """The column's label (the base's or a ``columns`` entry)."""
+    cluster: ClusterFigures | None = None
+    """A column on a cluster: lag and per-node per-op figures."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +160,25 @@ class Comparison:
     @property
     def configs_differ(self) -> bool:
         return len({c.config for c in (self.base_column, *self.column_specs)}) > 1
+
+    cluster_bases: tuple[str | None, ...] = ()
+    """Per column on a cluster: the label of the base's build on the same cluster (and dop) when
+    it is a column too, else None: the seed's question, a build's gain on the cluster."""
+
+    def on_cluster_rqps(self, workload: str, dop: int | None, i: int) -> float | None:
+        """Column ``i``'s QPS relative to the base's build on its cluster (None: no such column)."""
+        other = self.cluster_bases[i] if self.cluster_bases else None
+        c, b = self.cells.get((workload, dop, self.columns[i])), self.cells.get((workload, dop, other or ""))
+        if other is None or c is None or b is None:
+            return None
+        from benchdeck.engine.relative import relative
+
+        return relative(c.qps, b.qps)
+
+    @property
+    def on_clusters(self) -> bool:
+        """Some column is on a cluster (the outputs then name each column's cluster)."""
+        return any(c.cluster is not None for c in (self.base_column, *self.column_specs))
 
     def spec(self, label: str) -> Column:
         """The (build, config) of the base or a column, by label."""

@@ -63,7 +63,7 @@ def group_stats(rqps: Sequence[RqpsRow], with_builds: Sequence[str]) -> list[Gro
                     min=min(vals),
                     max=max(vals),
                     avg=_fmean(vals),
-                    median=_median(vals),
+                    median=median(vals),
                     gmean=_gmean(vals),
                 )
             )
@@ -80,7 +80,7 @@ def hw_blocks(
     columns = list(zip(specs, labels, strict=True))
     for wl, d in keys:
         present = [(s, label, c) for s, label in columns if (c := cells.get((wl, d, label))) is not None]
-        if not any(_has_hw(c) for _, _, c in present):
+        if not any(_has_hw(c) or c.cluster is not None for _, _, c in present):
             continue
         base_vals: dict[str, float | None] | None = None  # the first row's (the base's, when it has the cell)
         rows = []
@@ -89,7 +89,16 @@ def hw_blocks(
             if base_vals is None:
                 base_vals = vals
             rel = {k: relative(vals[k], base_vals[k]) for k in HW_KEYS}
-            rows.append(HwRow(build=spec.build, values=vals, rel=rel, config=spec.config or "", label=label))
+            rows.append(
+                HwRow(
+                    build=spec.build,
+                    values=vals,
+                    rel=rel,
+                    config=spec.config or "",
+                    label=label,
+                    cluster=c.cluster,
+                )
+            )
         blocks.append(HwBlock(workload=wl, dop=d, rows=tuple(rows)))
     return blocks
 
@@ -120,7 +129,7 @@ def _gmean(vals: list[float]) -> float:
     return math.exp(_fmean([math.log(v) for v in vals])) if all(v > 0 for v in vals) else math.nan
 
 
-def _median(vals: list[float]) -> float:
+def median(vals: list[float]) -> float:
     data = sorted(vals)
     n = len(data)
     return data[n // 2] if n % 2 else (data[n // 2 - 1] + data[n // 2]) / 2

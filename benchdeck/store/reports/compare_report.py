@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from benchdeck.store.analysis.compare import HW_KEYS, Comparison, HwBlock, RqpsRow
 from benchdeck.store.reports.export import CSV_TABLES, JSON_VERSION, render_csv, to_json
+from benchdeck.store.reports.ratios import fmt_hw as fmt_hw
 from benchdeck.store.reports.ratios import fmt_ratio
 
 if TYPE_CHECKING:
@@ -37,23 +38,6 @@ def interval_source(ci: RatioCI | None, runs: int, base_runs: int) -> str:
     if runs < 2 and base_runs < 2:
         return "none: 1 run each"
     return "none: base QPS missing"
-
-
-def fmt_hw(key: str, v: float | None) -> str:
-    """Absolute per-op values as the posts print them (zero as ``0``)."""
-    if v is None:
-        return "-"
-    if math.isinf(v):
-        return "inf"
-    if v == 0:
-        return "0"
-    if key == "o/s":
-        return f"{v:.0f}"
-    if key == "cpu/o":
-        return f"{v:.6f}"
-    if key in ("r/o", "rKB/o", "wKB/o"):  # the author's o.met prints these without trailing zeros
-        return f"{v:.3f}".rstrip("0").rstrip(".")
-    return f"{v:.3f}"
 
 
 def fmt_rel(key: str, row_vals: dict[str, float | None], base_vals: dict[str, float | None]) -> str:
@@ -113,6 +97,10 @@ def _text_lines(cmp: Comparison) -> Iterator[str]:
 
         yield ""
         yield f"{NOISE_MARK} = within noise: the {LEVEL:.0%} confidence interval of the ratio contains 1"
+    if cmp.cluster_bases:
+        from benchdeck.store.reports import cluster_report
+
+        yield from cluster_report.gain_text_lines(cmp)
     for i, col in enumerate(cmp.columns):
         yield ""
         yield f"col-{i + 1} : {col}"
@@ -126,6 +114,10 @@ def _text_lines(cmp: Comparison) -> Iterator[str]:
     for block in cmp.hw:
         yield ""
         yield from _hw_text(block)
+        if cmp.on_clusters:
+            from benchdeck.store.reports import cluster_report
+
+            yield from cluster_report.text_lines(block)
     if cmp.counters:
         from benchdeck.store.reports.counters_report import text_lines
 
@@ -166,6 +158,10 @@ def render_md(cmp: Comparison) -> str:
     for row in cmp.rqps:
         cells = [_cell(row, i) for i in range(len(cmp.columns))]
         out.append("| " + " | ".join([*cells, e(_label(row, multi)), e(row.group)]) + " |")
+    if cmp.cluster_bases:
+        from benchdeck.store.reports import cluster_report
+
+        out += cluster_report.gain_md_lines(cmp, e)
     out += [
         "",
         "| column | group | min | max | avg | median | gmean |",
@@ -184,6 +180,10 @@ def render_md(cmp: Comparison) -> str:
             abs_cells = [fmt_hw(k, r.values[k]) for k in HW_KEYS]
             rel_cells = [fmt_rel(k, r.values, base) for k in HW_KEYS]
             out.append("| " + " | ".join([e(r.label or r.build), *abs_cells, *rel_cells]) + " |")
+        if cmp.on_clusters:
+            from benchdeck.store.reports import cluster_report
+
+            out += cluster_report.md_lines(block, e)
     if cmp.counters:
         from benchdeck.store.reports.counters_report import md_lines
 

@@ -14,9 +14,9 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from benchdeck.store.analysis.compare import HW_KEYS, Cell, Comparison, RqpsRow
+from benchdeck.store.analysis.compare import HW_KEYS, Cell, Comparison, HwRow, RqpsRow
 
-CSV_TABLES = ("rqps", "groups", "perop", "counters")
+CSV_TABLES = ("rqps", "groups", "perop", "counters", "nodes")
 JSON_VERSION = 2
 """Version of the JSON output (docs/compare.schema.json); bumped when its shape changes."""
 
@@ -74,13 +74,40 @@ def render_csv(cmp: Comparison, table: str = "rqps") -> str:
         from benchdeck.store.reports import counters_report
 
         rows, header = counters_report.csv_rows(cmp, _num, _spec, _col_name), counters_report.CSV_HEADER
+    elif table == "nodes":
+        from benchdeck.store.reports import cluster_report
+
+        rows, header = cluster_report.csv_rows(cmp, _num, _col_name), cluster_report.CSV_HEADER
     else:
         raise ValueError(f"unknown table {table!r} (expected one of {', '.join(CSV_TABLES)})")
+    if cmp.on_clusters and table in ("rqps", "groups", "perop"):  # which cluster each row's column is on
+        rows, header = _with_cluster(cmp, table, rows), (*header, "cluster")
+    if cmp.on_clusters and table == "rqps":
+        rows, header = _with_gain(cmp, rows), (*header, "rqps_on_cluster")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
     w.writerows(rows)
     return buf.getvalue()
+
+
+def _with_cluster(cmp: Comparison, table: str, rows: Iterator[list[str]]) -> Iterator[list[str]]:
+    """``rows`` with the cluster of each row's column last ('' for a column alone)."""
+    if table == "rqps":
+        labels = (c for _ in cmp.rqps for c in cmp.columns)
+    elif table == "groups":
+        labels = (g.column for g in cmp.groups)
+    else:
+        labels = (r.label or r.build for b in cmp.hw for r in b.rows)
+    for row, label in zip(rows, labels, strict=True):
+        yield [*row, cmp.spec(label).cluster or ""]
+
+
+def _with_gain(cmp: Comparison, rows: Iterator[list[str]]) -> Iterator[list[str]]:
+    """rqps ``rows`` with each column's QPS relative to the base's build on its cluster."""
+    keys = ((r.workload, r.dop, i) for r in cmp.rqps for i in range(len(cmp.columns)))
+    for row, (wl, dop, i) in zip(rows, keys, strict=True):
+        yield [*row, _num(cmp.on_cluster_rqps(wl, dop, i))]
 
 
 def _rqps_rows(cmp: Comparison) -> Iterator[list[str]]:
@@ -151,11 +178,17 @@ def _jnum(v: float | int | None) -> float | int | None:
 
 def _column_json(cmp: Comparison, label: str) -> dict[str, Any]:
     build, config = _spec(cmp, label)
-    return {"column": _col_name(cmp, label), "label": label, "build": build, "config": config}
+    col: dict[str, Any] = {"column": _col_name(cmp, label), "label": label, "build": build, "config": config}
+    if cmp.on_clusters:  # (a comparison without cluster columns: as before issue 41)
+        col["cluster"] = cmp.spec(label).cluster
+    return col
 
 
 def _cell_json(cmp: Comparison, row: RqpsRow, i: int, cell: Cell | None) -> dict[str, Any]:
     ci = row.ci[i] if row.ci else None
+    gain = (
+        {"rqps_on_cluster": _jnum(cmp.on_cluster_rqps(row.workload, row.dop, i))} if cmp.on_clusters else {}
+    )
     return {
         **_column_json(cmp, cmp.columns[i]),
         "qps": _jnum(cell.qps if cell else None),
@@ -166,6 +199,7 @@ def _cell_json(cmp: Comparison, row: RqpsRow, i: int, cell: Cell | None) -> dict
         "within_noise": row.within_noise[i],
         "runs": row.repeats[i],
         "run_ids": list(cell.run_ids) if cell else [],
+        **gain,
     }
 
 
@@ -220,18 +254,24 @@ def _full_json(cmp: Comparison) -> dict[str, Any]:
             {
                 "workload": b.workload,
                 "dop": b.dop,
-                "rows": [
-                    {
-                        **_column_json(cmp, r.label or r.build),
-                        **{k: _jnum(r.values[k]) for k in HW_KEYS},
-                        "rel": {k: _jnum(r.rel[k]) for k in HW_KEYS},
-                    }
-                    for r in b.rows
-                ],
+                "rows": [_hw_row_json(cmp, r) for r in b.rows],
             }
             for b in cmp.hw
         ],
     }
+
+
+def _hw_row_json(cmp: Comparison, r: HwRow) -> dict[str, Any]:
+    row = {
+        **_column_json(cmp, r.label or r.build),
+        **{k: _jnum(r.values[k]) for k in HW_KEYS},
+        "rel": {k: _jnum(r.rel[k]) for k in HW_KEYS},
+    }
+    if r.cluster is not None:
+        from benchdeck.store.reports.cluster_report import json_figures
+
+        row["cluster_figures"] = json_figures(r.cluster, _jnum)
+    return row
 
 
 def _rqps_json(cmp: Comparison, row: RqpsRow) -> dict[str, Any]:

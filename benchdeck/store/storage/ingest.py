@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
@@ -14,6 +15,8 @@ import duckdb
 from benchdeck.engine.events import (
     BenchBatch,
     CaptureBatch,
+    ClusterBatch,
+    ClusterPlanned,
     EndEvent,
     IostatBatch,
     LogLine,
@@ -36,6 +39,15 @@ from benchdeck.engine.profiling.records import CounterWindow, ProfileWindow
 from benchdeck.engine.profiling.stream import CaptureGap
 from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, VmstatSample
 from benchdeck.store.storage.captures import append_counters, append_gaps, append_profiles
+from benchdeck.store.storage.cluster_rows import (
+    ClusterMarks,
+    ClusterRows,
+    append_cluster,
+    cluster_marks,
+    fit_cluster,
+    save_cluster,
+)
+from benchdeck.store.storage.cluster_summary import summarize_cluster
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.limits import fit_records
 from benchdeck.store.storage.live import save_started, save_step
@@ -54,9 +66,10 @@ class _Pending:
     counters: list[CounterWindow] = field(default_factory=list)
     profiles: list[ProfileWindow] = field(default_factory=list)
     gaps: list[CaptureGap] = field(default_factory=list)
+    cluster: ClusterRows = field(default_factory=ClusterRows)
 
     def size(self) -> int:
-        capture = len(self.counters) + len(self.profiles) + len(self.gaps)
+        capture = len(self.counters) + len(self.profiles) + len(self.gaps) + self.cluster.size()
         return len(self.bench) + len(self.vm) + len(self.io) + sum(map(len, self.skipped.values())) + capture
 
 
@@ -89,6 +102,7 @@ class EventSink:
         self.clock = clock
         self.hold = SharedHold(store, clock, idle_s=batch_time, hold_s=hold_s)
         self._pending: dict[int, _Pending] = {}
+        self._cluster_marks: dict[int, ClusterMarks] = {}  # per run: read from the store once
         self._last_flush = clock()
         self.rows_written = 0
 
@@ -116,6 +130,15 @@ class EventSink:
                 buf.counters.extend(counters)
                 buf.profiles.extend(profiles)
                 buf.gaps.extend(gaps)
+            case ClusterBatch(run_id, lag, vm, io, faults):
+                rows_of = self._buf(run_id).cluster
+                rows_of.lag.extend(lag)
+                rows_of.vm.extend(vm)
+                rows_of.io.extend(io)
+                rows_of.faults.extend(faults)
+            case ClusterPlanned(run_id, cluster):
+                with self._transaction() as cur:
+                    save_cluster(cur, run_id, cluster)
             case Skipped(run_id, source, rows):
                 self._buf(run_id).skipped.setdefault(source, []).extend(rows)
             case Planned(run_id, plan):
@@ -186,6 +209,7 @@ class EventSink:
         vm: list[tuple[int, list[VmstatSample]]] = []
         io: list[tuple[int, list[IostatSample]]] = []
         skipped: list[tuple[int, str, list[SkippedLine]]] = []
+        cluster_rows: dict[int, ClusterRows] = {}  # (the bad rows are not kept: a retry refits them)
         for run_id, p in pending.items():
             # a value no column can hold is a skipped row, not a failed flush
             good_bench, bad_bench = fit_records(p.bench)
@@ -195,6 +219,10 @@ class EventSink:
             vm.append((run_id, good_vm))
             io.append((run_id, good_io))
             bad = {"sysbench": bad_bench, "vmstat": bad_vm, "iostat": bad_io}
+            if p.cluster.size():
+                fitted, bad_cluster = fit_cluster(p.cluster)
+                cluster_rows[run_id] = fitted
+                bad.update(bad_cluster)
             sources = {*p.skipped, *(source for source, rows in bad.items() if rows)}
             for source in sorted(sources):  # the bad rows are not kept in p: a retry refits them
                 skipped.append((run_id, source, [*p.skipped.get(source, ()), *bad.get(source, ())]))
@@ -206,11 +234,28 @@ class EventSink:
             n += append_counters(cur, [(rid, p.counters) for rid, p in pending.items()])
             n += append_profiles(cur, [(rid, p.profiles) for rid, p in pending.items()])
             n += append_gaps(cur, [(rid, p.gaps) for rid, p in pending.items()])
+            cluster, marks = self._new_cluster_rows(cur, cluster_rows)
+            n += append_cluster(cur, cluster)
         # Only once committed: a failed write (a store held too long by another process) keeps
         # the rows for the next flush.
         self._pending = {}
+        self._cluster_marks.update(marks)
         self.rows_written += n
         return n
+
+    def _new_cluster_rows(
+        self, cur: duckdb.DuckDBPyConnection, pending: dict[int, ClusterRows]
+    ) -> tuple[list[tuple[int, ClusterRows]], dict[int, ClusterMarks]]:
+        """The pending cluster rows the store does not hold yet (a reattached run's nodes are read
+        again from their start), and the marks past them: kept once the flush commits."""
+        out: list[tuple[int, ClusterRows]] = []
+        after: dict[int, ClusterMarks] = {}
+        for run_id, rows in pending.items():
+            known = self._cluster_marks.get(run_id)
+            marks = copy.deepcopy(known) if known is not None else cluster_marks(cur, run_id)
+            out.append((run_id, marks.keep(rows)))
+            after[run_id] = marks
+        return out, after
 
     def close(self) -> int:
         """Write everything buffered and let go of a held store (the end of the events)."""
@@ -237,6 +282,9 @@ class EventSink:
                 set_status(cur, event.run_id, "failed", error=event.error, finished_at=event.finished_at)
             else:
                 set_status(cur, event.run_id, "cancelled", finished_at=event.finished_at)
+            plan = self.plans.get(event.run_id)
+            qps = event.qps if isinstance(event, RunFinished) else None
+            summarize_cluster(cur, event.run_id, qps, plan.duration_s if plan is not None else None)
 
 
 async def pump(

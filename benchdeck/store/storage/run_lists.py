@@ -44,6 +44,12 @@ _RUN_DATA_TABLES = (
     "raw_files",
     "run_summary",
     "remote_runs",
+    "run_clusters",  # a run on a cluster (issue 41): its nodes and what was sampled of them
+    "cluster_nodes",
+    "replica_lag",
+    "node_vmstat_samples",
+    "node_iostat_samples",
+    "node_faults",
 )
 
 
@@ -79,6 +85,22 @@ class HistoryRow:
     tags: tuple[str, ...]
     error: str | None = None
     """Why the run failed (or was cancelled), as the engine said."""
+    cluster: str | None = None
+    """The cluster the run ran on (its primary is ``host``); None: the server alone."""
+    lag_limit_s: float | None = None
+    lag_max_s: float | None = None
+    """The largest lag of the cluster's replicas during the run (store/storage/cluster_summary.py)."""
+    over_limit: bool | None = None
+    """A replica fell behind past ``lag_limit_s`` (None: no cluster, or no lag measured)."""
+    faults: int = 0
+    """Nodes that stopped replicating or went away during the run."""
+
+    @property
+    def flag(self) -> str:
+        """``lag > 10 s; 1 fault(s)``: what lists show of a cluster run that fell behind."""
+        parts = [f"lag > {self.lag_limit_s:g} s"] if self.over_limit and self.lag_limit_s is not None else []
+        parts += [f"{self.faults} fault(s)"] if self.faults else []
+        return "; ".join(parts)
 
     @property
     def reason(self) -> str | None:
@@ -107,9 +129,12 @@ _HISTORY_WHERE = (
 
 _HISTORY_SELECT = (
     "SELECT r.run_id, h.name, b.name, r.config, w.name, r.threads, r.status, s.qps, "
-    "r.created_at, r.tags, r.error FROM runs r JOIN hosts h ON h.host_id = r.host_id "
+    "r.created_at, r.tags, r.error, "
+    "c.cluster, c.lag_limit_s, c.lag_max_s, c.over_limit, coalesce(c.faults, 0) "
+    "FROM runs r JOIN hosts h ON h.host_id = r.host_id "
     "JOIN builds b ON b.build_id = r.build_id "
     "JOIN workloads w ON w.workload_id = r.workload_id LEFT JOIN run_summary s ON s.run_id = r.run_id "
+    "LEFT JOIN run_clusters c ON c.run_id = r.run_id "
 )
 
 
@@ -170,6 +195,8 @@ def run_history_after(
 
 
 def _history_row(r: tuple[Any, ...]) -> HistoryRow:
+    """A row of :data:`_HISTORY_SELECT` (or its first 11 columns: no cluster)."""
+    cluster = r[11:16] if len(r) >= 16 else (None, None, None, None, 0)
     return HistoryRow(
         run_id=int(r[0]),
         host=r[1],
@@ -182,6 +209,11 @@ def _history_row(r: tuple[Any, ...]) -> HistoryRow:
         created_at=r[8],
         tags=tuple(r[9] or ()),
         error=r[10],
+        cluster=cluster[0],
+        lag_limit_s=cluster[1],
+        lag_max_s=cluster[2],
+        over_limit=cluster[3],
+        faults=int(cluster[4]),
     )
 
 

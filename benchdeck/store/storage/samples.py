@@ -46,6 +46,11 @@ the same list migration 11 converted the stored strings with."""
 _TS = {"ts": f"try_strptime({{}}, {SAMPLE_TIME_FORMATS})::TIMESTAMP"}
 """The tools' time text -> the tables' TIMESTAMP, in the INSERT (NULL when it printed none)."""
 
+VM_COLUMNS = _VM
+"""vmstat record field -> (column, type): the run's vmstat_samples and its nodes' too."""
+IO_COLUMNS = _IO
+"""iostat record field -> (column, type): the run's iostat_samples and its nodes' too."""
+
 _TABLES = {
     "bench": ("bench_samples", _BENCH),
     "vmstat": ("vmstat_samples", _VM),

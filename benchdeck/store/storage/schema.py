@@ -410,6 +410,71 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         ALTER TABLE queue_items ADD COLUMN repeat_no INTEGER;
         """,
     ),
+    (
+        14,
+        """
+        -- A run on a cluster (issue 41): the run's host is its primary's; the cluster's nodes,
+        -- each replica's lag per second, each node's vmstat/iostat and faults. The summary
+        -- columns (lag_*, over_limit, per-op) are filled when the run ends
+        -- (store/storage/cluster_summary.py), from the rows below.
+        CREATE TABLE run_clusters (
+            run_id      BIGINT PRIMARY KEY,
+            cluster     VARCHAR NOT NULL,
+            kind        VARCHAR NOT NULL,
+            lag_limit_s DOUBLE NOT NULL,
+            lag_max_s   DOUBLE,
+            lag_p95_s   DOUBLE,
+            over_limit  BOOLEAN,
+            faults      INTEGER NOT NULL DEFAULT 0,
+            cpu_o DOUBLE, cs_o DOUBLE, r_o DOUBLE, rkb_o DOUBLE, wkb_o DOUBLE
+        );
+        CREATE TABLE cluster_nodes (
+            run_id      BIGINT NOT NULL,
+            node        VARCHAR NOT NULL,
+            host        VARCHAR NOT NULL,
+            role        VARCHAR NOT NULL,
+            port        INTEGER,
+            lag_max_s   DOUBLE,
+            lag_p95_s   DOUBLE,
+            lag_samples INTEGER NOT NULL DEFAULT 0,
+            cpu_o DOUBLE, cs_o DOUBLE, r_o DOUBLE, rkb_o DOUBLE, wkb_o DOUBLE
+        );
+        CREATE TABLE replica_lag (
+            run_id       BIGINT NOT NULL,
+            node         VARCHAR NOT NULL,
+            t            DOUBLE NOT NULL,
+            lag_s        DOUBLE,
+            behind_bytes BIGINT,
+            behind_trx   BIGINT,
+            paused_s     DOUBLE,
+            state        VARCHAR NOT NULL
+        );
+        CREATE TABLE node_vmstat_samples (
+            run_id BIGINT NOT NULL,
+            node   VARCHAR NOT NULL,
+            seq    INTEGER NOT NULL,
+            r BIGINT, b BIGINT, swpd BIGINT, free BIGINT, buff BIGINT, cache BIGINT,
+            si BIGINT, so BIGINT, bi BIGINT, bo BIGINT, "in" BIGINT, cs BIGINT,
+            us INTEGER, sy INTEGER, id INTEGER, wa INTEGER, st INTEGER, gu INTEGER
+        );
+        CREATE TABLE node_iostat_samples (
+            run_id  BIGINT NOT NULL,
+            node    VARCHAR NOT NULL,
+            seq     INTEGER NOT NULL,
+            device  VARCHAR NOT NULL,
+            r_s     DOUBLE, w_s DOUBLE, rkb_s DOUBLE, wkb_s DOUBLE,
+            rrqm_s  DOUBLE, wrqm_s DOUBLE, r_await DOUBLE, w_await DOUBLE,
+            aqu_sz  DOUBLE, util DOUBLE
+        );
+        CREATE TABLE node_faults (
+            run_id BIGINT NOT NULL,
+            node   VARCHAR NOT NULL,
+            t      DOUBLE NOT NULL,
+            kind   VARCHAR NOT NULL,
+            reason VARCHAR NOT NULL
+        );
+        """,
+    ),
 )
 
 LATEST_VERSION: Final[int] = max(version for version, _ in MIGRATIONS)

@@ -114,6 +114,16 @@ TABLE_COMMENTS: Final[dict[str, str]] = {
     "and their samples, as FlameGraph's stackcollapse writes them.",
     "capture_gaps": "perf windows a run's capture did not take (kind 'counters' or 'cpu'): when "
     "(start_s) and why (perf killed on the host, the target process gone).",
+    "run_clusters": "A run on a cluster: its name, replication kind and lag limit; when it ended, "
+    "the worst replica's max and p95 lag, whether a replica fell behind past the limit, its node "
+    "faults, and the cluster's per-op metrics (each host counted once) per the primary's QPS.",
+    "cluster_nodes": "The nodes of a run's cluster (one primary, replicas): host, role, port; "
+    "per node its max and p95 lag and its per-op metrics per the primary's QPS.",
+    "replica_lag": "Each replica's lag behind the primary, one row a second (t on the run's clock).",
+    "node_vmstat_samples": "vmstat samples of a cluster's nodes by run_id and node (seq = sample number).",
+    "node_iostat_samples": "iostat device rows of a cluster's nodes by run_id "
+    "and node (seq = report number).",
+    "node_faults": "A node that stopped replicating or went away during a run (or came back): when and why.",
 }
 
 COLUMN_COMMENTS: Final[dict[tuple[str, str], str]] = {

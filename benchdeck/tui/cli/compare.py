@@ -30,7 +30,7 @@ OUTPUT_FORMATS = ("rich", *FORMATS)
     "--base",
     required=True,
     type=ColumnParam(),
-    help="Base column BUILD[:CONFIG][@DOP]: every column is divided by it.",
+    help="Base column BUILD[:CONFIG][@CLUSTER][@DOP]: every column is divided by it.",
 )
 @click.option(
     "--with",
@@ -38,8 +38,8 @@ OUTPUT_FORMATS = ("rich", *FORMATS)
     multiple=True,
     required=True,
     type=ColumnParam(),
-    help="Column to compare, BUILD[:CONFIG][@DOP] (repeat; one build may come under several configs "
-    "or at several dops).",
+    help="Column to compare, BUILD[:CONFIG][@CLUSTER][@DOP] (repeat; one build may come under several "
+    "configs, at several dops, alone and on a cluster).",
 )
 @click.option("--config", "config", help="Config of a build given without one (default: its only config).")
 @click.option("--dop", type=int, help="Only runs at this concurrency.")
@@ -59,8 +59,8 @@ OUTPUT_FORMATS = ("rich", *FORMATS)
 @click.option(
     "--table",
     type=click.Choice(CSV_TABLES),
-    help="With --format csv: which table (default rqps: one row per workload, dop and column); "
-    "counters in any format: the perf stat counters per operation only.",
+    help="With --format csv: which table (default rqps: one row per workload, dop and column; nodes: "
+    "a cluster column's nodes); counters in any format: the perf stat counters per operation only.",
 )
 @click.pass_obj
 def compare_cmd(
@@ -81,6 +81,7 @@ def compare_cmd(
     Examples:
       benchdeck compare --host dell32 --base my8028_rel_o2nofp --with my8040_rel_o2nofp --dop 24
       benchdeck compare --host hetz --base pg180_o2nofp@1 --with pg180_o2nofp@48
+      benchdeck compare --host local --base base --with pgo_use --with base@loop3 --with pgo_use@loop3
       benchdeck compare --host dell32 --base pg174_o2nofp:x10a_c32r128 \\
           --with pg181_o2nofp:x10b_c32r128 --suite classic --format md > report.md
     """

@@ -106,6 +106,8 @@ def _emit(
 
 RUN_HEADERS = ("run", "host", "build", "config", "workload", "dop", "status", "qps", "date", "tags", "reason")
 RUN_SPARE = ("reason", "tags", "config", "host", "date")
+CLUSTER_HEADERS = ("cluster", "lag max s", "flag")
+"""Columns ``runs`` adds when a listed run ran on a cluster (issue 41)."""
 """Dropped in this order while ``runs`` is too wide for the terminal (run, build, workload, dop,
 status and qps always stay)."""
 
@@ -168,16 +170,14 @@ def runs_cmd(
         rows = run_history(cur, f)
         total = count_runs(cur, f)
     shown = f"{len(rows):,} of {total:,} runs" if len(rows) < total else f"{total:,} runs"
+    cells: list[tuple[Cell, ...]] = [run_cells(r, fmt not in ("csv", "json")) for r in rows]
+    headers: tuple[str, ...] = RUN_HEADERS
+    spare: tuple[str, ...] = RUN_SPARE
+    if any(r.cluster is not None for r in rows):  # runs on a cluster: which, and their flag
+        headers, spare = (*RUN_HEADERS, *CLUSTER_HEADERS), (*RUN_SPARE[:1], "lag max s", *RUN_SPARE[1:])
+        cells = [(*c, r.cluster or "", r.lag_max_s, r.flag) for c, r in zip(cells, rows, strict=True)]
     # the count once: on stderr (a Rich title too showed it twice on a terminal)
-    _emit(
-        RUN_HEADERS,
-        [run_cells(r, fmt not in ("csv", "json")) for r in rows],
-        fmt,
-        shown,
-        {"run", "dop", "qps"},
-        RUN_SPARE,
-        False,
-    )
+    _emit(headers, cells, fmt, shown, {"run", "dop", "qps", "lag max s"}, spare, False)
     click.echo(shown, err=True)
 
 

@@ -9,7 +9,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from benchdeck.store.analysis.compare import HW_KEYS, Comparison, HwBlock
+from benchdeck.store.analysis.compare import HW_KEYS, Comparison, HwBlock, HwRow
 from benchdeck.store.reports.compare_report import NOISE_MARK, fmt_hw, fmt_rel
 from benchdeck.store.reports.ratios import fmt_ratio, shown_ratio
 from benchdeck.tui.reports.rich_fit import column_blocks, fits, plain_table, print_unshrunk
@@ -66,9 +66,11 @@ def comparison_renderable(cmp: Comparison, console: Console | None = None) -> Gr
         label = f"{g.group}@dop{g.dop}" if multi else g.group
         vals = [Text(fmt_ratio(v), style=rqps_style(v)) for v in (g.min, g.max, g.avg, g.median, g.gmean)]
         gs.add_row(col, label, *vals)
-    parts: list[Table | Text] = [legend, *rq, gs]
+    parts: list[Table | Text] = [legend, *rq, *_gain_tables(cmp), gs]
     for block in cmp.hw:
         parts += _hw_tables(cmp, block, console)
+        if cmp.on_clusters:
+            parts += cluster_tables(block, console)
     parts += counter_tables(cmp, console=console)
     return Group(*parts)
 
@@ -81,7 +83,7 @@ def _hw_tables(cmp: Comparison, block: HwBlock, console: Console | None) -> list
     right = {*HW_KEYS, *(f"r {k}" for k in HW_KEYS)}
     wide = plain_table(
         ["dbms", *HW_KEYS, *(f"r {k}" for k in HW_KEYS)],
-        [[r.build, *a, *rel] for r, a, rel in zip(block.rows, absolute, relative, strict=True)],
+        [[_row_name(cmp, r), *a, *rel] for r, a, rel in zip(block.rows, absolute, relative, strict=True)],
         right,
         title,
     )
@@ -99,6 +101,47 @@ def _hw_tables(cmp: Comparison, block: HwBlock, console: Console | None) -> list
             f"{title}, relative to the base",
         ),
     ]
+
+
+def cluster_tables(block: HwBlock, console: Console | None = None) -> list[Table | Text]:
+    """The block's cluster nodes (lag, per-op per the primary's o/s) and its columns' flags."""
+    from benchdeck.store.reports import cluster_report as cr
+
+    if not cr.has_cluster(block):
+        return []
+    title = f"{block.workload}" + (f" dop {block.dop}" if block.dop else "") + ", cluster nodes"
+    rows: list[list[Text | str]] = [list(r) for r in cr.grid(block)]
+    right = set(cr.HEADER[:-3])
+    tables: list[Table | Text] = []
+    if console is not None:
+        tables += column_blocks(
+            console, list(cr.HEADER), rows, right, [len(cr.HEADER) - 3, len(cr.HEADER) - 1], title
+        )
+    else:
+        tables.append(plain_table(list(cr.HEADER), rows, right, title))
+    return tables + [Text(f"! {line}", style="bold red") for line in cr.flag_lines(block)]
+
+
+def _gain_tables(cmp: Comparison) -> list[Table | Text]:
+    """Each column on a cluster relative to the base's build there (the seed's question)."""
+    if not cmp.cluster_bases:
+        return []
+    from benchdeck.store.reports import cluster_report as cr
+
+    if not (cols := cr.gain_columns(cmp)):
+        return []
+    header, rows = cr.gain_grid(cmp)
+    cells: list[list[Text | str]] = []
+    for row, shown in zip(cmp.rqps, rows, strict=True):
+        values = [cmp.on_cluster_rqps(row.workload, row.dop, i) for i, _ in cols]
+        cells.append([*(Text(fmt_ratio(v), style=rqps_style(v)) for v in values), shown[-1]])
+    table = plain_table([*header, "workload"], cells, set(header))
+    return [Text("\n".join([cr.GAIN_TITLE, *(legend for _, legend in cols)])), table]
+
+
+def _row_name(cmp: Comparison, r: HwRow) -> str:
+    """The build; its label when columns are on clusters (a build alone and on a cluster)."""
+    return (r.label or r.build) if cmp.on_clusters else r.build
 
 
 def _col_name(cmp: Comparison, label: str) -> str:
