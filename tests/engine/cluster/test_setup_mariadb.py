@@ -1,0 +1,143 @@
+"""MariaDB replication set up by benchdeck on managed servers on loopback: rows written on the
+primary appear on each replica; a second setup changes nothing; a replica added later gets a
+first copy holding what the primary already had; a stopped replica is named, with the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchdeck.engine.cluster.check import check_nodes, verdict
+from benchdeck.engine.cluster.cluster_nodes import Node
+from benchdeck.engine.cluster.errors import ClusterError
+from benchdeck.engine.cluster.prepare import prepare_cluster
+from benchdeck.engine.cluster.setup import setup_cluster
+from tests.engine.cluster.loop_clusters import (
+    MARIADB_BUILD,
+    LoopCluster,
+    connect,
+    lines_of,
+    loop_cluster,
+)
+
+pytestmark = pytest.mark.integration
+
+
+async def value(node: Node, sql: str) -> str:
+    rows = await node.rows(sql)
+    return next(iter(rows[0].values()))
+
+
+async def caught_up(primary: Node, replica: Node) -> None:
+    """Wait (MASTER_GTID_WAIT, 20 s) until ``replica`` has applied all ``primary`` wrote."""
+    pos = await value(primary, "SELECT @@gtid_binlog_pos AS pos")
+    assert pos.replace("-", "").replace(",", "").isdigit()
+    assert await value(replica, f"SELECT MASTER_GTID_WAIT('{pos}', 20) AS w") == "0", replica.label
+
+
+async def test_async_replicas_get_the_primarys_rows_and_a_late_one_its_first_copy() -> None:
+    async with loop_cluster("async", MARIADB_BUILD, replicas=2) as c:
+        await _late_replica_scenario(c)
+
+
+async def _late_replica_scenario(c: LoopCluster) -> None:
+    first = c.inventory("r1")
+    lines = await lines_of(setup_cluster(connect, first, first.clusters["loop"], MARIADB_BUILD, None))
+    assert any("node r1" in ln and "replicating from p" in ln for ln in lines), lines
+    p, r1 = await c.nodes(first)
+    await p.rows("CREATE TABLE sbtest.t (id INT PRIMARY KEY, v VARCHAR(8)); SELECT 1 AS ok")
+    await p.rows("INSERT INTO sbtest.t VALUES (1,'a'),(2,'b'); SELECT 1 AS ok")
+    await caught_up(p, r1)
+    assert await value(r1, "SELECT GROUP_CONCAT(v ORDER BY id) AS v FROM sbtest.t") == "a,b"
+    assert await value(r1, "SELECT @@server_id AS id") == "2"
+    assert await value(r1, "SELECT @@read_only AS ro") == "1"
+
+    # r2 joins later: its first copy must hold rows 1, 2 (no binlog replay could give them: the
+    # copy's GTID position is after them), then it follows as r1 does.
+    full = c.inventory()
+    again = await lines_of(setup_cluster(connect, full, full.clusters["loop"], MARIADB_BUILD, None))
+    assert any("node r1" in ln and "follows p already" in ln for ln in again), again
+    assert any("node r2" in ln and "copying p's databases" in ln for ln in again), again
+    assert not any("node r1" in ln and "copying" in ln for ln in again), again
+    p, r1, r2 = await c.nodes(full)
+    await p.rows("INSERT INTO sbtest.t VALUES (3,'c'); SELECT 1 AS ok")
+    for r in (r1, r2):
+        await caught_up(p, r)
+        assert await value(r, "SELECT GROUP_CONCAT(v ORDER BY id) AS v FROM sbtest.t") == "a,b,c"
+
+    checks = await check_nodes(full.clusters["loop"], [p, r1, r2])
+    assert [c.problem for c in checks] == ["", "", ""]
+    assert checks[1].line == f"node r1 (local:{c.ports['r1']}): replicating, 0 s behind"
+
+
+async def test_a_stopped_replica_is_named_with_its_reason_and_prepare_brings_it_back() -> None:
+    async with loop_cluster("async", MARIADB_BUILD, replicas=2) as c:
+        await _stopped_replica_scenario(c)
+
+
+async def _stopped_replica_scenario(c: LoopCluster) -> None:
+    inv = c.inventory()
+    cluster = inv.clusters["loop"]
+    await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    p, r1, r2 = await c.nodes()
+    await r1.rows("STOP REPLICA SQL_THREAD; SELECT 1 AS ok")
+    assert r2.server is not None
+    await r2.server.stop()
+    checks = await check_nodes(cluster, [p, r1, r2])
+    assert checks[1].problem == "not replicating (IO thread Yes, SQL thread No)"
+    assert "Can't connect" in checks[2].problem or "2002" in checks[2].problem, checks[2].problem
+    with pytest.raises(ClusterError) as exc:
+        verdict(cluster, checks)
+    assert str(exc.value) == (
+        f"cluster loop: node r1 (local:{c.ports['r1']}): not replicating (IO thread Yes, SQL thread No)"
+        " (and 1 more node)"
+    )
+
+    # prepare starts r2 again and restarts r1's threads: both hold what p wrote meanwhile
+    await p.rows(
+        "CREATE TABLE sbtest.u (id INT PRIMARY KEY); INSERT INTO sbtest.u VALUES (7); SELECT 1 AS ok"
+    )
+    lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    assert f"node r2 (local:{c.ports['r2']}): starting" in lines
+    assert lines[-3:] == [f"node p (local:{c.ports['p']}): primary, answering"] + [
+        f"node {r} (local:{c.ports[r]}): replicating, {lag}"
+        for r, lag in zip(("r1", "r2"), _lags(lines[-2:]), strict=True)
+    ]
+    for r in (r1, r2):
+        await caught_up(p, r)
+        assert await value(r, "SELECT id FROM sbtest.u") == "7"
+
+
+def _lags(lines: list[str]) -> list[str]:
+    return [ln.rsplit("replicating, ", 1)[-1] for ln in lines]
+
+
+async def test_semisync_replica_acknowledges_the_primarys_commits() -> None:
+    async with loop_cluster("semisync", MARIADB_BUILD, replicas=1) as c:
+        await _semisync_scenario(c)
+
+
+async def _semisync_scenario(c: LoopCluster) -> None:
+    inv = c.inventory()
+    cluster = inv.clusters["loop"]
+    lines = await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    assert f"node p (local:{c.ports['p']}): semi-synchronous, 1 replica(s) acknowledging" in lines
+    p, r1 = await c.nodes()
+    await p.rows(
+        "CREATE TABLE sbtest.s (id INT PRIMARY KEY); INSERT INTO sbtest.s VALUES (1); SELECT 1 AS ok"
+    )
+    status = {
+        r["Variable_name"]: r["Value"] for r in await p.rows("SHOW STATUS LIKE 'Rpl_semi_sync_master_%'")
+    }
+    assert status["Rpl_semi_sync_master_status"] == "ON"
+    assert int(status["Rpl_semi_sync_master_yes_tx"]) >= 2  # both commits waited for r1's ack
+    assert status["Rpl_semi_sync_master_no_tx"] == "0"
+    await caught_up(p, r1)
+    assert await value(r1, "SELECT id FROM sbtest.s") == "1"
+
+    await p.rows("SET GLOBAL rpl_semi_sync_master_enabled = OFF; SELECT 1 AS ok")
+    with pytest.raises(
+        ClusterError, match=r"^cluster loop: node p \(local:\d+\): semi-synchronous replication is off"
+    ):
+        verdict(cluster, await check_nodes(cluster, [p, r1]))
+    lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    assert lines[-2] == f"node p (local:{c.ports['p']}): primary, answering"
