@@ -83,8 +83,10 @@ class _BaseBackup:
         server = managed(standby)
         if not isinstance(server, PostgresServer):
             raise ClusterError(f"{standby.label}: not a PostgreSQL server")
-        tools = await server.locate()
-        backup = posixpath.join(posixpath.dirname(tools["pg_ctl"]), "pg_basebackup")
+        if "pg_basebackup" not in server.wanted:  # found beside pg_ctl, as the server's other tools
+            server.wanted = {**server.wanted, "pg_basebackup": ("pg_basebackup",)}
+            server.tools = {}
+        backup = (await server.locate())["pg_basebackup"]
         await server.refuse_clobber()
         await server.make_dir(server.spec.datadir, "0700", await server.os_user())
         conninfo = f"application_name={standby.name} password={self.password}"  # checked words only
