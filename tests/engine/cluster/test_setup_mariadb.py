@@ -4,12 +4,15 @@ first copy holding what the primary already had; a stopped replica is named, wit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from benchdeck.engine.cluster.check import check_nodes, verdict
 from benchdeck.engine.cluster.cluster_nodes import Node
 from benchdeck.engine.cluster.errors import ClusterError
-from benchdeck.engine.cluster.prepare import prepare_cluster
+from benchdeck.engine.cluster.mariadb_setup import wait_replicating
+from benchdeck.engine.cluster.prepare import cluster_primary, prepare_cluster
 from benchdeck.engine.cluster.setup import setup_cluster
 from tests.engine.cluster.loop_clusters import (
     MARIADB_BUILD,
@@ -51,6 +54,8 @@ async def _late_replica_scenario(c: LoopCluster) -> None:
     assert await value(r1, "SELECT @@server_id AS id") == "2"
     assert await value(r1, "SELECT @@read_only AS ro") == "1"
 
+    assert p.server is not None
+    kept = (Path(p.server.spec.parent) / "replication.secret").read_text()
     # r2 joins later: its first copy must hold rows 1, 2 (no binlog replay could give them: the
     # copy's GTID position is after them), then it follows as r1 does.
     full = c.inventory()
@@ -59,6 +64,11 @@ async def _late_replica_scenario(c: LoopCluster) -> None:
     assert any("node r2" in ln and "copying p's databases" in ln for ln in again), again
     assert not any("node r1" in ln and "copying" in ln for ln in again), again
     p, r1, r2 = await c.nodes(full)
+    assert p.server is not None
+    secret = Path(p.server.spec.parent) / "replication.secret"
+    assert (secret.stat().st_mode & 0o777, secret.read_text()) == (0o600, kept)  # one password, kept
+    await r1.rows("STOP REPLICA; START REPLICA; SELECT 1 AS ok")  # r1 logs in again with it
+    await wait_replicating(r1)
     await p.rows("INSERT INTO sbtest.t VALUES (3,'c'); SELECT 1 AS ok")
     for r in (r1, r2):
         await caught_up(p, r)
@@ -98,6 +108,11 @@ async def _stopped_replica_scenario(c: LoopCluster) -> None:
     )
     lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
     assert f"node r2 (local:{c.ports['r2']}): starting" in lines
+    primary = await cluster_primary(connect, inv, cluster, MARIADB_BUILD, None)
+    assert primary.server is not None
+    assert (primary.name, primary.server.spec.port) == ("p", c.ports["p"])
+    assert primary.server.spec.datadir.endswith(f"/servers/{MARIADB_BUILD}@loop.p/data")
+    assert await primary.server.is_running()
     assert lines[-3:] == [f"node p (local:{c.ports['p']}): primary, answering"] + [
         f"node {r} (local:{c.ports[r]}): replicating, {lag}"
         for r, lag in zip(("r1", "r2"), _lags(lines[-2:]), strict=True)
