@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchdeck.engine.cluster import mariadb_setup, postgres_setup
+from benchdeck.engine.cluster import galera_setup, mariadb_setup, postgres_setup
 from benchdeck.engine.cluster.cluster_nodes import Node
 from benchdeck.engine.cluster.errors import ClusterError
 from benchdeck.engine.cluster.spec import ClusterSpec
@@ -21,6 +21,8 @@ class NodeCheck:
     problem: str = ""
     lag_s: float | None = None
     behind_bytes: int | None = None
+    note: str = ""
+    """What a fit replica's line says instead of its lag (a Galera member has none)."""
 
     @property
     def line(self) -> str:
@@ -29,6 +31,8 @@ class NodeCheck:
             return f"{self.node.label}: {self.problem}"
         if self.node.spec.role == "primary":
             return f"{self.node.label}: primary, answering"
+        if self.note:
+            return f"{self.node.label}: {self.note}"
         lag = "lag unknown" if self.lag_s is None else f"{self.lag_s:g} s behind"
         nbytes = f", {self.behind_bytes} bytes of WAL" if self.behind_bytes is not None else ""
         return f"{self.node.label}: replicating, {lag}{nbytes}"
@@ -44,17 +48,20 @@ async def check_nodes(cluster: ClusterSpec, nodes: list[Node]) -> list[NodeCheck
         return [NodeCheck(primary, _problem(primary, exc))] + [
             NodeCheck(r, "not checked: the primary does not answer") for r in nodes if r is not primary
         ]
-    out = [NodeCheck(primary, await _primary_problem(cluster, primary))]
+    out = [NodeCheck(primary, await _primary_problem(cluster, primary, len(nodes)))]
     for r in (n for n in nodes if n is not primary):
         try:
-            out.append(await _check_replica(cluster, primary, r))
+            out.append(await _check_replica(cluster, primary, r, len(nodes)))
         except ClusterError as exc:
             out.append(NodeCheck(r, _problem(r, exc)))
     return out
 
 
-async def _primary_problem(cluster: ClusterSpec, primary: Node) -> str:
-    """A semi-synchronous primary that fell back to asynchronous commits is not fit."""
+async def _primary_problem(cluster: ClusterSpec, primary: Node, size: int) -> str:
+    """A semi-synchronous primary that fell back to asynchronous commits is not fit, nor a
+    Galera primary out of a synced cluster of every node."""
+    if cluster.kind == "galera":
+        return await galera_setup.member_problem(primary, size)
     if cluster.kind != "semisync":
         return ""
     rows = await primary.rows("SHOW STATUS LIKE 'Rpl_semi_sync_master_status'")
@@ -71,13 +78,17 @@ def _problem(node: Node, exc: ClusterError) -> str:
     return text.removeprefix(f"{node.label}: ") or "no answer"
 
 
-async def _check_replica(cluster: ClusterSpec, primary: Node, replica: Node) -> NodeCheck:
+async def _check_replica(cluster: ClusterSpec, primary: Node, replica: Node, size: int) -> NodeCheck:
     if cluster.kind == "streaming":
         st = await postgres_setup.standby_state(primary, replica)
         check = NodeCheck(replica, st.reason, st.lag_s, st.behind_bytes)
     elif cluster.kind in ("async", "semisync"):
         rs = await mariadb_setup.replica_state(replica)
         check = NodeCheck(replica, rs.reason, rs.lag_s)
+    elif cluster.kind == "galera":
+        check = NodeCheck(
+            replica, await galera_setup.member_problem(replica, size), note="a synced Galera member"
+        )
     else:
         return NodeCheck(replica, f"benchdeck cannot check {cluster.kind} clusters yet")
     if not check.problem and check.lag_s is not None and check.lag_s > cluster.lag_limit_s:

@@ -158,9 +158,11 @@ async def resolve_nodes(
     build: str,
     config: str | None,
     options: Callable[[ClusterSpec, int], Options] = lambda c, i: (),
+    os_user_under_root: str | None = None,
 ) -> list[Node]:
     """Every node of ``cluster`` running ``build`` (under ``config``); a managed node's server
-    gets ``options(cluster, index)``. ClusterError when the build does not fit the cluster."""
+    gets ``options(cluster, index)``, and runs as ``os_user_under_root`` where benchdeck logs in
+    as root. ClusterError when the build does not fit the cluster."""
     builds = check_cluster_build(inventory, cluster, build)
     out = []
     for i, n in enumerate(cluster.nodes):
@@ -182,5 +184,7 @@ async def resolve_nodes(
             except ServerError as exc:
                 raise ClusterError(f"cluster {cluster.name}: node {n.name}: {exc.message}") from None
             server = make_server(transport, spec)
+            if os_user_under_root and (await server.login())[0] == 0:
+                server = make_server(transport, replace(spec, os_user=os_user_under_root))
         out.append(Node(n, i, b, transport, workdir, server))
     return out

@@ -3,8 +3,9 @@ its replication options, the replication user on the primary, each replica's fir
 channel. Idempotent: a cluster already up is only checked and its stopped servers started.
 
 The replication kinds live beside this module: :mod:`.mariadb_setup` (async, semisync),
-:mod:`.postgres_setup` (streaming). Servers benchdeck does not manage are never touched: a
-cluster of running servers is described in the inventory and checked (:mod:`.check`).
+:mod:`.postgres_setup` (streaming), :mod:`.galera_setup` (MariaDB Galera). Servers benchdeck
+does not manage are never touched: a cluster of running servers is described in the inventory
+and checked (:mod:`.check`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
-from benchdeck.engine.cluster import mariadb_setup, postgres_setup
+from benchdeck.engine.cluster import galera_setup, mariadb_setup, postgres_setup
 from benchdeck.engine.cluster.cluster_nodes import Connect, Node, Options, resolve_nodes
 from benchdeck.engine.cluster.errors import ClusterError
 from benchdeck.engine.cluster.inventory_clusters import check_cluster_build
@@ -32,6 +33,7 @@ KIND_SETUP: dict[str, object] = {
     "async": mariadb_setup,
     "semisync": mariadb_setup,
     "streaming": postgres_setup,
+    "galera": galera_setup,
 }
 
 
@@ -61,7 +63,8 @@ async def cluster_nodes(
             f" but node {managed[0]} is: a cluster's nodes are all managed or all external"
         )
     kind = kind_setup(cluster, dbms)
-    return kind, await resolve_nodes(connect, inventory, cluster, build, config, kind.options)
+    os_user = getattr(kind, "OS_USER_UNDER_ROOT", None)
+    return kind, await resolve_nodes(connect, inventory, cluster, build, config, kind.options, os_user)
 
 
 async def setup_cluster(

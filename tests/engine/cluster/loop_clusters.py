@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import shutil
+import socket
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -62,7 +64,12 @@ async def loop_cluster(kind: str, build: str, replicas: int = 2) -> AsyncIterato
     workdir = Path(tempfile.mkdtemp(prefix="bd-cl-"))
     workdir.chmod(0o755)  # postgres traverses it
     names = ["p", *(f"r{i}" for i in range(1, replicas + 1))]
-    c = LoopCluster(workdir, {n: free_port() for n in names}, kind, build)
+    if kind == "galera":  # a node uses its port and the 3 above it
+        base = free_block(4 * len(names))
+        ports = {n: base + 4 * i for i, n in enumerate(names)}
+    else:
+        ports = {n: free_port() for n in names}
+    c = LoopCluster(workdir, ports, kind, build)
     try:
         yield c
     finally:
@@ -79,6 +86,21 @@ async def _stop_all(c: LoopCluster) -> None:
             for pid in _pids(Path(node.server.spec.parent), Path(node.server.spec.datadir)):
                 if pid_alive(pid):
                     kill_and_wait(pid, timeout=2)
+
+
+def free_block(size: int) -> int:
+    """The first of ``size`` consecutive free ports on 127.0.0.1 (below the ephemeral range)."""
+    for _ in range(200):
+        base = random.randrange(20000, 32000 - size)
+        with contextlib.ExitStack() as held:
+            try:
+                for port in range(base, base + size):
+                    s = held.enter_context(socket.socket())
+                    s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return base
+    raise RuntimeError(f"no {size} consecutive free ports")
 
 
 def _pids(parent: Path, datadir: Path) -> list[int]:

@@ -156,3 +156,37 @@ async def _semisync_scenario(c: LoopCluster) -> None:
         verdict(cluster, await check_nodes(cluster, [p, r1]))
     lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
     assert lines[-2] == f"node p (local:{c.ports['p']}): primary, answering"
+
+
+async def test_galera_members_share_the_primarys_rows() -> None:
+    async with loop_cluster("galera", MARIADB_BUILD, replicas=2) as c:
+        await _galera_scenario(c)
+
+
+async def _galera_scenario(c: LoopCluster) -> None:
+    inv = c.inventory()
+    cluster = inv.clusters["loop"]
+    lines = await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    assert f"node p (local:{c.ports['p']}): a Galera cluster of 3 synced nodes" in lines, lines
+    p, r1, r2 = await c.nodes()
+    await p.rows(
+        "CREATE TABLE sbtest.g (id INT PRIMARY KEY); INSERT INTO sbtest.g VALUES (5); SELECT 1 AS ok"
+    )
+    for r in (r1, r2):  # wsrep_sync_wait: the read waits until the member applied what came before
+        assert await value(r, "SET SESSION wsrep_sync_wait = 1; SELECT id FROM sbtest.g") == "5"
+    checks = await check_nodes(cluster, [p, r1, r2])
+    assert [ch.line for ch in checks[1:]] == [
+        f"node {r} (local:{c.ports[r]}): a synced Galera member" for r in ("r1", "r2")
+    ]
+
+    assert r2.server is not None
+    await r2.server.stop()
+    with pytest.raises(
+        ClusterError,
+        match=rf"^cluster loop: node p \(local:{c.ports['p']}\): in a cluster of 2 nodes, not 3 \(and 2 more",
+    ):
+        verdict(cluster, await check_nodes(cluster, [p, r1, r2]))
+    lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    assert f"node r2 (local:{c.ports['r2']}): starting" in lines
+    assert lines[-1] == f"node r2 (local:{c.ports['r2']}): a synced Galera member"
+    assert await value(r2, "SET SESSION wsrep_sync_wait = 1; SELECT id FROM sbtest.g") == "5"
