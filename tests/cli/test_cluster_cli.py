@@ -62,6 +62,11 @@ def test_list_and_mistakes_are_one_line(tmp_path: Path) -> None:
         "benchdeck: cluster loop: kind async is not for postgres"
         " (build pg15_rel; postgres clusters: streaming)\n"
     )
+    r = bd(env, "cluster", "setup", "loop", "--build", BUILD, "--config", "c9")
+    assert (r.returncode, r.stderr) == (
+        1,
+        f"benchdeck: cluster loop: node p: build {BUILD} has no config 'c9' (configs: '')\n",
+    )
     bad = env_for(tmp_path, managed_inventory(tmp_path, {"p": 3406, "r1": 3406}))
     r = bd(bad, "cluster", "list")
     assert r.returncode == 1

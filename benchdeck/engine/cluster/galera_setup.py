@@ -20,7 +20,6 @@ from benchdeck.engine.cluster.errors import ClusterError
 from benchdeck.engine.cluster.node_servers import bring_up, managed
 from benchdeck.engine.cluster.spec import ClusterSpec
 from benchdeck.engine.servers import make_server
-from benchdeck.engine.servers.base import HOST_RE
 
 PROVIDER = "/usr/lib/galera/libgalera_smm.so"
 OS_USER_UNDER_ROOT = "mysql"
@@ -38,9 +37,14 @@ STATUS = (
 
 
 def node_address(cluster: ClusterSpec, index: int) -> str:
-    """Where the other members reach node ``index``: loopback when every node shares its host."""
-    hosts = {n.host for n in cluster.nodes}
-    return "127.0.0.1" if len(hosts) == 1 else cluster.nodes[index].host
+    """Where the other members reach node ``index``: loopback (every node on one host)."""
+    hosts = sorted({n.host for n in cluster.nodes})
+    if len(hosts) > 1:
+        raise ClusterError(
+            f"cluster {cluster.name}: benchdeck sets up Galera on one host only (nodes on"
+            f" {', '.join(hosts)}); set a cluster across hosts up yourself and `benchdeck cluster check` it"
+        )
+    return "127.0.0.1"
 
 
 def options(cluster: ClusterSpec, index: int) -> Options:
@@ -52,7 +56,7 @@ def options(cluster: ClusterSpec, index: int) -> Options:
         f"{node_address(cluster, i)}:{n.port + 1}" for i, n in enumerate(cluster.nodes) if n.port
     )
     addr, port = node_address(cluster, index), node.port
-    if not HOST_RE.match(addr) or port + PORTS_PER_NODE - 1 > 65535:
+    if port + PORTS_PER_NODE - 1 > 65535:
         raise ClusterError(f"cluster {cluster.name}: node {node.name}: cannot use {addr}:{port}..{port + 3}")
     provider = f"gmcast.listen_addr=tcp://{addr}:{port + 1};ist.recv_addr={addr}:{port + 2}"
     return (
@@ -73,7 +77,7 @@ def options(cluster: ClusterSpec, index: int) -> Options:
 
 async def replicate(cluster: ClusterSpec, nodes: list[Node]) -> AsyncIterator[str]:
     """Every member up and synced (the primary bootstraps when none runs), yielding progress."""
-    _check_ports(cluster)
+    check_galera(cluster)
     primary = next(n for n in nodes if n.spec.role == "primary")
     others = [n for n in nodes if n is not primary]
     running = [n for n in nodes if await managed(n).is_running()]
@@ -88,6 +92,13 @@ async def replicate(cluster: ClusterSpec, nodes: list[Node]) -> AsyncIterator[st
     for node in nodes:
         await wait_synced(node, len(nodes))
     yield f"{primary.label}: a Galera cluster of {len(nodes)} synced nodes"
+
+
+def check_galera(cluster: ClusterSpec) -> None:
+    """ClusterError unless benchdeck can set ``cluster`` up: one host, ports 4 apart."""
+    _check_ports(cluster)
+    for i in range(len(cluster.nodes)):
+        options(cluster, i)
 
 
 def _check_ports(cluster: ClusterSpec) -> None:

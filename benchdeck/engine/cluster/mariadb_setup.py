@@ -198,10 +198,17 @@ async def replica_state(node: Node) -> ReplicaState:
     if not rows:
         return ReplicaState("", "")
     st = rows[0]
-    lag = st.get("Seconds_Behind_Master", "NULL")
+
+    def field(mariadb: str, mysql: str) -> str:  # MySQL 8.0.22+ renamed the columns
+        return st.get(mariadb) or st.get(mysql) or ""
+
+    lag = field("Seconds_Behind_Master", "Seconds_Behind_Source")
     error = st.get("Last_SQL_Error") or st.get("Last_IO_Error") or ""
-    io, sql = st.get("Slave_IO_Running") or "?", st.get("Slave_SQL_Running") or "?"
-    return ReplicaState(io, sql, error, float(lag) if lag.isdigit() else None)
+    io, sql = (
+        field("Slave_IO_Running", "Replica_IO_Running"),
+        field("Slave_SQL_Running", "Replica_SQL_Running"),
+    )
+    return ReplicaState(io or "?", sql or "?", error, float(lag) if lag.isdigit() else None)
 
 
 async def wait_replicating(node: Node, timeout: float = REPLICATING_TIMEOUT_S) -> None:  # noqa: ASYNC109

@@ -184,3 +184,11 @@ def test_a_port_clash_only_the_build_shows_is_found_when_a_run_names_it() -> Non
     inv = parse_inventory(clash, Path("/i.toml"))
     with pytest.raises(ClusterError, match="nodes r and r2 both use port 5433 on far"):
         check_cluster_build(inv, inv.clusters["c"], "pg15_rel")
+
+
+def test_the_example_inventory_has_a_cluster() -> None:
+    from benchdeck.engine.hosts.inventory_file import load_inventory
+
+    example = Path(__file__).resolve().parents[3] / "docs" / "benchdeck.example.toml"
+    loop3 = load_inventory(example).clusters["loop3"]
+    assert (loop3.kind, loop3.primary.name, [r.port for r in loop3.replicas]) == ("async", "p", [3407, 3408])
