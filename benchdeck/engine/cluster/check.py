@@ -84,7 +84,7 @@ async def _check_replica(cluster: ClusterSpec, primary: Node, replica: Node, siz
         check = NodeCheck(replica, st.reason, st.lag_s, st.behind_bytes)
     elif cluster.kind in ("async", "semisync"):
         rs = await mariadb_setup.replica_state(replica)
-        check = NodeCheck(replica, rs.reason, rs.lag_s)
+        check = NodeCheck(replica, rs.reason or _elsewhere(rs.source_port, primary), rs.lag_s)
     elif cluster.kind == "galera":
         check = NodeCheck(
             replica, await galera_setup.member_problem(replica, size), note="a synced Galera member"
@@ -96,6 +96,13 @@ async def _check_replica(cluster: ClusterSpec, primary: Node, replica: Node, siz
             replica, f"{check.lag_s:g} s behind at the start (lag_limit_s = {cluster.lag_limit_s:g})"
         )
     return check
+
+
+def _elsewhere(port: str, primary: Node) -> str:
+    """A replica of another server than the cluster's primary (told by the port it reads)."""
+    if port and port != str(primary.port):
+        return f"replicates from port {port}, not from {primary.name} (port {primary.port})"
+    return ""
 
 
 def verdict(cluster: ClusterSpec, checks: list[NodeCheck]) -> None:

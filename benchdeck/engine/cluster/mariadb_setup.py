@@ -176,6 +176,8 @@ class ReplicaState:
     sql: str
     error: str = ""
     lag_s: float | None = None
+    source_port: str = ""
+    """The port it replicates from (``Master_Port``)."""
 
     @property
     def running(self) -> bool:
@@ -208,7 +210,8 @@ async def replica_state(node: Node) -> ReplicaState:
         field("Slave_IO_Running", "Replica_IO_Running"),
         field("Slave_SQL_Running", "Replica_SQL_Running"),
     )
-    return ReplicaState(io or "?", sql or "?", error, float(lag) if lag.isdigit() else None)
+    lag_s = float(lag) if lag.isdigit() else None
+    return ReplicaState(io or "?", sql or "?", error, lag_s, field("Master_Port", "Source_Port"))
 
 
 async def wait_replicating(node: Node, timeout: float = REPLICATING_TIMEOUT_S) -> None:  # noqa: ASYNC109

@@ -38,6 +38,10 @@ SELECT application_name, state, COALESCE(EXTRACT(epoch FROM replay_lag), 0) AS l
 FROM pg_stat_replication
 """
 STREAMING_TIMEOUT_S = 30.0
+OWN_STATE = """\
+SELECT pg_is_in_recovery() AS recovery, r.status AS receiver, r.sender_port
+FROM (SELECT 1) one LEFT JOIN pg_stat_wal_receiver r ON true
+"""
 
 
 def options(cluster: ClusterSpec, index: int) -> Options:
@@ -128,15 +132,15 @@ class StandbyState:
 
 async def standby_state(primary: Node, standby: Node) -> StandbyState:
     """Is ``standby`` in recovery and streaming from ``primary``, and how far behind?"""
-    own = (
-        await standby.rows(
-            "SELECT pg_is_in_recovery() AS recovery, (SELECT status FROM pg_stat_wal_receiver) AS receiver"
-        )
-    )[0]
+    own = (await standby.rows(OWN_STATE))[0]
     if own["recovery"] != "t":
         return StandbyState("not a standby (pg_is_in_recovery() is false: promoted, or a primary)")
     if own["receiver"] != "streaming":
         return StandbyState(f"not streaming (WAL receiver: {own['receiver'] or 'none'})")
+    if own["sender_port"] != str(primary.port):
+        return StandbyState(
+            f"streams from port {own['sender_port']}, not from {primary.name} (port {primary.port})"
+        )
     rows = {r["application_name"]: r for r in await primary.rows(STREAMING)}
     row = rows.get(standby.name)
     if row is None:

@@ -121,6 +121,20 @@ async def _stopped_replica_scenario(c: LoopCluster) -> None:
         await caught_up(p, r)
         assert await value(r, "SELECT id FROM sbtest.u") == "7"
 
+    # r2 made to follow r1 instead: named so; setup gives it p back (a first copy again)
+    await r2.rows(
+        f"STOP REPLICA; CHANGE MASTER TO MASTER_PORT = {c.ports['r1']}; START REPLICA; SELECT 1 AS ok"
+    )
+    await wait_replicating(r2)
+    checks = await check_nodes(cluster, [p, r1, r2])
+    assert checks[2].problem == f"replicates from port {c.ports['r1']}, not from p (port {c.ports['p']})"
+    lines = await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    assert f"node r2 (local:{c.ports['r2']}): copying p's databases" in lines
+    await p.rows("INSERT INTO sbtest.u VALUES (8); SELECT 1 AS ok")
+    await caught_up(p, r2)
+    assert await value(r2, "SELECT GROUP_CONCAT(id ORDER BY id) AS ids FROM sbtest.u") == "7,8"
+    assert [ch.problem for ch in await check_nodes(cluster, [p, r1, r2])] == ["", "", ""]
+
 
 def _lags(lines: list[str]) -> list[str]:
     return [ln.rsplit("replicating, ", 1)[-1] for ln in lines]
