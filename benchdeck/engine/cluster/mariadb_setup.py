@@ -119,6 +119,7 @@ async def follow(replica: Node, primary: Node, password: str) -> AsyncIterator[s
         yield f"{replica.label}: follows {primary.name} already"
     else:
         yield f"{replica.label}: copying {primary.name}'s databases"
+        await replica.rows("STOP REPLICA; SELECT 1 AS done")  # nothing applied beside the copy
         pos = await first_copy(replica, primary, host)
         sql = CHANNEL.format(pos=pos, host=host, port=int(port), user=REPL_USER, password=password)
         await replica.rows(sql + "SELECT 1 AS done")
