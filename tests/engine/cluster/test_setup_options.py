@@ -71,3 +71,33 @@ def test_the_clients_output_is_read_back_exactly() -> None:
     assert parse_csv('application_name,state\nr1,"stream,ing"\n') == [
         {"application_name": "r1", "state": "stream,ing"}
     ]
+
+
+async def test_setup_refuses_mixed_and_unsupported_clusters_before_touching_a_host() -> None:
+    from pathlib import Path
+
+    from benchdeck.engine.cluster.setup import cluster_nodes
+    from benchdeck.engine.hosts.inventory_file import parse_inventory
+    from benchdeck.engine.transport import Transport
+
+    async def connect(host: str) -> Transport:
+        raise AssertionError(f"connected to {host}")
+
+    def inventory(far_managed: str, build: str = "ma1011_rel") -> str:
+        return (
+            f'[hosts.local]\ntransport = "local"\n[[hosts.local.builds]]\nname = "{build}"\nmanaged = true\n'
+            f'[hosts.far]\nhostname = "10.0.0.9"\n[[hosts.far.builds]]\nname = "{build}"\n{far_managed}'
+            '[clusters.c]\nkind = "async"\n'
+            '[[clusters.c.nodes]]\nname = "p"\nhost = "local"\nrole = "primary"\n'
+            '[[clusters.c.nodes]]\nname = "r1"\nhost = "far"\n'
+        )
+
+    inv = parse_inventory(inventory(""), Path("/i.toml"))
+    with pytest.raises(
+        ClusterError,
+        match=r"node r1 is not managed \(build ma1011_rel on far\) but node p is: a cluster's nodes are all",
+    ):
+        await cluster_nodes(connect, inv, inv.clusters["c"], "ma1011_rel", None)
+    inv = parse_inventory(inventory("managed = true\n", "my8040_rel"), Path("/i.toml"))
+    with pytest.raises(ClusterError, match="cannot set up async replication of mysql yet"):
+        await cluster_nodes(connect, inv, inv.clusters["c"], "my8040_rel", None)
