@@ -48,7 +48,10 @@ async def check_nodes(cluster: ClusterSpec, nodes: list[Node]) -> list[NodeCheck
         return [NodeCheck(primary, _problem(primary, exc))] + [
             NodeCheck(r, "not checked: the primary does not answer") for r in nodes if r is not primary
         ]
-    out = [NodeCheck(primary, await _primary_problem(cluster, primary, len(nodes)))]
+    try:
+        out = [NodeCheck(primary, await _primary_problem(cluster, primary, len(nodes)))]
+    except ClusterError as exc:
+        out = [NodeCheck(primary, _problem(primary, exc))]
     for r in (n for n in nodes if n is not primary):
         try:
             out.append(await _check_replica(cluster, primary, r, len(nodes)))
