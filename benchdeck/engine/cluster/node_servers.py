@@ -14,6 +14,7 @@ from benchdeck.engine.cluster.cluster_nodes import Node
 from benchdeck.engine.cluster.errors import ClusterError
 from benchdeck.engine.servers import ManagedServer, ServerError
 from benchdeck.engine.servers import state as server_state
+from benchdeck.engine.servers.base import WILDCARD_HOSTS
 from benchdeck.engine.transport import TransportError
 
 REPL_USER = "benchdeck_repl"
@@ -82,9 +83,14 @@ async def repl_password(primary: Node) -> str:
 
 
 def primary_address(primary: Node, replica: Node) -> str:
-    """Where ``replica`` reaches the primary: its bind address on the same host, else its host's
-    name (the primary's build must then listen there, e.g. ``host = "0.0.0.0"``)."""
-    server = managed(primary)
-    if primary.spec.host == replica.spec.host:
-        return server.spec.connect_host
-    return primary.transport.spec.hostname
+    """Where ``replica`` reaches the primary: its bind address on the same host or when it binds
+    one; else its host's address (the build must then listen there, e.g. ``host = "0.0.0.0"``)."""
+    spec = managed(primary).spec
+    if primary.spec.host == replica.spec.host or not (spec.host in WILDCARD_HOSTS or _loopback(spec.host)):
+        return spec.connect_host
+    name = primary.transport.spec.hostname
+    return "127.0.0.1" if _loopback(name) else name
+
+
+def _loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
