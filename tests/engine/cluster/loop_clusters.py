@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchdeck.engine.cluster.cluster_nodes import Node, resolve_nodes
-from benchdeck.engine.cluster.setup import cluster_nodes
+from benchdeck.engine.cluster.prepare import prepare_cluster
+from benchdeck.engine.cluster.setup import cluster_nodes, setup_cluster
 from benchdeck.engine.hosts.inventory import Inventory
 from benchdeck.engine.hosts.inventory_file import parse_inventory
 from benchdeck.engine.transport import LocalTransport, Transport
@@ -46,6 +47,16 @@ class LoopCluster:
             text += f'[[clusters.loop.nodes]]\nname = "{name}"\nhost = "local"\nrole = "{role}"\n'
             text += f"port = {self.ports[name]}\n"
         return parse_inventory(text, self.workdir / "benchdeck.toml")
+
+    async def setup(self, inventory: Inventory | None = None) -> list[str]:
+        """``setup_cluster`` of ``loop`` (in ``inventory``, default: every node): its lines."""
+        inv = inventory or self.inventory()
+        return await lines_of(setup_cluster(connect, inv, inv.clusters["loop"], self.build, None))
+
+    async def prepare(self) -> list[str]:
+        """``prepare_cluster`` of ``loop`` with every node: its lines."""
+        inv = self.inventory()
+        return await lines_of(prepare_cluster(connect, inv, inv.clusters["loop"], self.build, None))
 
     async def nodes(self, inventory: Inventory | None = None) -> list[Node]:
         """The cluster's nodes as setup resolves them (with their replication options)."""

@@ -12,13 +12,11 @@ from benchdeck.engine.cluster.check import check_nodes, verdict
 from benchdeck.engine.cluster.cluster_nodes import Node
 from benchdeck.engine.cluster.errors import ClusterError
 from benchdeck.engine.cluster.mariadb_setup import wait_replicating
-from benchdeck.engine.cluster.prepare import cluster_primary, prepare_cluster
-from benchdeck.engine.cluster.setup import setup_cluster
+from benchdeck.engine.cluster.prepare import cluster_primary
 from tests.engine.cluster.loop_clusters import (
     MARIADB_BUILD,
     LoopCluster,
     connect,
-    lines_of,
     loop_cluster,
 )
 
@@ -44,7 +42,7 @@ async def test_async_replicas_get_the_primarys_rows_and_a_late_one_its_first_cop
 
 async def _late_replica_scenario(c: LoopCluster) -> None:
     first = c.inventory("r1")
-    lines = await lines_of(setup_cluster(connect, first, first.clusters["loop"], MARIADB_BUILD, None))
+    lines = await c.setup(first)
     assert any("node r1" in ln and "replicating from p" in ln for ln in lines), lines
     p, r1 = await c.nodes(first)
     await p.rows("CREATE TABLE sbtest.t (id INT PRIMARY KEY, v VARCHAR(8)); SELECT 1 AS ok")
@@ -59,7 +57,7 @@ async def _late_replica_scenario(c: LoopCluster) -> None:
     # r2 joins later: its first copy must hold rows 1, 2 (no binlog replay could give them: the
     # copy's GTID position is after them), then it follows as r1 does.
     full = c.inventory()
-    again = await lines_of(setup_cluster(connect, full, full.clusters["loop"], MARIADB_BUILD, None))
+    again = await c.setup(full)
     assert any("node r1" in ln and "follows p already" in ln for ln in again), again
     assert any("node r2" in ln and "copying p's databases" in ln for ln in again), again
     assert not any("node r1" in ln and "copying" in ln for ln in again), again
@@ -87,7 +85,7 @@ async def test_a_stopped_replica_is_named_with_its_reason_and_prepare_brings_it_
 async def _stopped_replica_scenario(c: LoopCluster) -> None:
     inv = c.inventory()
     cluster = inv.clusters["loop"]
-    await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    await c.setup()
     p, r1, r2 = await c.nodes()
     await r1.rows("STOP REPLICA SQL_THREAD; SELECT 1 AS ok")
     assert r2.server is not None
@@ -106,7 +104,7 @@ async def _stopped_replica_scenario(c: LoopCluster) -> None:
     await p.rows(
         "CREATE TABLE sbtest.u (id INT PRIMARY KEY); INSERT INTO sbtest.u VALUES (7); SELECT 1 AS ok"
     )
-    lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    lines = await c.prepare()
     assert f"node r2 (local:{c.ports['r2']}): starting" in lines
     primary = await cluster_primary(connect, inv, cluster, MARIADB_BUILD, None)
     assert primary.server is not None
@@ -128,7 +126,7 @@ async def _stopped_replica_scenario(c: LoopCluster) -> None:
     await wait_replicating(r2)
     checks = await check_nodes(cluster, [p, r1, r2])
     assert checks[2].problem == f"replicates from port {c.ports['r1']}, not from p (port {c.ports['p']})"
-    lines = await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    lines = await c.setup()
     assert f"node r2 (local:{c.ports['r2']}): copying p's databases" in lines
     await p.rows("INSERT INTO sbtest.u VALUES (8); SELECT 1 AS ok")
     await caught_up(p, r2)
@@ -148,7 +146,7 @@ async def test_semisync_replica_acknowledges_the_primarys_commits() -> None:
 async def _semisync_scenario(c: LoopCluster) -> None:
     inv = c.inventory()
     cluster = inv.clusters["loop"]
-    lines = await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    lines = await c.setup()
     assert f"node p (local:{c.ports['p']}): semi-synchronous, 1 replica(s) acknowledging" in lines
     p, r1 = await c.nodes()
     await p.rows(
@@ -168,7 +166,7 @@ async def _semisync_scenario(c: LoopCluster) -> None:
         ClusterError, match=r"^cluster loop: node p \(local:\d+\): semi-synchronous replication is off"
     ):
         verdict(cluster, await check_nodes(cluster, [p, r1]))
-    lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    lines = await c.prepare()
     assert lines[-2] == f"node p (local:{c.ports['p']}): primary, answering"
 
 
@@ -180,7 +178,7 @@ async def test_galera_members_share_the_primarys_rows() -> None:
 async def _galera_scenario(c: LoopCluster) -> None:
     inv = c.inventory()
     cluster = inv.clusters["loop"]
-    lines = await lines_of(setup_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    lines = await c.setup()
     assert f"node p (local:{c.ports['p']}): a Galera cluster of 2 synced nodes" in lines, lines
     p, r1 = await c.nodes()
     await p.rows(
@@ -203,7 +201,7 @@ async def _galera_scenario(c: LoopCluster) -> None:
         == f"cluster loop: node p (local:{c.ports['p']}): in a cluster of 1 nodes, not 2 (and 1 more node)"
     )
     await p.rows("INSERT INTO sbtest.g VALUES (6); SELECT 1 AS ok")  # r1 gets it when it rejoins
-    lines = await lines_of(prepare_cluster(connect, inv, cluster, MARIADB_BUILD, None))
+    lines = await c.prepare()
     assert f"node r1 (local:{c.ports['r1']}): starting" in lines
     assert lines[-1] == f"node r1 (local:{c.ports['r1']}): a synced Galera member"
     assert await value(r1, "SET SESSION wsrep_sync_wait = 1; SELECT GROUP_CONCAT(id) FROM sbtest.g") == "5,6"

@@ -11,9 +11,7 @@ import pytest
 from benchdeck.engine.cluster.check import check_nodes, verdict
 from benchdeck.engine.cluster.cluster_nodes import Node
 from benchdeck.engine.cluster.errors import ClusterError
-from benchdeck.engine.cluster.prepare import prepare_cluster
-from benchdeck.engine.cluster.setup import setup_cluster
-from tests.engine.cluster.loop_clusters import POSTGRES_BUILD, LoopCluster, connect, lines_of, loop_cluster
+from tests.engine.cluster.loop_clusters import POSTGRES_BUILD, LoopCluster, loop_cluster
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +38,7 @@ async def test_a_standby_streams_the_primarys_rows() -> None:
 async def _standby_scenario(c: LoopCluster) -> None:
     inv = c.inventory()
     cluster = inv.clusters["loop"]
-    lines = await lines_of(setup_cluster(connect, inv, cluster, POSTGRES_BUILD, None))
+    lines = await c.setup()
     assert f"node r1 (local:{c.ports['r1']}): streaming from p" in lines, lines
     p, r1 = await c.nodes()
     await p.rows("CREATE TABLE t (id int); INSERT INTO t VALUES (1), (2); SELECT 1 AS ok")
@@ -50,7 +48,7 @@ async def _standby_scenario(c: LoopCluster) -> None:
     rows = await p.rows("SELECT application_name, state FROM pg_stat_replication")
     assert rows == [{"application_name": "r1", "state": "streaming"}]
 
-    again = await lines_of(setup_cluster(connect, inv, cluster, POSTGRES_BUILD, None))
+    again = await c.setup()
     assert not any("creating" in ln or "starting" in ln for ln in again), again
 
     assert r1.server is not None
@@ -60,7 +58,7 @@ async def _standby_scenario(c: LoopCluster) -> None:
         ClusterError, match=rf"^cluster loop: node r1 \(local:{c.ports['r1']}\): .*(connect|No such file)"
     ):
         verdict(cluster, await check_nodes(cluster, [p, r1]))
-    lines = await lines_of(prepare_cluster(connect, inv, cluster, POSTGRES_BUILD, None))
+    lines = await c.prepare()
     assert f"node r1 (local:{c.ports['r1']}): starting" in lines
     assert lines[-1].startswith(f"node r1 (local:{c.ports['r1']}): replicating, ")
     await replayed(p, r1)
