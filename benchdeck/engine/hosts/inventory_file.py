@@ -17,6 +17,7 @@ from typing import Any
 
 from benchdeck.engine.building.recipes import parse_recipe
 from benchdeck.engine.builds import BuildNameError, parse_build_name
+from benchdeck.engine.cluster.inventory_clusters import parse_clusters
 from benchdeck.engine.hosts.inventory import (
     _HOST_NAME,
     BUILD_KEYS,
@@ -133,7 +134,7 @@ class _Loader:
         return str(self.path.parent.resolve() / value)
 
     def inventory(self, data: dict[str, Any]) -> Inventory:
-        top = self.table(data, (), {"defaults", "hosts", "suites", "recipes"})
+        top = self.table(data, (), {"defaults", "hosts", "suites", "recipes", "clusters"})
         d = self.table(top.get("defaults", {}), ("defaults",), set(DEFAULTS))
         defaults = {k: self.opt(d, k, ("defaults",), type(v), v) for k, v in DEFAULTS.items()}
         raw_hosts = top.get("hosts", {})
@@ -161,8 +162,15 @@ class _Loader:
         if not isinstance(raw_recipes, dict):
             raise self.error(("recipes",), f"expected a table of recipes, got {_show(raw_recipes)}")
         recipes = {name: parse_recipe(self, name, r) for name, r in raw_recipes.items()}
+        clusters = parse_clusters(self, top.get("clusters", {}), hosts)
         return Inventory(
-            self.path, hosts, suites, suite_settings=settings, recipes=recipes, suite_profiles=profiles
+            self.path,
+            hosts,
+            suites,
+            suite_settings=settings,
+            recipes=recipes,
+            suite_profiles=profiles,
+            clusters=clusters,
         )
 
     def profile(self, t: Mapping[str, Any], at: KeyPath) -> tuple[str, ...]:

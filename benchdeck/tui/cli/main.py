@@ -38,6 +38,7 @@ _LAZY = {
     "profile": ("benchdeck.tui.cli.profile", "profile_cmd"),
     "export": ("benchdeck.tui.cli.export", "export_cmd"),
     "server": ("benchdeck.tui.cli.server", "server_group"),
+    "cluster": ("benchdeck.tui.cli.cluster", "cluster_group"),
     "build": ("benchdeck.tui.cli.build", "build_cmd"),
     "pgo": ("benchdeck.tui.cli.build", "pgo_cmd"),
     "compiled": ("benchdeck.tui.cli.build", "builds_cmd"),
