@@ -3,7 +3,6 @@ queues the runs with the cluster named (RunOptions.cluster, RunRequest.cluster f
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +11,15 @@ from textual.widgets import Select, SelectionList
 
 from benchdeck.engine.cluster.spec import ClusterNode, ClusterSpec
 from benchdeck.engine.hosts import inventory_file
-from benchdeck.engine.hosts.inventory import INVENTORY_ENV, Inventory
+from benchdeck.engine.hosts.inventory import INVENTORY_ENV
 from benchdeck.engine.planning.plan import RunOptions
 from benchdeck.store.storage import queue as q
 from benchdeck.store.storage.db import Store
 from benchdeck.tui.app.app import BenchdeckApp
+from benchdeck.tui.app.screens.launch import LaunchScreen
 from benchdeck.tui.app.screens.launch_choices import NO_CLUSTER
-from benchdeck.tui.app.state import live_hub
 from benchdeck.tui.services.runs import queued_request
-from tests.app.helpers import settle
+from tests.app.helpers import on_screen, settle
 from tests.app.make_live_screenshots import DB_NAME, fix_launch
 from tests.app.snapshot import assert_snapshot
 from tests.app.test_launch_live import SIZE, matrix, open_launch, wait_for
@@ -47,17 +46,32 @@ def two_local_hosts(tmp_path: Path) -> Path:
     return cfg
 
 
+LOOP3_TOML = """
+[clusters.loop3]
+kind = "async"
+[[clusters.loop3.nodes]]
+name = "p"
+host = "local2"
+role = "primary"
+[[clusters.loop3.nodes]]
+name = "r1"
+host = "local"
+port = 3407
+[[clusters.loop3.nodes]]
+name = "r2"
+host = "local"
+port = 3408
+"""
+
+
 @pytest.fixture
 def clusters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, ClusterSpec]:
-    """The inventory's file with cluster loop3 in it. A stand-in: the file's [clusters.NAME]
-    tables are parsed by h41-setup's branch; until it is merged the read inventory gets them here."""
-    monkeypatch.setenv(INVENTORY_ENV, str(two_local_hosts(tmp_path)))
-    found = {"loop3": LOOP3}
-
-    def load(path: Path | None) -> Inventory:
-        return replace(inventory_file.load_inventory(path), clusters=found)
-
-    monkeypatch.setattr(live_hub, "load_inventory", load)
+    """The inventory's file with cluster loop3 in it, read as the app reads it."""
+    cfg = two_local_hosts(tmp_path)
+    cfg.write_text(cfg.read_text() + LOOP3_TOML)
+    monkeypatch.setenv(INVENTORY_ENV, str(cfg))
+    found = inventory_file.load_inventory(cfg).clusters
+    assert found == {"loop3": LOOP3}
     return found
 
 
@@ -138,24 +152,24 @@ def test_a_queued_run_keeps_its_cluster(tmp_path: Path) -> None:
 
 
 async def test_a_cluster_whose_primary_host_is_unknown_is_refused_with_the_reason(
-    tmp_path: Path, clusters: dict[str, ClusterSpec]
+    tmp_path: Path, clusters: dict[str, ClusterSpec], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """(The inventory's check refuses such a cluster as it is read; Launch does not trust it.)"""
-    far_primary = replace(LOOP3.nodes[0], host="db9")
-    clusters["far"] = replace(LOOP3, name="far", nodes=(far_primary, *LOOP3.nodes[1:]))
+    """The inventory's check refuses such a cluster as the file is read: Launch says where, in one
+    line, and offers no cluster it cannot run."""
+    cfg = tmp_path / "benchdeck.toml"
+    far = LOOP3_TOML.replace("loop3", "far").replace('host = "local2"', 'host = "db9"')
+    cfg.write_text(cfg.read_text() + far)
     app = BenchdeckApp(tmp_path / "bd.duckdb")
     async with app.run_test(size=SIZE) as pilot:
-        launch = await open_launch(pilot)
-        await wait_for(pilot, lambda: bool(launch.query("#launch-cluster")), "the Cluster picker")
-        picker = launch.query_one("#launch-cluster", Select)
-        picker.value = "far"
-        why = "cluster far: its primary's host db9 is not in the inventory"
-        await wait_for(pilot, lambda: any(n.message == why for n in app._notifications), "the refusal")
-        await wait_for(pilot, lambda: picker.value == "", "the picker back on none")
+        why = "clusters.far.nodes[0].host: unknown host db9 (hosts: local, local2)"
+        shown = [str(n.message) for n in app._notifications]
+        await wait_for(pilot, lambda: any(why in str(n.message) for n in app._notifications), "the refusal")
         await settle(pilot)
+        shown = [str(n.message) for n in app._notifications if why in str(n.message)]
+        assert shown[0].startswith(f"{cfg}:")
+        launch = on_screen(app, LaunchScreen)
+        assert not launch.query("#launch-cluster")
         assert launch.cluster() is None
-        assert not launch.query_one("#launch-hosts", SelectionList).disabled
-        assert matrix(app).startswith("6 runs = 1 host(s)")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
