@@ -29,7 +29,6 @@ from benchdeck.tui.app.widgets.compare_cluster_views import (
     fill_gain,
     gain_title,
     has_gain,
-    warning_colour,
 )
 from benchdeck.tui.app.widgets.compare_views import (
     GROUP_STATS,
@@ -42,7 +41,7 @@ from benchdeck.tui.app.widgets.compare_views import (
     legend,
 )
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.app.widgets.rqps import RqpsColours, rqps_colours
+from benchdeck.tui.app.widgets.rqps import RqpsColours, rqps_colours, warning_colour
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
 from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
 from benchdeck.tui.app.widgets.scaling_views import curves, fill_scaling

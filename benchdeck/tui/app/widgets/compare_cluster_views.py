@@ -9,12 +9,9 @@ a cluster shows none of it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import App
-from textual.color import Color, ColorParseError
 from textual.widgets import DataTable
 
 from benchdeck.store.analysis.compare import Comparison, HwBlock
@@ -25,14 +22,6 @@ FLAG_MARK = "!"
 """After a legend entry and before a flag line: a column whose replicas fell behind or had faults."""
 NODE_HEADER = ("node", "role", *cr.HEADER[:-3])
 """The nodes table's columns: the names first (at 80 columns every number shows whole)."""
-
-
-def warning_colour(app: App[Any]) -> str:
-    """The active theme's warning colour, as a hex string Rich understands."""
-    try:
-        return Color.parse(app.current_theme.warning or "").hex6
-    except ColorParseError:
-        return Color.parse(app.theme_variables.get("warning", "yellow")).hex6
 
 
 def flagged(cmp: Comparison) -> set[str]:
