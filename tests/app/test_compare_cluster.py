@@ -23,7 +23,7 @@ from benchdeck.tui.app.screens.runs import RunsScreen
 from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable
 from benchdeck.tui.app.state.choices import valid_columns
 from benchdeck.tui.app.state.selection import Selection
-from benchdeck.tui.app.widgets.rqps import warning_colour
+from benchdeck.tui.app.widgets.warning import warning_colour
 from benchdeck.tui.startup.first_page import page_doc, page_from_doc
 from benchdeck.tui.startup.runs_page import read_first_page
 from tests.app.helpers import column_texts, on_screen, settle, static_text
@@ -98,7 +98,8 @@ def test_remembered_columns_keep_the_base_build_on_a_cluster() -> None:
 async def test_pick_the_columns_alone_and_on_the_cluster_in_one_dialog(cluster_store: Path) -> None:
     app = BenchdeckApp(cluster_store)
     async with app.run_test(size=(100, 30)) as pilot:
-        await open_compare(app, pilot, (PGO,))
+        screen = await open_compare(app, pilot, (PGO,))
+        assert screen.choices["add"] == [f"{BASE}@loop3", f"{PGO}@loop3"], "+ add: the columns on loop3"
         await pilot.press("a")
         dialog = app.screen
         assert isinstance(dialog, MultiPickDialog)
@@ -111,7 +112,6 @@ async def test_pick_the_columns_alone_and_on_the_cluster_in_one_dialog(cluster_s
         await pilot.press("ctrl+v", "enter")
         await settle(pilot)
         assert app.selection.with_builds == ON_LOOP3
-        screen = on_screen(app, CompareScreen)
         rqps = screen.query_one("#compare-rqps", DataTable)
         assert [column_texts(rqps, i) for i in range(3)] == [["1.30"], ["0.80"], ["0.88"]]
         gain = screen.query_one("#compare-gain", DataTable)

@@ -41,10 +41,11 @@ from benchdeck.tui.app.widgets.compare_views import (
     legend,
 )
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.app.widgets.rqps import RqpsColours, rqps_colours, warning_colour
+from benchdeck.tui.app.widgets.rqps import RqpsColours, rqps_colours
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
 from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
 from benchdeck.tui.app.widgets.scaling_views import curves, fill_scaling
+from benchdeck.tui.app.widgets.warning import warning_colour
 from benchdeck.tui.app.widgets.wide_table import WideTable
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise", "tab-counters", "tab-scaling")

@@ -33,7 +33,7 @@ from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.app.widgets.rqps import warning_colour
+from benchdeck.tui.app.widgets.warning import warning_colour
 from benchdeck.tui.startup.runs_page import RunsPage
 
 

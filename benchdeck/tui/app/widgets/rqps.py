@@ -1,5 +1,4 @@
-"""rQPS colours from the active theme (variables ``rqps-bad``, ``rqps-good``, ``rqps-neutral``),
-and its warning colour (a cluster run's lag flag)."""
+"""rQPS colours from the active theme (variables ``rqps-bad``, ``rqps-good``, ``rqps-neutral``)."""
 
 from __future__ import annotations
 
@@ -46,14 +45,6 @@ def rqps_colours(app: App[Any]) -> RqpsColours:
         good=_hex(found["rqps-good"], defaults["rqps-good"]),
         neutral=_hex(found["rqps-neutral"], defaults["rqps-neutral"]),
     )
-
-
-def warning_colour(app: App[Any]) -> str:
-    """The active theme's warning colour, as a hex string Rich understands."""
-    try:
-        return Color.parse(app.current_theme.warning or "").hex6
-    except ColorParseError:
-        return Color.parse(app.theme_variables.get("warning", "yellow")).hex6
 
 
 def _hex(value: str, fallback: str) -> str:
