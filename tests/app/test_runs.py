@@ -205,7 +205,7 @@ async def test_a_long_history_arrives_whole_and_keeps_the_cursor(tmp_path: Path)
 async def test_the_count_is_true_beyond_the_rows_shown(demo: Demo, monkeypatch: object) -> None:
     from dataclasses import replace
 
-    from benchdeck.tui.app.screens import runs as runs_module
+    from benchdeck.tui.app.screens import runs_table as runs_module
     from tests.app.storedata import add_many_runs
 
     add_many_runs(demo.path, 1_300)  # 1,335 runs in all

@@ -32,6 +32,17 @@ def list_builds(
     return [r[0] for r in rows]
 
 
+def has_cluster_runs(cur: duckdb.DuckDBPyConnection) -> bool:
+    """The store has runs on a cluster (issue 41; a team store made before migration 14: none)."""
+    import duckdb  # (loaded by now: ``cur`` is one of its cursors)
+
+    try:
+        row = cur.execute("SELECT EXISTS (SELECT 1 FROM run_clusters)").fetchone()
+    except duckdb.CatalogException:
+        return False
+    return bool(row and row[0])
+
+
 # --- Run history, tags, deletion and time series (used by the TUI's Runs and Triage screens) ---
 
 # Tables keyed by run_id that hold what was recorded for a run; ``runs`` itself is deleted last.

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # (a kept "no runs" is read without them: Launch's first fram
     from benchdeck.tui.startup.runs_page import RunsPage
 
 CACHE_DIR_ENV = "BENCHDECK_CACHE_DIR"
-FORMAT = 1
+FORMAT = 2
 QUIET_S = 2.0
 
 FileState = tuple[int, int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns
@@ -125,6 +125,7 @@ def page_doc(runs: int, page: RunsPage | None) -> dict[str, Any]:
         "hosts": page.hosts,
         "builds": page.builds,
         "total": page.total,
+        "clusters": page.clusters,
         "runs": [[_json(getattr(r, f.name)) for f in fields(HistoryRow)] for r in page.runs],
     }
 
@@ -147,7 +148,8 @@ def page_from_doc(doc: dict[str, Any]) -> tuple[int, RunsPage | None]:
         row[at] = datetime.fromisoformat(row[at])
         row[tagged] = tuple(row[tagged])
         runs.append(HistoryRow(*row))
-    return int(doc["count"]), RunsPage(runs, list(doc["hosts"]), list(doc["builds"]), int(doc["total"]))
+    page = RunsPage(runs, list(doc["hosts"]), list(doc["builds"]), int(doc["total"]), bool(doc["clusters"]))
+    return int(doc["count"]), page
 
 
 def _json(value: Any) -> Any:

@@ -10,6 +10,7 @@ from benchdeck.store.storage.run_lists import (
     HistoryRow,
     RunFilter,
     count_runs,
+    has_cluster_runs,
     list_builds,
     list_hosts,
     run_history,
@@ -28,12 +29,14 @@ class RunsPage:
     hosts: list[str]
     builds: list[str]
     total: int
+    clusters: bool = False
+    """The store has runs on a cluster (any, whatever the filter): the cluster columns show."""
 
 
 def read_runs_page(cur: duckdb.DuckDBPyConnection, f: RunFilter) -> RunsPage:
     runs = run_history(cur, f)
     total = count_runs(cur, f) if len(runs) >= f.limit else len(runs)
-    return RunsPage(runs, list_hosts(cur), list_builds(cur), total)
+    return RunsPage(runs, list_hosts(cur), list_builds(cur), total, has_cluster_runs(cur))
 
 
 def read_first_page(cur: duckdb.DuckDBPyConnection) -> RunsPage:

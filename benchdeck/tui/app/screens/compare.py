@@ -25,6 +25,11 @@ from benchdeck.tui.app.state.choices import Choices, load_choices, run_compariso
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.choice import Choice
+from benchdeck.tui.app.widgets.compare_cluster_views import (
+    fill_gain,
+    gain_title,
+    has_gain,
+)
 from benchdeck.tui.app.widgets.compare_views import (
     GROUP_STATS,
     NOISE_NOTE,
@@ -36,10 +41,11 @@ from benchdeck.tui.app.widgets.compare_views import (
     legend,
 )
 from benchdeck.tui.app.widgets.keybar import KeyBar
-from benchdeck.tui.app.widgets.rqps import rqps_colours
+from benchdeck.tui.app.widgets.rqps import RqpsColours, rqps_colours
 from benchdeck.tui.app.widgets.rqps_bars import RqpsBars
 from benchdeck.tui.app.widgets.scaling_chart import ScalingChart
 from benchdeck.tui.app.widgets.scaling_views import curves, fill_scaling
+from benchdeck.tui.app.widgets.warning import warning_colour
 from benchdeck.tui.app.widgets.wide_table import WideTable
 
 TABS = ("tab-rqps", "tab-groups", "tab-hw", "tab-chart", "tab-noise", "tab-counters", "tab-scaling")
@@ -158,6 +164,8 @@ class CompareScreen(ComparePickers):
         with TabbedContent(id="compare-tabs"):
             with TabPane("rQPS", id="tab-rqps"):
                 yield DataTable[object](id="compare-rqps", zebra_stripes=True, cursor_type="none")
+                yield Static("", id="compare-gain-title")  # columns on a cluster: the gain there
+                yield DataTable[object](id="compare-gain", zebra_stripes=True, cursor_type="none")
             with TabPane("Groups", id="tab-groups"):
                 yield DataTable[object](id="compare-groups", zebra_stripes=True, cursor_type="none")
             with TabPane("Per-op", id="tab-hw"), VerticalScroll():
@@ -248,7 +256,7 @@ class CompareScreen(ComparePickers):
         """Make ``sel`` the app's selection and compare it."""
         self.bd.selection = sel
         with self.prevent(Select.Changed):  # offer only builds not shown yet
-            self._options("add", [b for b in self.builds if b != sel.base and b not in sel.with_builds], None)
+            self._options("add", self.addable(self.builds, sel), None)
         self._loaded_for = sel
         self._show_loading(True)
         self.run_compare(sel)
@@ -320,14 +328,29 @@ class CompareScreen(ComparePickers):
             self.query_one("#compare-hw", Static).update("")
             self.query_one("#compare-counters", Static).update("")
         else:
-            self.query_one("#compare-legend", Static).update(legend(cmp, colours))
+            warning = warning_colour(self.app)
+            self.query_one("#compare-legend", Static).update(legend(cmp, colours, warning))
             fill_rqps(tables[0], cmp, colours, self._rqps_room(tables[0]))
             fill_groups(tables[1], cmp, colours, self.group_stat)
             fill_noise(tables[2], cmp, colours)
-            self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours))
+            self.query_one("#compare-hw", Static).update(hw_tables(cmp, colours, warning))
             self.query_one("#compare-counters", Static).update(counter_view(cmp, colours))
+        self.show_gain(cmp, colours)
         self.query_one("#compare-chart", RqpsBars).set_comparison(cmp, self.chart_column)
         self.show_scaling()
+
+    def show_gain(self, cmp: Comparison | None, colours: RqpsColours) -> None:
+        """Under rQPS: each column on a cluster relative to the base's build there (shown only
+        when a column has it)."""
+        table = self.query_one("#compare-gain", DataTable)
+        title = self.query_one("#compare-gain-title", Static)
+        shown = cmp is not None and cmp.on_clusters and has_gain(cmp)
+        table.display = title.display = shown  # (before it is filled: a hidden table drew no rows)
+        self.query_one("#tab-rqps", TabPane).set_class(shown, "-gain")
+        title.update(gain_title(cmp) if shown and cmp is not None else "")
+        table.clear(columns=True)
+        if shown and cmp is not None:
+            fill_gain(table, cmp, colours)
 
     def show_scaling(self) -> None:
         """The Scaling tab: the table, and the curves of the workload of its highlighted row."""

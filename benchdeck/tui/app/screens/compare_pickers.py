@@ -75,14 +75,17 @@ class ComparePickers(BenchdeckScreen):
             sel.config if sel.config is not None else (self.configs[0] if len(self.configs) == 1 else None)
         )
         many = len({c.config for c in self.columns}) > 1
-        offered = [c for c in self.columns if not (c.build == sel.base and c.config == config)]
+        offered = [
+            c for c in self.columns if not (c.build == sel.base and c.config == config and c.cluster is None)
+        ]
+        offered.sort(key=lambda c: (c.cluster is not None, c.cluster or ""))  # alone, then per cluster
         if not offered:
             self.notify(self._nothing_to_pick("base"), severity="warning")
             return
         value = {c: column_value(c, sel.config, len(self.configs)) for c in offered}
         choices = [
             (
-                f"{c.build}" + (f"  config {config_label(c.config)}" if many else "") + f"  ({c.runs} runs)",
+                _shown(c) + (f"  config {config_label(c.config)}" if many else "") + f"  ({c.runs} runs)",
                 value[c],
             )
             for c in offered
@@ -90,8 +93,10 @@ class ComparePickers(BenchdeckScreen):
         presets: list[tuple[str, list[str]]] = []
         if config is not None:
             label = f"every build of config {config_label(config)}"
-            presets.append((label, [value[c] for c in offered if c.config == config]))
-        base = next((c for c in self.columns if c.build == sel.base and c.config == config), None)
+            presets.append((label, [value[c] for c in offered if c.config == config and c.cluster is None]))
+            presets += _cluster_presets(offered, value, config)
+        alone = [c for c in self.columns if c.cluster is None]
+        base = next((c for c in alone if c.build == sel.base and c.config == config), None)
         if base is not None:
             series = {str(col) for col in series_columns(self.columns, base)}
             presets.append(
@@ -109,6 +114,14 @@ class ComparePickers(BenchdeckScreen):
 
         prompt = f"Columns: builds and configs with finished runs{where} (base {sel.base})"
         self.app.push_screen(MultiPickDialog(prompt, choices, list(sel.with_builds), presets), done)
+
+    def addable(self, builds: list[str], sel: Selection) -> list[str]:
+        """What the ``+ add`` picker offers: the builds (alone) and the columns on a cluster
+        (``build@cluster``) not shown yet."""
+        configs = len(self.configs)
+        on = [column_value(c, sel.config, configs) for c in self.columns if c.cluster is not None]
+        names = [*builds, *dict.fromkeys(on)]
+        return [n for n in names if n != sel.base and n not in sel.with_builds]
 
     def _only_one(self, which: str) -> str | None:
         """Why ``o``, ``c`` or ``h`` changes nothing (one dop, config or host to pick), if so."""
@@ -137,3 +150,21 @@ class ComparePickers(BenchdeckScreen):
         sel = self.bd.selection
         if sel.with_builds:
             self.select(replace(sel, with_builds=sel.with_builds[:-1]))
+
+
+def _shown(c: ColumnChoice) -> str:
+    """A column as the dialog lists it: its build, ``@cluster`` for runs on a cluster."""
+    return c.build if c.cluster is None else f"{c.build}@{c.cluster}"
+
+
+def _cluster_presets(
+    offered: list[ColumnChoice], value: dict[ColumnChoice, str], config: str
+) -> list[tuple[str, list[str]]]:
+    """Per cluster: every build of ``config`` alone and on it (PGO's gain alone and on the
+    cluster in one table: issue 41)."""
+    out = []
+    for cluster in dict.fromkeys(c.cluster for c in offered if c.cluster is not None):
+        mine = [c for c in offered if c.config == config and c.cluster in (None, cluster)]
+        label = f"every build of config {config_label(config)}, alone and on {cluster}"
+        out.append((label, [value[c] for c in mine]))
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,11 +20,20 @@ from benchdeck.store.storage.run_lists import HistoryRow, RunFilter
 from benchdeck.tui.app.screens.base import VALID_INPUT, tcss
 from benchdeck.tui.app.screens.runs_actions import RunActions
 from benchdeck.tui.app.screens.runs_pages import NextPage, ReadPage, RunsPages, read_first_pages
-from benchdeck.tui.app.screens.runs_table import COLUMNS, RunsTable, cell_texts, run_cells, widths
+from benchdeck.tui.app.screens.runs_table import (
+    RunsTable,
+    cell_texts,
+    cluster_status,
+    columns_for,
+    flagged_texts,
+    run_cells,
+    widths,
+)
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.widgets.app_header import AppHeader
 from benchdeck.tui.app.widgets.choice import Choice
 from benchdeck.tui.app.widgets.keybar import KeyBar
+from benchdeck.tui.app.widgets.warning import warning_colour
 from benchdeck.tui.startup.runs_page import RunsPage
 
 
@@ -88,9 +98,12 @@ class RunsScreen(RunActions):
             builds: list[str],
             total: int | None = None,
             f: RunFilter | None = None,
+            clusters: bool = False,
         ) -> None:
             super().__init__()
             self.runs = runs
+            self.clusters = clusters
+            """The store has runs on a cluster: the table shows each run's cluster and flag."""
             self.hosts = hosts
             self.builds = builds
             self.total = len(runs) if total is None else total
@@ -101,7 +114,7 @@ class RunsScreen(RunActions):
         @classmethod
         def of(cls, page: RunsPage, f: RunFilter | None = None) -> RunsScreen.Loaded:
             """A page read with ``f`` (None: unfiltered, as the app's start reads it)."""
-            return cls(page.runs, page.hosts, page.builds, page.total, f)
+            return cls(page.runs, page.hosts, page.builds, page.total, f, page.clusters)
 
     class More(Message, bubble=False):
         """The page after the rows read (for the rows it was asked for: they may be gone)."""
@@ -118,6 +131,8 @@ class RunsScreen(RunActions):
         self.marked: list[int] = []  # at most two, oldest first
         self._kept = -1  # the generation that shows the first page the last start kept
         self._more: Worker[None] | None = None  # the next page being read (pages.reading)
+        self.clusters = False
+        """The store has runs on a cluster (the rows shown have runs_table.CLUSTER_COLUMNS)."""
 
     @property
     def rows(self) -> dict[int, HistoryRow]:
@@ -215,10 +230,12 @@ class RunsScreen(RunActions):
             self._more.cancel()
             self._more = None
         table.clear(columns=True)
-        cells = [run_cells(r, self.marked) for r in msg.runs]
+        self.clusters = msg.clusters
+        names = columns_for(msg.clusters)
+        cells = [run_cells(r, self.marked, clusters=msg.clusters) for r in msg.runs]
         # Widths from the data, given explicitly: the table never has to re-measure (which
         # raced with drawing and could leave cells cut to the header widths).
-        for name, width in zip(COLUMNS, table.fit(widths(cells)), strict=True):
+        for name, width in zip(names, table.fit(widths(cells, names), names), strict=True):
             table.add_column(Text(name), key=name, width=width)  # (a str is parsed as markup:
             # plain names as Text skip the parse and rich's emoji table before the first frame)
         # The rows a screen shows first, the rest once that frame is out: adding 1,000 rows
@@ -246,8 +263,9 @@ class RunsScreen(RunActions):
         """Add the ``first`` rows now, the rest ``LATER_ROWS`` at a time: after each frame (the
         rows a screen shows first), or ``appended`` (a page below the view) as soon as the
         keys and messages waiting have been handled."""
+        texts = partial(flagged_texts, warning=warning_colour(self.app)) if self.clusters else cell_texts
         for r, row in rows[:first]:
-            table.add_row(*cell_texts(row), key=str(r.run_id))
+            table.add_row(*texts(row), key=str(r.run_id))
         if len(rows) > first:
             later = (self._add_later, table, rows[first:], self.pages.generation, appended)
             if appended:
@@ -305,7 +323,7 @@ class RunsScreen(RunActions):
         if new is None:  # the rows it continues were replaced
             return
         self._more = None
-        cells = [run_cells(r, self.marked) for r in new]
+        cells = [run_cells(r, self.marked, clusters=self.clusters) for r in new]
         table = self.query_one(RunsTable)
         table.widen(cells)
         self._add_rows(table, list(zip(new, cells, strict=True)), first=LATER_ROWS, appended=True)
@@ -351,7 +369,12 @@ class RunsScreen(RunActions):
         run = self.selected
         if run is not None and run.error:
             base = f"   run {run.run_id} {run.status}: {run.error.strip().splitlines()[0]}"
-        self.query_one("#runs-status", Static).update(self.pages.count_text() + base)
+        elif run is not None and run.cluster is not None:
+            base = f"   {cluster_status(run)}"
+        line = Text(self.pages.count_text() + base)
+        if run is not None and run.cluster is not None and run.flag and not run.error:
+            line.highlight_words([run.flag], f"bold {warning_colour(self.app)}")
+        self.query_one("#runs-status", Static).update(line)
 
     def _scrolled(self) -> None:
         self._near_end()

@@ -27,7 +27,7 @@ def read_first_pages(cur: duckdb.DuckDBPyConnection, f: RunFilter, down_to: int 
     runs = page.runs
     if down_to is not None and len(runs) >= f.limit and all(r.run_id != down_to for r in runs):
         runs = runs + run_history_after(cur, f, runs[-1].run_id, down_to=down_to)
-    return RunsPage(runs, page.hosts, page.builds, max(page.total, len(runs)))
+    return RunsPage(runs, page.hosts, page.builds, max(page.total, len(runs)), page.clusters)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,9 @@ from benchdeck.engine.config_names import config_label
 from benchdeck.store.storage.run_lists import HistoryRow
 
 COLUMNS = ("run", "host", "build", "workload", "QPS", "status", "date", "dop", "config", "tags", "reason")
+CLUSTER_COLUMNS = ("cluster", "flag")
+"""After ``status`` when the store has runs on a cluster (issue 41): the cluster, and ``lag > 10 s;
+1 fault(s)`` for a run whose replicas fell behind past its limit or whose nodes failed."""
 REASON_WIDTH = 60  # the reason column's first line, cut; the status line shows it whole
 SHRINK = (("build", 14), ("workload", 16))  # cut first (down to these widths) to keep QPS and status in view
 NARROW = (("build", 10), ("workload", 12))  # the floors where SHRINK's leave QPS past the edge (60 columns)
@@ -39,9 +42,28 @@ def short_when(r: HistoryRow, year: int) -> str:
     return r.when[5:] if r.created_at.year == year else r.when
 
 
-def run_cells(r: HistoryRow, marked: Sequence[int], year: int | None = None) -> list[str]:
-    """A run's row as text, one string per column of :data:`COLUMNS` (dates of ``year``,
+def columns_for(clusters: bool) -> tuple[str, ...]:
+    """The table's columns: :data:`COLUMNS`, with :data:`CLUSTER_COLUMNS` after ``status`` when
+    the store has runs on a cluster."""
+    if not clusters:
+        return COLUMNS
+    at = COLUMNS.index("status") + 1
+    return (*COLUMNS[:at], *CLUSTER_COLUMNS, *COLUMNS[at:])
+
+
+def run_cells(
+    r: HistoryRow, marked: Sequence[int], year: int | None = None, clusters: bool = False
+) -> list[str]:
+    """A run's row as text, one string per column of :func:`columns_for` (dates of ``year``,
     this year by default, without their year)."""
+    cells = _cells(r, marked, year)
+    if clusters:
+        at = COLUMNS.index("status") + 1
+        cells[at:at] = [r.cluster or "", r.flag]
+    return cells
+
+
+def _cells(r: HistoryRow, marked: Sequence[int], year: int | None) -> list[str]:
     return [
         f"*{r.run_id}" if r.run_id in marked else str(r.run_id),
         r.host,
@@ -57,26 +79,48 @@ def run_cells(r: HistoryRow, marked: Sequence[int], year: int | None = None) -> 
     ]
 
 
-def widths(cells: Sequence[Sequence[str]]) -> list[int]:
+def cluster_status(r: HistoryRow) -> str:
+    """The status line's words on a selected run on a cluster: ``run 4 on loop3: lag max 15.2 s,
+    lag > 10 s; 1 fault(s)``."""
+    lag = f"lag max {r.lag_max_s:.1f} s" if r.lag_max_s is not None else "no lag measured"
+    return f"run {r.run_id} on {r.cluster}: {lag}" + (f", {r.flag}" if r.flag else "")
+
+
+def widths(cells: Sequence[Sequence[str]], names: Sequence[str] = COLUMNS) -> list[int]:
     """Each column's width for these rows (at least its name's)."""
-    columns = list(zip(*cells, strict=True)) if cells else [() for _ in COLUMNS]
-    return [max([len(name), *map(len, column)]) for name, column in zip(COLUMNS, columns, strict=True)]
+    columns = list(zip(*cells, strict=True)) if cells else [() for _ in names]
+    return [max([len(name), *map(len, column)]) for name, column in zip(names, columns, strict=True)]
 
 
-def fitted(natural: Sequence[int], room: int) -> list[int]:
+FIT_TARGETS = (
+    ("date", SHRINK),
+    ("flag", SHRINK),
+    ("cluster", SHRINK),
+    ("status", SHRINK),
+    ("status", NARROW),
+    ("QPS", NARROW),
+)
+"""The last column :func:`fitted` tries to keep in view, and the floors of the names it cuts, in
+turn (``flag`` and ``cluster``: only when the table has them)."""
+
+
+def fitted(natural: Sequence[int], room: int, names: Sequence[str] = COLUMNS) -> list[int]:
     """Widths that keep the columns up to ``status`` within ``room`` cells: the build, then the
     workload column is narrowed (its names cut in the middle, down to a floor); the columns after
     ``status`` stay as they are (scrolled to). At 80 columns the author's names
     (``ma100244_rel_withdbg``, ``update-index_range=100``) pushed QPS past the edge. Where even
     that is too wide (60 columns), the names go down to :data:`NARROW` and the columns up to QPS
     are kept in view (its decimals were cut at the edge). Where the date (after ``status``) fits
-    by the same cuts (100 columns), it is kept whole: it was cut to ``2026-11-29 08``."""
+    by the same cuts (100 columns), it is kept whole: it was cut to ``2026-11-29 08``. A cluster's
+    columns (after ``status``) are kept in view where they fit."""
     out = list(natural)
-    for last, floors in (("date", SHRINK), ("status", SHRINK), ("status", NARROW), ("QPS", NARROW)):
+    for last, floors in FIT_TARGETS:
+        if last not in names:
+            continue
         out = list(natural)
-        over = sum(w + PADDING for w in out[: COLUMNS.index(last) + 1]) + SCROLLBAR - room
+        over = sum(w + PADDING for w in out[: names.index(last) + 1]) + SCROLLBAR - room
         for name, floor in floors:
-            i = COLUMNS.index(name)
+            i = names.index(name)
             cut = max(0, min(over, out[i] - floor))
             out[i] -= cut
             over -= cut
@@ -154,6 +198,14 @@ def cell_texts(row: Sequence[str]) -> list[Text]:
     ]
 
 
+def flagged_texts(row: Sequence[str], warning: str) -> list[Text]:
+    """:func:`cell_texts` of a row with :data:`CLUSTER_COLUMNS`, its flag in ``warning``."""
+    texts = cell_texts(row)
+    texts[_FLAG].stylize(f"bold {warning}")
+    return texts
+
+
+_FLAG = columns_for(True).index("flag")
 _QPS = COLUMNS.index("QPS")
 _BUILD = COLUMNS.index("build")
 _MIDDLE = {COLUMNS.index(name) for name, _ in SHRINK}
@@ -174,18 +226,20 @@ class RunsTable(DataTable[object]):
 
     natural: tuple[int, ...] = ()
     """The widths the rows read so far need (before :func:`fitted`)."""
+    names: tuple[str, ...] = COLUMNS
+    """The columns shown (:func:`columns_for`)."""
 
-    def fit(self, natural: Sequence[int]) -> list[int]:
+    def fit(self, natural: Sequence[int], names: Sequence[str] = COLUMNS) -> list[int]:
         """Remember the rows' widths; the widths to give the columns at the table's width."""
-        self.natural = tuple(natural)
-        return fitted(self.natural, self._room())
+        self.natural, self.names = tuple(natural), tuple(names)
+        return fitted(self.natural, self._room(), self.names)
 
     def _room(self) -> int:
         return self.size.width or self.app.size.width
 
     def widen(self, cells: Sequence[Sequence[str]]) -> None:
         """Make the columns wide enough for these rows too (a later page's longer values)."""
-        self.natural = tuple(max(a, b) for a, b in zip(self.natural, widths(cells), strict=True))
+        self.natural = tuple(max(a, b) for a, b in zip(self.natural, widths(cells, self.names), strict=True))
         self._apply()
 
     def on_resize(self) -> None:
@@ -194,7 +248,8 @@ class RunsTable(DataTable[object]):
 
     def _apply(self) -> None:
         changed = False
-        for column, width in zip(self.ordered_columns, fitted(self.natural, self._room()), strict=True):
+        fits = fitted(self.natural, self._room(), self.names)
+        for column, width in zip(self.ordered_columns, fits, strict=True):
             if width != column.width:
                 column.width = width
                 changed = True

@@ -10,7 +10,7 @@ workers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -27,6 +27,9 @@ from benchdeck.store.storage.run_lists import (
 )
 from benchdeck.tui.app.state.selection import Selection
 from benchdeck.tui.app.state.settings import SavedComparison, UiSettings
+
+Pair = tuple[str, str, str | None]
+"""A column the host has finished runs for: (build, config, cluster or None for runs alone)."""
 
 if TYPE_CHECKING:  # store.compare brings numpy and scipy: loaded when a comparison is made
     from benchdeck.store.analysis.compare import Comparison
@@ -46,8 +49,9 @@ class Choices:
     """Dops with finished runs on the host in the chosen config, the busiest first."""
     sel: Selection
     columns: tuple[ColumnChoice, ...] = ()
-    """The (build, config) pairs with finished runs on the host at the chosen dop: what a
-    column can be (a build under another config is written ``build:config``)."""
+    """The (build, config) pairs with finished runs on the host at the chosen dop, alone or on a
+    cluster: what a column can be (a build under another config is written ``build:config``,
+    on a cluster ``build@cluster``)."""
 
 
 def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettings) -> Choices:
@@ -67,7 +71,7 @@ def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettin
         sel = Selection()
     if host is None:
         return Choices(hosts, (), (), (), Selection())
-    pairs = {(c.build, c.config) for c in column_choices(cur, host)}
+    pairs = {(c.build, c.config, c.cluster) for c in column_choices(cur, host)}
     configs = tuple(list_configs(cur, host))
     fresh = sel.base is None
     config = sel.config
@@ -95,26 +99,30 @@ def load_choices(cur: duckdb.DuckDBPyConnection, sel: Selection, saved: UiSettin
 
 
 def valid_columns(
-    columns: Sequence[str], base: str | None, config: str | None, pairs: set[tuple[str, str]]
+    columns: Sequence[str], base: str | None, config: str | None, pairs: set[Pair]
 ) -> tuple[str, ...]:
-    """The columns (``build`` or ``build:config``) that have runs on the host, the base's
-    pair left out."""
+    """The columns (``build``, ``build:config``, either ``@cluster``) that have runs on the
+    host, the base's pair (alone) left out."""
     kept = []
     for text in columns:
         col = Column.parse(text)
         cfg = col.config if col.config is not None else config
-        found = (col.build, cfg) in pairs if cfg is not None else any(b == col.build for b, _ in pairs)
-        if found and not (col.build == base and cfg == config) and text not in kept:
+        on = col.cluster
+        found = (
+            (col.build, cfg, on) in pairs
+            if cfg is not None
+            else any(b == col.build and c == on for b, _, c in pairs)
+        )
+        if found and not (col.build == base and cfg == config and on is None) and text not in kept:
             kept.append(text)
     return tuple(kept)
 
 
 def column_value(choice: ColumnChoice, config: str | None, configs: int) -> str:
     """How a selection names a column: its build under the selection's config (or when the host
-    has one config), else ``build:config``."""
-    return (
-        choice.build if choice.config == config or (config is None and configs <= 1) else str(choice.column)
-    )
+    has one config), else ``build:config``; ``@cluster`` after either for runs on a cluster."""
+    same = choice.config == config or (config is None and configs <= 1)
+    return str(replace(choice.column, config=None) if same else choice.column)
 
 
 def _fresh(
@@ -123,7 +131,7 @@ def _fresh(
     builds: tuple[str, ...],
     dops: tuple[int | None, ...],
     remembered: SavedComparison | None,
-    pairs: set[tuple[str, str]],
+    pairs: set[Pair],
 ) -> Selection:
     if remembered is not None and remembered.base in builds:
         base = remembered.base

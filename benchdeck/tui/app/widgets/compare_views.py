@@ -8,9 +8,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable
 
-from benchdeck.store.analysis.compare import HW_KEYS, Comparison, GroupStat, HwBlock
+from benchdeck.store.analysis.compare import HW_KEYS, Comparison, GroupStat, HwBlock, HwRow
 from benchdeck.store.analysis.noise import LEVEL, MIN_SAMPLES
 from benchdeck.store.reports.compare_report import NOISE_MARK, fmt_ci, fmt_hw, fmt_rel, interval_source
+from benchdeck.tui.app.widgets.compare_cluster_views import FLAG_MARK, flagged, node_tables
 from benchdeck.tui.app.widgets.rqps import RqpsColours
 
 
@@ -18,9 +19,10 @@ def row_label(workload: str, dop: int | None, multi: bool) -> str:
     return f"{workload}@dop{dop}" if multi else workload
 
 
-def legend(cmp: Comparison, colours: RqpsColours) -> Group:
+def legend(cmp: Comparison, colours: RqpsColours, warning: str = "") -> Group:
     """``base X on host`` and what the colours and ``~`` mean, then ``col-1: Y`` ... laid out in
-    columns: an entry is never split across lines."""
+    columns: an entry is never split across lines. A column on a cluster whose replicas fell
+    behind past the limit or had faults ends in ``!`` (in ``warning``, said on the first line)."""
     text = Text.assemble(("base ", "bold"), cmp.base, " on ", cmp.host, no_wrap=True, overflow="ellipsis")
     if cmp.config:
         text.append(f"  config {cmp.config}")
@@ -31,8 +33,17 @@ def legend(cmp: Comparison, colours: RqpsColours) -> Group:
     text.append(" ")
     text.append(">=1.05", style=colours.good)
     text.append(f" {NOISE_MARK} noise", style=colours.neutral)
+    marked = flagged(cmp) if cmp.on_clusters else set()
+    if marked:
+        text.append(f"  {FLAG_MARK} lag/faults", style=warning)
     entries = [
-        Text.assemble((f"col-{i}: ", "bold"), col, no_wrap=True, overflow="ellipsis")
+        Text.assemble(
+            (f"col-{i}: ", "bold"),
+            col,
+            (f" {FLAG_MARK}" if col in marked else "", f"bold {warning}"),
+            no_wrap=True,
+            overflow="ellipsis",
+        )
         for i, col in enumerate(cmp.columns, 1)
     ]
     return Group(text, Columns(entries, padding=(0, 3), column_first=True))
@@ -112,27 +123,34 @@ def fill_groups(
         table.add_row(label, Text(str(n), justify="right"), *cells, key=label)
 
 
-def hw_tables(cmp: Comparison, colours: RqpsColours) -> Group:
-    """One block per workload: absolute per-op metrics, then relative to the base (first row)."""
+def hw_tables(cmp: Comparison, colours: RqpsColours, warning: str = "") -> Group:
+    """One block per workload: absolute per-op metrics, then relative to the base (first row);
+    with columns on a cluster, their nodes under it (lag, per-op) and their flags in ``warning``."""
     if not cmp.hw:
         return Group(Text("No vmstat/iostat samples for these runs: no per-op metrics.", style="italic"))
-    return Group(*(_hw_table(b, colours) for b in cmp.hw))
+    if not cmp.on_clusters:
+        return Group(*(_hw_table(b, colours) for b in cmp.hw))
+    return Group(*(p for b in cmp.hw for p in (_hw_table(b, colours, True), *node_tables(b, warning))))
 
 
-def _hw_table(block: HwBlock, colours: RqpsColours) -> Table:
+def _hw_table(block: HwBlock, colours: RqpsColours, labels: bool = False) -> Table:
     title = block.workload if block.dop is None else f"{block.workload} dop {block.dop}"
     t = Table(title=title, title_justify="left", title_style="bold", box=None, padding=(0, 1), expand=False)
     t.add_column("build")
     for k in HW_KEYS:
         t.add_column(k, justify="right")
     base = block.rows[0].values
+
+    def name(r: HwRow) -> str:  # a build alone and on a cluster: the columns' labels
+        return (r.label or r.build) if labels else r.build
+
     for r in block.rows:
-        t.add_row(r.build, *(fmt_hw(k, r.values[k]) for k in HW_KEYS))
+        t.add_row(name(r), *(fmt_hw(k, r.values[k]) for k in HW_KEYS))
     t.add_row(Text("relative to base", style="italic"), *([""] * len(HW_KEYS)))
     for r in block.rows[1:]:
         cells: list[Text | str] = [fmt_rel(k, r.values, base) for k in HW_KEYS[:-1]]
         cells.append(colours.cell(r.rel["o/s"]))
-        t.add_row(r.build, *cells)
+        t.add_row(name(r), *cells)
     return t
 
 
