@@ -174,3 +174,16 @@ def test_runs_of_a_store_without_clusters_print_as_before(tmp_path: Path) -> Non
         create_run(cur, NewRun("local", parse_build_name(BASE), "insert_range=100", "run"))
     r = bd(env, "runs", "--format", "csv")
     assert r.stdout.splitlines()[0] == "run,host,build,config,workload,dop,status,qps,date,tags,reason"
+
+
+def test_scaling_counts_a_builds_runs_alone(tmp_path: Path) -> None:
+    """A build's scale-up is measured alone: its runs on a cluster (QPS 800 beside 1000) are not
+    taken into its median (they were: 900 from 2 runs)."""
+    from benchdeck.store.analysis.scaling import scaling
+    from benchdeck.store.storage.db import Store
+
+    fill(tmp_path / "s.duckdb")
+    with Store.open_for_reading(tmp_path / "s.duckdb") as store:
+        s = scaling(store.cursor(), host="local", builds=[BASE], group_of=str, sort_key=lambda b: (0, b))
+    (point,) = s.points
+    assert (point.build, point.dop, point.qps, point.runs) == (BASE, 8, 1000.0, 1)

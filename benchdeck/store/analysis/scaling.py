@@ -10,6 +10,7 @@ say where the extra work goes).
 A series is one build under one config. Without ``config``, a build whose configs never share a
 dop is one series (the author's nov25 trees: dop1/ on ``z12a_c8r32`` beside dop40/ on
 ``z12a_c32r128``, one server config sized per concurrency); each row keeps its own config.
+Runs on a cluster (issue 41) are left out: a build's scale-up is the build's alone.
 """
 
 from __future__ import annotations
@@ -73,13 +74,15 @@ JOIN run_summary s ON s.run_id = r.run_id
 WHERE h.name = $host AND list_contains(string_split($builds, chr(31)), b.name)
   AND ($config IS NULL OR r.config = $config OR ($config = 'default' AND r.config = ''))
   AND r.status = 'finished' AND s.qps > 0 AND r.threads IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM run_clusters c WHERE c.run_id = r.run_id)
 GROUP BY ALL
 """
 
 
 _BUILDS_OF_HOST_SQL = (
     "SELECT DISTINCT b.name FROM runs r JOIN hosts h ON h.host_id = r.host_id "
-    "JOIN builds b ON b.build_id = r.build_id WHERE h.name = $host AND r.status = 'finished'"
+    "JOIN builds b ON b.build_id = r.build_id WHERE h.name = $host AND r.status = 'finished' "
+    "AND NOT EXISTS (SELECT 1 FROM run_clusters c WHERE c.run_id = r.run_id)"
 )
 
 
