@@ -187,3 +187,46 @@ def test_scaling_counts_a_builds_runs_alone(tmp_path: Path) -> None:
         s = scaling(store.cursor(), host="local", builds=[BASE], group_of=str, sort_key=lambda b: (0, b))
     (point,) = s.points
     assert (point.build, point.dop, point.qps, point.runs) == (BASE, 8, 1000.0, 1)
+
+
+def test_a_profile_side_is_the_builds_runs_alone_or_on_the_cluster_never_both(tmp_path: Path) -> None:
+    """``profile --base B --with B@loop3``: each side its own runs (the cluster was ignored: both
+    sides merged the runs alone and on the cluster)."""
+    from benchdeck.store.storage.db import Store
+    from benchdeck.store.storage.profiles import column_runs
+    from tests.fixtures.cluster_store import WORKLOAD
+
+    ids = fill(tmp_path / "s.duckdb")
+    with Store.open(tmp_path / "s.duckdb") as store, store.transaction() as cur:
+        for rid in ids.values():  # a stored CPU profile window for every run
+            cur.execute(
+                "INSERT INTO profile_windows VALUES (?, 0, 0, 10, 'cpu-clock', 99, 990, '', 'captured')",
+                [rid],
+            )
+        alone = column_runs(cur, "local", BASE, WORKLOAD)
+        on_loop3 = column_runs(cur, "local", BASE, WORKLOAD, cluster="loop3")
+        elsewhere = column_runs(cur, "local", BASE, WORKLOAD, cluster="other")
+    assert alone.run_ids == (ids[(BASE, False)],)
+    assert on_loop3.run_ids == (ids[(BASE, True)],)
+    assert elsewhere.run_ids == ()
+
+
+def test_change_points_follow_a_builds_runs_alone(tmp_path: Path) -> None:
+    """A build's series over time holds its runs alone: its run on loop3 (800 QPS beside 1000) is
+    no point of it (it was: a drop that is the cluster, not the build)."""
+    from benchdeck.engine.builds import parse_build_name
+    from benchdeck.store.analysis.change_series import load_series
+    from benchdeck.store.storage.db import Store
+    from benchdeck.store.storage.runs import NewRun, RunSummary, create_run, save_summary, set_status
+    from tests.fixtures.cluster_store import WORKLOAD
+
+    fill(tmp_path / "s.duckdb")
+    with Store.open(tmp_path / "s.duckdb") as store, store.transaction() as cur:
+        for _ in range(2):
+            rid = create_run(cur, NewRun("local", parse_build_name(BASE), WORKLOAD, "run", threads=8))
+            save_summary(cur, rid, RunSummary(qps=1000.0))
+            set_status(cur, rid, "finished")
+        (series,) = load_series(
+            cur, host="local", group_of=str, sort_key=lambda b: (0, b), over="time", build=BASE
+        )
+    assert series.values == (1000.0, 1000.0, 1000.0)

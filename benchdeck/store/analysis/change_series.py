@@ -46,6 +46,7 @@ WHERE h.name = $host
   AND ($workload IS NULL OR w.name = $workload)
   AND ($dop IS NULL OR r.threads = $dop)
   AND ($build IS NULL OR b.name = $build)
+  AND NOT EXISTS (SELECT 1 FROM run_clusters c WHERE c.run_id = r.run_id)
 """
 _KNOWN_SQL = """
 SELECT list(DISTINCT r.config), list(DISTINCT b.dbms), list(DISTINCT w.name),

@@ -130,8 +130,10 @@ def column_runs(
     workload: str,
     config: str | None = None,
     dop: int | None = None,
+    cluster: str | None = None,
 ) -> ColumnRuns:
-    """The finished runs of ``build`` running ``workload`` on ``host`` with a stored profile."""
+    """The finished runs of ``build`` running ``workload`` on ``host`` with a stored profile:
+    its runs alone, or (``cluster``) its runs on that cluster, never both (issue 41)."""
     sql = (
         "SELECT DISTINCT r.run_id FROM runs r JOIN hosts h USING (host_id) JOIN builds b USING (build_id) "
         "JOIN workloads w USING (workload_id) JOIN profile_windows p ON p.run_id = r.run_id "
@@ -144,6 +146,11 @@ def column_runs(
     if dop is not None:
         sql += " AND r.threads = ?"
         params.append(dop)
+    if cluster is None:
+        sql += " AND NOT EXISTS (SELECT 1 FROM run_clusters c WHERE c.run_id = r.run_id)"
+    else:
+        sql += " AND EXISTS (SELECT 1 FROM run_clusters c WHERE c.run_id = r.run_id AND c.cluster = ?)"
+        params.append(cluster)
     rows = cur.execute(sql + " ORDER BY 1", params).fetchall()
     return ColumnRuns(host, build, workload, tuple(int(r[0]) for r in rows))
 

@@ -142,7 +142,16 @@ def _request(
         raise click.UsageError("profile compares the two sides at one dop: give the same @DOP to both")
     column = c.build if c else None
     return ProfileRequest(
-        (), host, b.build, column, workload, c.config if c else b.config, b.config, next(iter(dops), None)
+        (),
+        host,
+        b.build,
+        column,
+        workload,
+        c.config if c else b.config,
+        b.config,
+        next(iter(dops), None),
+        cluster=c.cluster if c else b.cluster,
+        base_cluster=b.cluster,
     )
 
 

@@ -52,6 +52,8 @@ class ProfileRequest:
     base_config: str | None = None  # the base's, when not ``config``
     dop: int | None = None  # only runs at this concurrency
     source: str = "auto"  # a run's captured or imported profile (store/storage/profiles.py)
+    cluster: str | None = None  # the column's runs on this cluster (None: its runs alone)
+    base_cluster: str | None = None  # the base's
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,17 +70,16 @@ def load_profiles(cur: duckdb.DuckDBPyConnection, req: ProfileRequest) -> Profil
     if not (req.host and req.base and req.workload):
         raise ProfileError("give one or two run ids, or --host, --base and --workload")
 
-    def side(build: str, config: str | None) -> SideProfile:
-        runs = column_runs(cur, req.host or "", build, req.workload or "", config, req.dop)
+    def side(build: str, config: str | None, cluster: str | None) -> SideProfile:
+        runs = column_runs(cur, req.host or "", build, req.workload or "", config, req.dop, cluster)
         if not runs.run_ids:
-            raise ProfileError(
-                f"no finished run of {build} running {req.workload} on {req.host} has a profile"
-            )
+            where = f"on {req.host}" + (f" on the cluster {cluster}" if cluster else "")
+            raise ProfileError(f"no finished run of {build} running {req.workload} {where} has a profile")
         ids = ",".join(str(r) for r in runs.run_ids)
         return load_side(cur, f"{build} {req.workload} (runs {ids})", runs.run_ids, req.source)
 
-    base = side(req.base, req.base_config if req.base_config is not None else req.config)
-    return _aligned(base, side(req.column, req.config) if req.column else None)
+    base = side(req.base, req.base_config if req.base_config is not None else req.config, req.base_cluster)
+    return _aligned(base, side(req.column, req.config, req.cluster) if req.column else None)
 
 
 def _aligned(base: SideProfile, column: SideProfile | None) -> Profiles:
@@ -98,6 +99,8 @@ def column_request(cmp: Comparison, column: int, workload: str | None) -> Profil
         workload=workload,
         config=col.config,
         base_config=base.config,
+        cluster=col.cluster,
+        base_cluster=base.cluster,
     )
 
 
