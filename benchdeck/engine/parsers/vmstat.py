@@ -65,6 +65,29 @@ class VmstatParser:
             return None
         return self._data(line, tokens)
 
+    def feed_many(self, lines: Iterable[str]) -> list[VmstatSample]:
+        """:meth:`feed` for each line, the samples they yield: the same result, a row of the
+        header's fields (no ``-t`` timestamp, not the since-boot row) in fewer steps."""
+        out: list[VmstatSample] = []
+        samples = self.samples
+        for line in lines:
+            tokens = line.split()
+            if (
+                len(tokens) == self._ncols
+                and not self._tz
+                and not self._boot_row_pending
+                and self._columns is not None
+                and (joined := "".join(tokens)).isascii()
+                and joined.isdigit()
+            ):  # as feed -> _data -> _row: digits only, so int() cannot fail
+                self._lineno += 1
+                sample = VmstatSample(len(samples), *map(int, self._pick(tokens)))  # type: ignore[arg-type]
+                samples.append(sample)
+                out.append(sample)
+            elif (got := self.feed(line)) is not None:
+                out.append(got)
+        return out
+
     def _data(self, line: str, tokens: list[str]) -> VmstatSample | None:
         since_boot = self._boot_row_pending and _is_int(tokens[0])
         self._boot_row_pending &= not since_boot

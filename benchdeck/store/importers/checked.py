@@ -9,7 +9,7 @@ from typing import Any
 from benchdeck.engine.parsers import IostatParser, SysbenchParser, VmstatParser
 from benchdeck.engine.parsers.iostat import other_devices
 from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
-from benchdeck.store.storage.limits import feed_checked, feed_checked_at
+from benchdeck.store.storage.limits import feed_checked, feed_checked_at, record_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,12 @@ class Checked:
     @classmethod
     def vmstat(cls, text: str) -> Checked:
         p = VmstatParser()
-        kept, bad = feed_checked(p.feed, text.splitlines())
+        lines = split_lines(text)
+        samples = p.feed_many(lines)
+        if not any(map(record_problem, samples)):  # as in iostat
+            return cls(samples, _merge(p.skipped, []))
+        p = VmstatParser()
+        kept, bad = feed_checked(p.feed, lines)
         return cls(kept, _merge(p.skipped, bad))
 
     @classmethod
@@ -45,7 +50,7 @@ class Checked:
         are passed over without a call (~2/3 of the lines of the author's 7-device hosts): the
         parser sees the lines that say something of the run, with their numbers."""
         p = IostatParser(device)
-        lines = text.splitlines()
+        lines = split_lines(text)
         if not device:
             kept, bad = feed_checked(p.feed, lines)
             return cls(kept, _merge(p.skipped, bad))
@@ -55,8 +60,26 @@ class Checked:
             for n, line in enumerate(lines, 1)
             if line and not line.isspace() and line.partition(" ")[0] not in others
         ]
+        samples = p.feed_many_at(numbered)
+        if not any(map(record_problem, samples)):  # every row fits the store: nothing to match to its line
+            return cls(samples, _merge(p.skipped, []))
+        p = IostatParser(device)  # a value the store cannot hold: again, each record with its line
         kept, bad = feed_checked_at(p.feed_at, numbered)
         return cls(kept, _merge(p.skipped, bad))
+
+
+_OTHER_BREAKS = ("\r", "\v", "\f", "\x1c", "\x1d", "\x1e")  # str.splitlines' line ends in ASCII, but \n
+
+
+def split_lines(text: str) -> list[str]:
+    """``text.splitlines()``; an ASCII text that ends its lines with ``\\n`` alone is split on
+    it, ~3x faster (splitlines looks for every Unicode line end)."""
+    if not text.isascii() or any(c in text for c in _OTHER_BREAKS):
+        return text.splitlines()
+    lines = text.split("\n")
+    if lines[-1] == "":  # splitlines gives no empty line after the last line end (or for "")
+        lines.pop()
+    return lines
 
 
 def _merge(a: list[SkippedLine], b: list[SkippedLine]) -> list[SkippedLine]:

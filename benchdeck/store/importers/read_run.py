@@ -294,8 +294,9 @@ def _dated(
     return Dated(None, None, "undated"), None
 
 
-def read_run(f: RunFiles) -> ParsedRun:
-    """Read and parse the files of one run; raises :class:`ImportError_` with a one-line reason."""
+def read_run(f: RunFiles, key: str | None = None) -> ParsedRun:
+    """Read and parse the files of one run; raises :class:`ImportError_` with a one-line reason.
+    ``key``: the sysbench output's :func:`content_key` when the caller has it (not hashed again)."""
     for path in (f.sysbench, f.vmstat, f.iostat, f.met):
         if path is not None and (why := path_problem(path.absolute())):
             raise ImportError_(why)
@@ -402,7 +403,7 @@ def read_run(f: RunFiles) -> ParsedRun:
             params=dict(s.options),
             status="finished",
             started_at=dated.started_at,
-            content_key=content_key(sb_bytes),
+            content_key=key or content_key(sb_bytes),
             dated_from=dated.source,
         ),
         summary=RunSummary.of(
