@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchdeck.engine.parsers import IostatParser, VmstatParser
-from benchdeck.engine.parsers.iostat import _plain_numbers
-from benchdeck.store.importers.checked import split_lines
+from benchdeck.engine.parsers.iostat import _plain_numbers, other_devices, repeated_reports
+from benchdeck.store.importers.checked import Checked, split_lines
+from benchdeck.store.storage.limits import feed_checked_at
 from tests.parsers.test_properties import IOSTAT, VMSTAT, line_text, mutated
 
 DEVICES = st.sampled_from(["vda", "nvme0n1", "md0", "sdb", "sda", "dm-0"])
@@ -87,3 +88,110 @@ def test_plain_numbers_is_number_fullmatch_without_commas(tokens: list[str]) -> 
 def test_split_lines_is_splitlines(parts: list[str], end: bool) -> None:
     text = "\n".join(parts) + ("\n" if end else "")
     assert split_lines(text) == text.splitlines()
+
+
+HEADER = "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util"
+CPU = "avg-cpu:  %user   %nice %system %iowait  %steal   %idle"
+
+
+def _report(rng: st.DataObject) -> list[str]:
+    def row(dev: str) -> str:
+        values = rng.draw(st.lists(st.integers(0, 99999), min_size=22, max_size=22))
+        return f"{dev:<12}" + " ".join(f"{v / 100:>8.2f}" for v in values)
+
+    cpu = " ".join(
+        f"{v / 100:6.2f}" for v in rng.draw(st.lists(st.integers(0, 9999), min_size=6, max_size=6))
+    )
+    return ["", CPU, "          " + cpu, "", HEADER, row("loop0"), row("md2"), row("nvme0n1"), ""]
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.integers(2, 6), st.booleans())
+def test_repeated_reports_read_by_position_as_fed(data: st.DataObject, reports: int, end: bool) -> None:
+    """A text of reports that repeat the first's lines, mutated here and there (a line changed,
+    dropped, doubled, a timestamp or another device's row added): Checked.iostat gives what
+    feeding every line gives."""
+    lines = ["Linux 5.15.0-119-generic (host) \t03/20/2025 \t_x86_64_\t(96 CPU)", ""]
+    for _ in range(reports):
+        lines += _report(data)
+    for _ in range(data.draw(st.integers(0, 2))):
+        i = data.draw(st.integers(0, len(lines) - 1))
+        kind = data.draw(st.sampled_from(["garbage", "drop", "dup", "stamp", "other", "comma", "space"]))
+        if kind == "garbage":
+            lines[i] = data.draw(
+                st.one_of(line_text, st.sampled_from(["md2 1 2", "md2 " + "x " * 22, "1.5 2.5"]))
+            )
+        elif kind == "drop":
+            del lines[i]
+        elif kind == "dup":
+            lines.insert(i, lines[i])
+        elif kind == "stamp":
+            lines.insert(i, "03/20/2025 07:52:23 PM")
+        elif kind == "other":
+            lines.insert(i, "sdb " + " ".join(["1.00"] * 22))
+        elif kind == "comma":
+            lines[i] = lines[i].replace(".", ",")
+        else:
+            lines[i] = lines[i] + " "
+    text = "\n".join(lines) + ("\n" if end else "")
+    checked = Checked.iostat(text, "md2")
+    fed = _every_line_fed(text, "md2")
+    assert checked.samples == fed.samples
+    assert checked.skipped == fed.skipped
+
+
+def _every_line_fed(text: str, device: str) -> Checked:
+    """Checked.iostat as it was before reports were read by position: every line kept fed."""
+    p = IostatParser(device)
+    lines = text.splitlines()
+    others = other_devices(lines, device)
+    numbered = [
+        (n, s) for n, s in enumerate(lines, 1) if s and not s.isspace() and s.partition(" ")[0] not in others
+    ]
+    kept, bad = feed_checked_at(p.feed_at, numbered)
+    return Checked(kept, sorted([*p.skipped, *bad], key=lambda s: s.lineno))
+
+
+def test_repeated_reports_unchanged_are_read_by_position() -> None:
+    """The test above reaches the path it is about: unmutated reports are read by position."""
+    lines = ["Linux (host)  (96 CPU)", ""]
+    for i in range(4):
+        lines += ["", CPU, "          1.00 2.00 3.00 4.00 5.00 6.00", "", HEADER]
+        lines += [f"{d} " + " ".join([f"{i}.50"] * 22) for d in ("loop0", "md2", "nvme0n1")]
+    got = repeated_reports(lines, "md2", frozenset({"loop0", "nvme0n1"}))
+    assert got is not None
+    assert [(s.seq, s.r_s) for s in got[0]] == [(0, 0.5), (1, 1.5), (2, 2.5), (3, 3.5)]
+    assert Checked.iostat("\n".join(lines), "md2").samples == got[0]
+
+
+MUTATIONS = {
+    "blank": lambda s: "",
+    "spaces": lambda s: "   ",
+    "space after": lambda s: s + " ",
+    "comma": lambda s: s.replace(".", ","),
+    "garbage": lambda s: "zz top",
+    "short row": lambda s: "md2 1.00 2.00",
+    "device row": lambda s: "md2 " + " ".join(["3.00"] * 22),
+    "letters": lambda s: "md2 " + " ".join(["x"] * 22),
+    "stamp": lambda s: "03/20/2025 07:52:23 PM",
+    "other": lambda s: "sdb " + " ".join(["1.00"] * 22),
+    "numbers": lambda s: "1.5 2.5",
+    "e-notation": lambda s: s.replace("0.", "1e"),
+    "avg-cpu": lambda s: CPU,
+    "header": lambda s: HEADER,
+}
+
+
+def test_every_line_of_a_later_report_changed_reads_as_fed() -> None:
+    """Each line of the reports after the first, changed in each way, dropped or doubled: the
+    same samples and skipped lines as feeding every line (the path by position, or back to it)."""
+    base = ["Linux (host)  (96 CPU)", ""]
+    for i in range(3):
+        base += ["", CPU, f"          1.0{i} 2.00 3.00 4.00 5.00 6.00", "", HEADER]
+        base += [f"{d} " + " ".join([f"{i}.50"] * 22) for d in ("loop0", "md2", "nvme0n1")]
+    for i in range(10, len(base)):
+        variants = [base[:i] + base[i + 1 :], [*base[:i], base[i], *base[i:]]]
+        variants += [[*base[:i], change(base[i]), *base[i + 1 :]] for change in MUTATIONS.values()]
+        for lines in variants:
+            text = "\n".join(lines)
+            assert Checked.iostat(text, "md2") == _every_line_fed(text, "md2"), (i, lines[i - 1 : i + 2])

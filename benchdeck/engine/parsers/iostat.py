@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain, repeat
 from operator import itemgetter
 
 from benchdeck.engine.records import IostatSample, SkippedLine
@@ -277,6 +278,123 @@ class IostatParser:
     def _skip(self, line: str, reason: str) -> list[IostatSample]:
         self.skipped.append(SkippedLine(self._lineno, line, reason))
         return []
+
+
+def repeated_reports(
+    lines: list[str], device: str, others: frozenset[str]
+) -> tuple[list[IostatSample], list[SkippedLine]] | None:
+    """What :meth:`IostatParser.feed_many_at` gives for ``lines`` (an ASCII text's, the blank
+    ones and the ``others``' rows passed over), the device's samples and the skipped lines,
+    when every report after the first is the first's lines again, but for the numbers: the
+    same avg-cpu and header lines, an avg-cpu values line, the other devices' rows and one row
+    of the device at the same places (blank lines at the end may be missing). Those reports
+    are read by position, a few C calls for all of them; None when the text is not so."""
+    starts = [i for i, line in enumerate(lines[:400]) if line.startswith("avg-cpu:")][:2]
+    if len(starts) < 2 or not _plain_name(device):
+        return None
+    first, period = starts[0], starts[1] - starts[0]
+    head = lines[: first + period]
+    p = IostatParser(device)
+    kept = (line and not line.isspace() and line.partition(" ")[0] not in others for line in head)
+    samples = p.feed_many_at(
+        (n, line) for n, (line, keep) in enumerate(zip(head, kept, strict=True), 1) if keep
+    )
+    kinds = _kinds(head[first:], p, device, others)
+    if kinds is None or len(samples) != 1 or p._cpu_values_next:
+        return None
+    rest = lines[first + period :]
+    reports = -(-len(rest) // period)
+    rest += [""] * (reports * period - len(rest))  # a last report's missing blank lines
+    rows: list[str] = []
+    for j, kind in enumerate(kinds):
+        at = rest[j::period]
+        if kind == "" or kind == head[first + j]:  # a blank line, the avg-cpu line or the header again
+            ok = at.count(kind) == reports
+        elif kind == "values":
+            ok = (
+                _all_numbers(" ".join(at).split(), commas=True)
+                and "" not in at
+                and not any(map(str.isspace, at))
+            )
+        elif kind == "row":
+            rows = at
+            ok = sum(map(str.startswith, at, repeat(device + " "))) == reports
+        else:  # another device's row
+            ok = sum(map(str.startswith, at, repeat(kind + " "))) == reports
+        if not ok:
+            return None
+    later = _rows(rows, p) if rows else None
+    return (samples + later, list(p.skipped)) if later is not None else None
+
+
+def _kinds(report: list[str], p: IostatParser, device: str, others: frozenset[str]) -> list[str] | None:
+    """The first report's lines by what each is: "" (blank), another device's name (its row),
+    the avg-cpu line itself, "values", the header itself, "row" (the device's), the last four
+    once each and in that order; None when the report is not so, or the parser did not read
+    it as such a report of the one-line layout with every column."""
+    expect = ["cpu", "values", "header", "row"]
+    kinds: list[str] = []
+    for line in report:
+        if line == "" or (name := line.partition(" ")[0]) in others:
+            kinds.append("" if line == "" else name)  # passed over, as Checked.iostat does
+        elif expect and expect[0] == "cpu" and line.strip() == p._cpu_text:
+            kinds.append(line)
+            expect.pop(0)
+        elif expect and expect[0] == "values":
+            kinds.append("values")
+            expect.pop(0)
+        elif expect and expect[0] == "header" and line.strip() == p._header_text:
+            kinds.append(line)
+            expect.pop(0)
+        elif expect and expect[0] == "row" and line.startswith(device + " "):
+            kinds.append("row")
+            expect.pop(0)
+        else:
+            return None
+    plain = not p._pretty and not p._missing and p._factors is None and len(p._present) == len(_COLUMNS)
+    if expect or not plain or p._other_device(p._cpu_tokens) or not p._cpu_text.startswith("avg-cpu:"):
+        return None
+    return kinds
+
+
+def _rows(rows: list[str], p: IostatParser) -> list[IostatSample] | None:
+    """The device's rows of the reports after the first, as _plain_row makes them; None when
+    one is not a plain row of the header's fields (then the reports are fed)."""
+    assert p._header is not None
+    assert p._pick is not None
+    if not "".join(rows).isascii() or any("," in r for r in rows):
+        return None
+    tokens = list(map(str.split, rows))
+    width = len(p._header)
+    if set(map(len, tokens)) != {width}:
+        return None
+    flat = list(chain.from_iterable(tokens))
+    del flat[::width]  # the device's names
+    if not _all_numbers(flat, commas=False):
+        return None
+    values = list(map(float, chain.from_iterable(map(p._pick, tokens))))
+    columns = [values[i :: len(_COLUMNS)] for i in range(len(_COLUMNS))]
+    seqs = range(p.reports, p.reports + len(rows))
+    return list(map(IostatSample, seqs, repeat(rows[0].split()[0]), *columns, repeat(None)))
+
+
+def _all_numbers(tokens: list[str], commas: bool) -> bool:
+    """Whether every token is a _NUMBER (``commas``: a decimal comma too; else a point only)."""
+    if not tokens:
+        return False
+    joined = " ".join(tokens)
+    if commas:
+        joined = joined.replace(",", ".")
+    digits = joined.replace(".", "")
+    return (
+        digits.replace(" ", "").isdigit()
+        and joined.isascii()
+        and len(joined) - len(digits) == len(tokens) - sum(map(str.isdigit, tokens))
+        and joined[0] != "."
+        and joined[-1] != "."
+        and " ." not in joined
+        and ". " not in joined
+    )
 
 
 def _plain_name(device: str) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchdeck.engine.parsers import IostatParser, SysbenchParser, VmstatParser
-from benchdeck.engine.parsers.iostat import other_devices
+from benchdeck.engine.parsers.iostat import other_devices, repeated_reports
 from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
 from benchdeck.store.storage.limits import feed_checked, feed_checked_at, record_problem
 
@@ -55,6 +55,10 @@ class Checked:
             kept, bad = feed_checked(p.feed, lines)
             return cls(kept, _merge(p.skipped, bad))
         others = other_devices(lines, device)
+        if text.isascii() and (repeated := repeated_reports(lines, device, others)) is not None:
+            samples, skipped = repeated
+            if not any(map(record_problem, samples)):
+                return cls(samples, skipped)
         numbered = [
             (n, line)
             for n, line in enumerate(lines, 1)
