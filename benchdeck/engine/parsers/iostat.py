@@ -379,22 +379,26 @@ def _rows(rows: list[str], p: IostatParser) -> list[IostatSample] | None:
 
 
 def _all_numbers(tokens: list[str], commas: bool) -> bool:
-    """Whether every token is a _NUMBER (``commas``: a decimal comma too; else a point only)."""
+    """Whether every token is a _NUMBER (``commas``: a decimal comma too, else a point only):
+    ASCII digits with at most one inner separator, in a few C passes over them all."""
     if not tokens:
         return False
     joined = " ".join(tokens)
     if commas:
         joined = joined.replace(",", ".")
-    digits = joined.replace(".", "")
+    rest = joined.translate(_NO_DIGITS)  # what is not a digit: points and the spaces between
     return (
-        digits.replace(" ", "").isdigit()
-        and joined.isascii()
-        and len(joined) - len(digits) == len(tokens) - sum(map(str.isdigit, tokens))
+        joined.isascii()
+        and not rest.replace(".", "").replace(" ", "")
+        and ".." not in rest  # two points in a token (digits between them gone)
         and joined[0] != "."
         and joined[-1] != "."
         and " ." not in joined
         and ". " not in joined
     )
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
 def _plain_name(device: str) -> bool:
@@ -411,21 +415,8 @@ def _plain_name(device: str) -> bool:
 
 
 def _plain_numbers(tokens: list[str]) -> bool:
-    """Whether every token after the first is ASCII digits with at most one inner decimal
-    point (``_NUMBER`` without a comma): the answer of ``_NUMBER.fullmatch`` on each, in a
-    few C calls for the whole row."""
-    rest = tokens[1:]
-    joined = " ".join(rest)
-    digits = joined.replace(".", "")
-    return (
-        digits.replace(" ", "").isdigit()
-        and joined.isascii()
-        and len(joined) - len(digits) == len(rest) - sum(map(str.isdigit, rest))  # one point at most
-        and joined[0] != "."
-        and joined[-1] != "."
-        and " ." not in joined
-        and ". " not in joined
-    )
+    """Whether every token after the first is a _NUMBER with a decimal point or none."""
+    return _all_numbers(tokens[1:], commas=False)
 
 
 def other_devices(lines: list[str], device: str, reports: int = 2) -> frozenset[str]:

@@ -42,7 +42,7 @@ from benchdeck.store.storage.limits import path_problem
 
 READ_THREADS = 2
 READ_AHEAD = 8  # runs read ahead of the one being stored
-TRIM_EVERY = 16  # runs: glibc's free pages given back (see _trim)
+TRIM_EVERY = 64  # runs: glibc's free pages given back (see _trim; every 16: ~0.4 CPU-s more on mar25)
 
 
 @dataclass(frozen=True, slots=True)
