@@ -5,13 +5,17 @@ samples, skipped lines, counts and state after, on the recorded files mutated li
 # ruff: noqa: E501 (the files' lines as the tools print them)
 from __future__ import annotations
 
+from dataclasses import fields
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchdeck.engine.parsers import IostatParser, VmstatParser
 from benchdeck.engine.parsers.iostat import _plain_numbers, other_devices, repeated_reports
+from benchdeck.engine.record_columns import RecordColumns, columns_of
+from benchdeck.engine.records import IostatSample, VmstatSample
 from benchdeck.store.importers.checked import Checked, split_lines
-from benchdeck.store.storage.limits import feed_checked_at
+from benchdeck.store.storage.limits import columns_fit, feed_checked, feed_checked_at, record_problem
 from tests.parsers.test_properties import IOSTAT, VMSTAT, line_text, mutated
 
 DEVICES = st.sampled_from(["vda", "nvme0n1", "md0", "sdb", "sda", "dm-0"])
@@ -195,3 +199,88 @@ def test_every_line_of_a_later_report_changed_reads_as_fed() -> None:
         for lines in variants:
             text = "\n".join(lines)
             assert Checked.iostat(text, "md2") == _every_line_fed(text, "md2"), (i, lines[i - 1 : i + 2])
+
+
+VM_BANNER = "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----"
+VM_HEADER = " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st"
+VM_ROW = "44  0 116456 4468368 819076 122018400    9    9  2924  3863    0    0 17 10 71  2  0"
+
+VM_MUTATIONS = {
+    **{k: MUTATIONS[k] for k in ("blank", "spaces", "space after", "garbage", "numbers", "stamp")},
+    "16 fields": lambda s: s.rsplit(" ", 1)[0],
+    "letter": lambda s: s.replace("9", "x", 1),
+    "superscript": lambda s: "4\u00b2" + s[2:],
+    "past INT32": lambda s: s.replace(" 17 ", " 4300000000 ", 1),
+    "past INT64": lambda s: s.replace("4468368", "99999999999999999999", 1),
+    "gu header": lambda s: VM_HEADER + " gu",
+    "t header": lambda s: VM_HEADER + "                 UTC",
+    "banner": lambda s: VM_BANNER,
+    "header": lambda s: VM_HEADER,
+}
+
+
+def _vmstat_every_line_fed(text: str) -> Checked:
+    p = VmstatParser()
+    kept, bad = feed_checked(p.feed, text.splitlines())
+    return Checked(kept, sorted([*p.skipped, *bad], key=lambda s: s.lineno))
+
+
+def test_every_vmstat_line_after_the_first_rows_changed_reads_as_fed() -> None:
+    """vmstat rows read a few C calls for them all (plain_rows) give what one feed a line gives,
+    whatever line after the since-boot row is changed, dropped or doubled."""
+    base = [VM_BANNER, VM_HEADER, VM_ROW]
+    for i in range(3):
+        base += [VM_ROW.replace("116456", f"11645{i}"), VM_ROW.replace(" 17 ", f" 1{i} ")]
+        base += [VM_BANNER, VM_HEADER] if i == 1 else []
+    assert Checked.vmstat("\n".join(base)) == _vmstat_every_line_fed("\n".join(base))
+    assert isinstance(Checked.vmstat("\n".join(base)).samples, RecordColumns)  # the path this is about
+    early = "\n".join(["1 2 3", *base, "1 2 3", VM_ROW])  # skipped before the header: skipped after it too
+    assert Checked.vmstat(early) == _vmstat_every_line_fed(early)
+    for i in range(3, len(base)):
+        variants = [base[:i] + base[i + 1 :], [*base[:i], base[i], *base[i:]]]
+        variants += [[*base[:i], change(base[i]), *base[i + 1 :]] for change in VM_MUTATIONS.values()]
+        for lines in variants:
+            text = "\n".join(lines)
+            assert Checked.vmstat(text) == _vmstat_every_line_fed(text), (i, lines[i - 1 : i + 2])
+
+
+def test_gu_and_the_records_of_columns() -> None:
+    text = "\n".join([VM_BANNER, VM_HEADER + " gu", VM_ROW + "  0", VM_ROW + "  3", VM_ROW + "  4"])
+    rows = Checked.vmstat(text).samples
+    assert isinstance(rows, RecordColumns)
+    assert rows == list(rows) == _vmstat_every_line_fed(text).samples
+    assert [r.gu for r in rows] == [3, 4]
+    assert rows[1].seq == 1
+    assert rows[-1] == rows[1:][0]
+    assert rows != [*rows, rows[0]]
+    assert rows != "ab"
+    assert (
+        columns_of(list(rows), ("gu", "seq")) == [rows.column("gu"), rows.column("seq")] == [[3, 4], [0, 1]]
+    )
+
+
+@given(st.lists(st.sampled_from([0, 1, 2**31 - 1, 2**31, 2**63 - 1, 2**63, -1, None, 1.5, True]), min_size=1, max_size=4),
+       st.lists(st.sampled_from([0.0, 1e300, float("nan"), float("inf"), None, 3, "x"]), min_size=1, max_size=4))  # fmt: skip
+def test_columns_fit_is_every_record_fitting(ints: list[object], floats: list[object]) -> None:
+    vm = [VmstatSample(0, v, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 98, 0, 0, gu=v) for v in ints]  # type: ignore[arg-type]
+    io = [IostatSample(0, "md2", 1.0, 2.0, 3.0, 4.0, util=v) for v in floats]  # type: ignore[arg-type]
+    for records, record in ((vm, VmstatSample), (io, IostatSample)):
+        names = tuple(f.name for f in fields(record))
+        as_columns = RecordColumns(record, names, columns_of(records, names))
+        fits = not any(map(record_problem, records))
+        assert columns_fit(as_columns, record) is False or fits  # never says a misfit fits
+    # as the parsers make them (ints in int columns, floats in float ones): decided on the columns
+    plain = all(type(v) in (int, type(None)) for v in ints) and all(
+        type(v) in (float, type(None)) for v in floats
+    )
+    if plain:
+        assert columns_fit(RecordColumns(VmstatSample, VM_NAMES, columns_of(vm, VM_NAMES)), VmstatSample) == (
+            not any(map(record_problem, vm))
+        )
+        assert columns_fit(RecordColumns(IostatSample, IO_NAMES, columns_of(io, IO_NAMES)), IostatSample) == (
+            not any(map(record_problem, io))
+        )
+
+
+VM_NAMES = tuple(f.name for f in fields(VmstatSample))
+IO_NAMES = tuple(f.name for f in fields(IostatSample))

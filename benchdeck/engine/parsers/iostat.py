@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import chain, repeat
 from operator import itemgetter
+from typing import Any
 
+from benchdeck.engine.record_columns import RecordColumns, columns_of
 from benchdeck.engine.records import IostatSample, SkippedLine
 
 # Linux 6.x (host)  date  arch  (n CPU)
@@ -38,6 +40,9 @@ _KNOWN = {name for names in _COLUMNS.values() for name, _ in names} | {
     "tps", "kB_read/s", "kB_wrtn/s", "MB_read/s", "MB_wrtn/s", "Blk_read/s", "Blk_wrtn/s",
     "%rrqm", "%wrqm", "d/s", "f/s", "rareq-sz", "wareq-sz", "await", "svctm", "avgrq-sz",
 }  # fmt: skip
+
+
+IOSTAT_FIELDS = tuple(f.name for f in fields(IostatSample))
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +287,7 @@ class IostatParser:
 
 def repeated_reports(
     lines: list[str], device: str, others: frozenset[str]
-) -> tuple[list[IostatSample], list[SkippedLine]] | None:
+) -> tuple[RecordColumns[IostatSample], list[SkippedLine]] | None:
     """What :meth:`IostatParser.feed_many_at` gives for ``lines`` (an ASCII text's, the blank
     ones and the ``others``' rows passed over), the device's samples and the skipped lines,
     when every report after the first is the first's lines again, but for the numbers: the
@@ -324,7 +329,10 @@ def repeated_reports(
         if not ok:
             return None
     later = _rows(rows, p) if rows else None
-    return (samples + later, list(p.skipped)) if later is not None else None
+    if later is None:
+        return None
+    columns = [a + b for a, b in zip(columns_of(samples, IOSTAT_FIELDS), later, strict=True)]
+    return RecordColumns(IostatSample, IOSTAT_FIELDS, columns), list(p.skipped)
 
 
 def _kinds(report: list[str], p: IostatParser, device: str, others: frozenset[str]) -> list[str] | None:
@@ -357,9 +365,10 @@ def _kinds(report: list[str], p: IostatParser, device: str, others: frozenset[st
     return kinds
 
 
-def _rows(rows: list[str], p: IostatParser) -> list[IostatSample] | None:
-    """The device's rows of the reports after the first, as _plain_row makes them; None when
-    one is not a plain row of the header's fields (then the reports are fed)."""
+def _rows(rows: list[str], p: IostatParser) -> list[list[Any]] | None:
+    """The device's rows of the reports after the first, as _plain_row makes them (a list per
+    IostatSample field); None when one is not a plain row of the header's fields (then the
+    reports are fed)."""
     assert p._header is not None
     assert p._pick is not None
     if not "".join(rows).isascii() or any("," in r for r in rows):
@@ -374,8 +383,8 @@ def _rows(rows: list[str], p: IostatParser) -> list[IostatSample] | None:
         return None
     values = list(map(float, chain.from_iterable(map(p._pick, tokens))))
     columns = [values[i :: len(_COLUMNS)] for i in range(len(_COLUMNS))]
-    seqs = range(p.reports, p.reports + len(rows))
-    return list(map(IostatSample, seqs, repeat(rows[0].split()[0]), *columns, repeat(None)))
+    n = len(rows)
+    return [list(range(p.reports, p.reports + n)), [tokens[0][0]] * n, *columns, [None] * n]
 
 
 def _all_numbers(tokens: list[str], commas: bool) -> bool:

@@ -3,25 +3,27 @@ store's columns (store.limits), and every line not used with its reason, in file
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from benchdeck.engine.parsers import IostatParser, SysbenchParser, VmstatParser
 from benchdeck.engine.parsers.iostat import other_devices, repeated_reports
-from benchdeck.engine.records import BenchInterval, SkippedLine, SysbenchSummary
-from benchdeck.store.storage.limits import feed_checked, feed_checked_at, record_problem
+from benchdeck.engine.parsers.vmstat import plain_rows
+from benchdeck.engine.records import BenchInterval, IostatSample, SkippedLine, SysbenchSummary, VmstatSample
+from benchdeck.store.storage.limits import columns_fit, feed_checked, feed_checked_at, record_problem
 
 
 @dataclass(frozen=True, slots=True)
 class Checked:
     """A parsed file: the records that fit the store, and every line not used, in order."""
 
-    samples: list[Any]
+    samples: Sequence[Any]
     skipped: list[SkippedLine]
     summary: SysbenchSummary | None = None
 
     @property
-    def intervals(self) -> list[BenchInterval]:
+    def intervals(self) -> Sequence[BenchInterval]:
         return self.samples
 
     @classmethod
@@ -33,8 +35,11 @@ class Checked:
 
     @classmethod
     def vmstat(cls, text: str) -> Checked:
-        p = VmstatParser()
         lines = split_lines(text)
+        plain = plain_rows(lines) if text.isascii() else None
+        if plain is not None and columns_fit(plain[0], VmstatSample):
+            return cls(*plain)
+        p = VmstatParser()
         samples = p.feed_many(lines)
         if not any(map(record_problem, samples)):  # as in iostat
             return cls(samples, _merge(p.skipped, []))
@@ -56,9 +61,9 @@ class Checked:
             return cls(kept, _merge(p.skipped, bad))
         others = other_devices(lines, device)
         if text.isascii() and (repeated := repeated_reports(lines, device, others)) is not None:
-            samples, skipped = repeated
-            if not any(map(record_problem, samples)):
-                return cls(samples, skipped)
+            rows, skipped = repeated
+            if columns_fit(rows, IostatSample):
+                return cls(rows, skipped)
         numbered = [
             (n, line)
             for n, line in enumerate(lines, 1)

@@ -7,7 +7,7 @@ RunWriter`, many runs per transaction. The files themselves travel along zstd-co
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -120,8 +120,8 @@ class ParsedRun:
     finished_at: datetime | None
     dated_from: str
     intervals: tuple[BenchInterval, ...]
-    vmstat: tuple[VmstatSample, ...]
-    iostat: tuple[IostatSample, ...]
+    vmstat: Sequence[VmstatSample]  # a RecordColumns when the parser read the rows as columns
+    iostat: Sequence[IostatSample]
     skipped: tuple[tuple[str, tuple[SkippedLine, ...]], ...]
     raw: tuple[RawBlob, ...]
     lines: int
@@ -264,8 +264,8 @@ def _scan_error(f: RunFiles) -> ImportError_:
 def _dated(
     f: RunFiles,
     sb_text: str,
-    vm: tuple[VmstatSample, ...],
-    io: tuple[IostatSample, ...],
+    vm: Sequence[VmstatSample],
+    io: Sequence[IostatSample],
     elapsed: float | None,
 ) -> tuple[Dated, int | None]:
     """When the run ran, and the number of the sysbench output's line that said so (if one
@@ -345,9 +345,9 @@ def read_run(f: RunFiles, key: str | None = None) -> ParsedRun:
     vm = Checked.vmstat(_text(vm_bytes)) if vm_bytes is not None else None
     io_text = _text(io_bytes) if io_bytes is not None else ""
     io = Checked.iostat(io_text, f.device) if io_bytes is not None else None
-    dev_rows: list[IostatSample] = []
+    dev_rows: Sequence[IostatSample] = ()
     if io is not None:
-        dev_rows = list(io.samples)
+        dev_rows = io.samples
         if not dev_rows:
             seen = sorted({r.device for r in Checked.iostat(io_text).samples})
             raise ImportError_(
@@ -366,13 +366,13 @@ def read_run(f: RunFiles, key: str | None = None) -> ParsedRun:
     source: str | None
     ops: float | None = None
     if vm is not None or io is not None:
-        metrics, source = per_op(qps, tuple(vm.samples) if vm else (), dev_rows, ncpu), "computed"
+        metrics, source = per_op(qps, vm.samples if vm else (), dev_rows, ncpu), "computed"
     elif met is not None and (metrics := met.per_op(ncpu)) is not None:
         source, ops = "imported", metrics.ops
     else:
         metrics, source = None, None
 
-    dated, date_lineno = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
+    dated, date_lineno = _dated(f, sb_text, vm.samples if vm else (), dev_rows, s.total_time_s)
     if date_lineno is not None:  # the line that dated the run is read, not unparsed
         skipped[0] = (skipped[0][0], tuple(r for r in skipped[0][1] if r.lineno != date_lineno))
     raw = [RawBlob("sysbench", f.sysbench.name, len(sb_bytes), compress(sb_bytes))]
@@ -412,8 +412,8 @@ def read_run(f: RunFiles, key: str | None = None) -> ParsedRun:
         finished_at=dated.finished_at,
         dated_from=dated.source,
         intervals=tuple(sb.intervals),
-        vmstat=tuple(vm.samples) if vm else (),
-        iostat=tuple(dev_rows),  # the benchmark's device only: loop0, md0 ... say nothing of it
+        vmstat=vm.samples if vm else (),
+        iostat=dev_rows,  # the benchmark's device only: loop0, md0 ... say nothing of it
         skipped=kept,
         raw=tuple(raw),
         lines=lines,
