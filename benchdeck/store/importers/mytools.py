@@ -179,19 +179,22 @@ def _import_settings(store: Store) -> Iterator[None]:
 _GC_THRESHOLD = (50_000, 50, 50)
 _gc_lock = threading.Lock()
 _gc_depth = [0]  # imports under way in this process: the last one out puts the collector back
-_gc_before: list[tuple[int, int, int]] = []
+_gc_before: list[tuple[tuple[int, int, int], bool]] = []  # the thresholds, and whether we froze
 
 
 @contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
     """Python's cyclic collector less often while a tree is read: an import makes millions of
     short-lived records (no cycles), and at the default threshold (700) the collector walked
-    them ~0.8 of ~14 CPU-s (mar25). What was there before is frozen (never walked meanwhile);
-    the thresholds and the frozen objects are put back after."""
+    them ~0.8 of ~14 CPU-s (mar25). What was there before is frozen (never walked meanwhile)
+    unless the caller froze its own already; the thresholds (and what was frozen here) are put
+    back after."""
     with _gc_lock:
         if _gc_depth[0] == 0:
-            _gc_before.append(gc.get_threshold())
-            gc.freeze()
+            froze = gc.get_freeze_count() == 0
+            _gc_before.append((gc.get_threshold(), froze))
+            if froze:
+                gc.freeze()
             gc.set_threshold(*_GC_THRESHOLD)
         _gc_depth[0] += 1
     try:
@@ -200,8 +203,10 @@ def _fewer_collections() -> Iterator[None]:
         with _gc_lock:
             _gc_depth[0] -= 1
             if _gc_depth[0] == 0:
-                gc.set_threshold(*_gc_before.pop())
-                gc.unfreeze()
+                threshold, froze = _gc_before.pop()
+                gc.set_threshold(*threshold)
+                if froze:
+                    gc.unfreeze()
 
 
 def _trim() -> None:
