@@ -166,6 +166,9 @@ def test_repeated_reports_unchanged_are_read_by_position() -> None:
     assert got is not None
     assert [(s.seq, s.r_s) for s in got[0]] == [(0, 0.5), (1, 1.5), (2, 2.5), (3, 3.5)]
     assert Checked.iostat("\n".join(lines), "md2").samples == got[0]
+    for text in ("\n".join(lines), "\n".join(lines) + "\n", "\n".join(lines) + "\n\n"):  # its lines counted
+        assert Checked.iostat(text, "md2").newlines == text.count("\n")
+    assert Checked.iostat("\r\n".join(lines), "md2").newlines is None  # split by splitlines: counted after
 
 
 MUTATIONS = {

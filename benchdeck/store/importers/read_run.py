@@ -354,7 +354,7 @@ def read_run(f: RunFiles, key: str | None = None) -> ParsedRun:
                 f"{f.iostat}: no rows for device {f.device!r} (devices seen: {', '.join(seen) or 'none'})"
             )
         skipped.append(("iostat", tuple(io.skipped)))
-        lines += io_text.count("\n")
+        lines += io.newlines if io.newlines is not None else io_text.count("\n")
     if vm is not None:
         skipped.append(("vmstat", tuple(vm.skipped)))
         lines += vm_bytes.count(b"\n") if vm_bytes else 0
