@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from benchdeck.engine.record_columns import columns_of
 
 if TYPE_CHECKING:  # (six dataclasses, costly to create: compare needs none of them)
     from benchdeck.engine.records import IostatSample, SysbenchSummary, VmstatSample
@@ -49,15 +52,17 @@ def per_op(
     ncpu: int | None = None,
 ) -> PerOp:
     """Per-op metrics from samples of one run; iostat rows must already be the run's device."""
-    cpu = _mean([s.us + s.sy for s in vmstat])
+    us, sy, cs = columns_of(vmstat, ("us", "sy", "cs"))
+    r_s, rkb_s, wkb_s = columns_of(iostat, ("r_s", "rkb_s", "wkb_s"))
+    cpu = _mean(list(map(operator.add, us, sy)))
     cpu_o = _div(cpu, ops)
     return PerOp(
         ops=ops,
         cpu_o=cpu_o,
-        cs_o=_div(_mean([s.cs for s in vmstat]), ops),
-        r_o=_div(_mean([s.r_s for s in iostat]), ops),
-        rkb_o=_div(_mean([s.rkb_s for s in iostat]), ops),
-        wkb_o=_div(_mean([s.wkb_s for s in iostat]), ops),
+        cs_o=_div(_mean(cs), ops),
+        r_o=_div(_mean(r_s), ops),
+        rkb_o=_div(_mean(rkb_s), ops),
+        wkb_o=_div(_mean(wkb_s), ops),
         cpu_us_o=cpu_o * ncpu * 1e4 if cpu_o is not None and ncpu else None,
     )
 

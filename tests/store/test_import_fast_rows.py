@@ -6,6 +6,7 @@ expected values are the ones the code before the fast paths produced for these f
 # ruff: noqa: E501 (the files' lines as the tools print them)
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -180,3 +181,29 @@ def test_the_imports_duckdb_settings_are_put_back(tmp_path: Path) -> None:
         assert not res.failed
         assert store.cursor().execute(settings).fetchone() == before == (2, "16.0 MiB")
     assert (1, "61.0 MiB") in seen  # while it imported: one thread, a checkpoint per 64 MB of WAL
+
+
+def test_the_collector_is_put_back_after_an_import(tmp_path: Path) -> None:
+    """The import runs the cyclic collector rarely, its objects frozen; after it, the caller's
+    thresholds and freeze are as they were (none frozen: none; its own freeze: kept)."""
+    tree = t.write_tree(tmp_path / "tree")
+    before = gc.get_threshold()
+    seen: list[tuple[tuple[int, int, int], int]] = []
+    try:
+        gc.set_threshold(900, 11, 12)
+        with Store.open(tmp_path / "s.duckdb") as store:
+            import_mytools_tree(
+                store, tree, "h", progress=lambda _: seen.append((gc.get_threshold(), gc.get_freeze_count()))
+            )
+            assert gc.get_threshold() == (900, 11, 12)
+            assert gc.get_freeze_count() == 0
+            assert seen
+            assert all(th == (50_000, 50, 50) and frozen > 0 for th, frozen in seen[:-1])  # while it read
+            assert seen[-1] == ((900, 11, 12), 0)  # its last word, after
+            gc.freeze()
+            kept = gc.get_freeze_count()
+            import_mytools_tree(store, t.write_tree(tmp_path / "tree2"), "h2")
+            assert gc.get_freeze_count() >= kept  # the caller's freeze not undone
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from itertools import chain, repeat
 from operator import itemgetter
+from typing import Any
 
+from benchdeck.engine.record_columns import RecordColumns, columns_of
 from benchdeck.engine.records import IostatSample, SkippedLine
 
 # Linux 6.x (host)  date  arch  (n CPU)
@@ -37,6 +40,9 @@ _KNOWN = {name for names in _COLUMNS.values() for name, _ in names} | {
     "tps", "kB_read/s", "kB_wrtn/s", "MB_read/s", "MB_wrtn/s", "Blk_read/s", "Blk_wrtn/s",
     "%rrqm", "%wrqm", "d/s", "f/s", "rareq-sz", "wareq-sz", "await", "svctm", "avgrq-sz",
 }  # fmt: skip
+
+
+IOSTAT_FIELDS = tuple(f.name for f in fields(IostatSample))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +140,46 @@ class IostatParser:
         self.recognised += lineno - 1 - self._lineno
         self._lineno = lineno - 1
         return self.feed(line)
+
+    def feed_many_at(self, numbered: Iterable[tuple[int, str]]) -> list[IostatSample]:
+        """:meth:`feed_at` for each ``(lineno, line)``, the samples they yield: the same result,
+        the lines every one-line report repeats in fewer steps (its header and avg-cpu line
+        again, the avg-cpu values, the device's row of plain numbers); any other line is fed."""
+        out: list[IostatSample] = []
+        device = self.device
+        row_start = device + " " if device is not None and _plain_name(device) else None
+        for n, line in numbered:
+            s = line.strip()
+            if s and s == self._header_text:  # as feed: a report's header again
+                self.recognised += n - self._lineno
+                self._lineno = n
+                self._cpu_values_next = False
+                self._start_header(self._header or [])
+            elif s and s == self._cpu_text and not self._other_device(self._cpu_tokens):
+                self.recognised += n - self._lineno
+                self._lineno = n
+                self._cpu_values_next, self._has_report = True, False
+            elif self._cpu_values_next and _NUMBERS.fullmatch(s):
+                self.recognised += n - self._lineno
+                self._lineno = n
+                self._cpu_values_next = False
+            elif (
+                row_start is not None
+                and s.startswith(row_start)
+                and self._header is not None
+                and not self._pretty
+                and s.isascii()
+                and "," not in s
+                and len(tokens := s.split()) == len(self._header)
+                and _plain_numbers(tokens)
+            ):  # the device's row: what feed checks of it holds, so on to _plain_row as feed goes
+                self.recognised += n - 1 - self._lineno
+                self._lineno = n
+                self._cpu_values_next = False
+                out += self._plain_row(line.rstrip("\r\n"), tokens[0], tokens)
+            else:
+                out += self.feed_at(n, line)
+        return out
 
     def _other_device(self, tokens: list[str]) -> bool:
         """A well-formed row of a device other than ``device`` (one-line layout): passed over
@@ -237,6 +283,149 @@ class IostatParser:
     def _skip(self, line: str, reason: str) -> list[IostatSample]:
         self.skipped.append(SkippedLine(self._lineno, line, reason))
         return []
+
+
+def repeated_reports(
+    lines: list[str], device: str, others: frozenset[str]
+) -> tuple[RecordColumns[IostatSample], list[SkippedLine]] | None:
+    """What :meth:`IostatParser.feed_many_at` gives for ``lines`` (an ASCII text's, the blank
+    ones and the ``others``' rows passed over), the device's samples and the skipped lines,
+    when every report after the first is the first's lines again, but for the numbers: the
+    same avg-cpu and header lines, an avg-cpu values line, the other devices' rows and one row
+    of the device at the same places (blank lines at the end may be missing). Those reports
+    are read by position, a few C calls for all of them; None when the text is not so."""
+    starts = [i for i, line in enumerate(lines[:400]) if line.startswith("avg-cpu:")][:2]
+    if len(starts) < 2 or not _plain_name(device):
+        return None
+    first, period = starts[0], starts[1] - starts[0]
+    head = lines[: first + period]
+    p = IostatParser(device)
+    kept = (line and not line.isspace() and line.partition(" ")[0] not in others for line in head)
+    samples = p.feed_many_at(
+        (n, line) for n, (line, keep) in enumerate(zip(head, kept, strict=True), 1) if keep
+    )
+    kinds = _kinds(head[first:], p, device, others)
+    if kinds is None or len(samples) != 1 or p._cpu_values_next:
+        return None
+    rest = lines[first + period :]
+    reports = -(-len(rest) // period)
+    rest += [""] * (reports * period - len(rest))  # a last report's missing blank lines
+    rows: list[str] = []
+    for j, kind in enumerate(kinds):
+        at = rest[j::period]
+        if kind == "" or kind == head[first + j]:  # a blank line, the avg-cpu line or the header again
+            ok = at.count(kind) == reports
+        elif kind == "values":
+            ok = (
+                _all_numbers(" ".join(at).split(), commas=True)
+                and "" not in at
+                and not any(map(str.isspace, at))
+            )
+        elif kind == "row":
+            rows = at
+            ok = sum(map(str.startswith, at, repeat(device + " "))) == reports
+        else:  # another device's row
+            ok = sum(map(str.startswith, at, repeat(kind + " "))) == reports
+        if not ok:
+            return None
+    later = _rows(rows, p) if rows else None
+    if later is None:
+        return None
+    columns = [a + b for a, b in zip(columns_of(samples, IOSTAT_FIELDS), later, strict=True)]
+    return RecordColumns(IostatSample, IOSTAT_FIELDS, columns), list(p.skipped)
+
+
+def _kinds(report: list[str], p: IostatParser, device: str, others: frozenset[str]) -> list[str] | None:
+    """The first report's lines by what each is: "" (blank), another device's name (its row),
+    the avg-cpu line itself, "values", the header itself, "row" (the device's), the last four
+    once each and in that order; None when the report is not so, or the parser did not read
+    it as such a report of the one-line layout with every column."""
+    expect = ["cpu", "values", "header", "row"]
+    kinds: list[str] = []
+    for line in report:
+        if line == "" or (name := line.partition(" ")[0]) in others:
+            kinds.append("" if line == "" else name)  # passed over, as Checked.iostat does
+        elif expect and expect[0] == "cpu" and line.strip() == p._cpu_text:
+            kinds.append(line)
+            expect.pop(0)
+        elif expect and expect[0] == "values":
+            kinds.append("values")
+            expect.pop(0)
+        elif expect and expect[0] == "header" and line.strip() == p._header_text:
+            kinds.append(line)
+            expect.pop(0)
+        elif expect and expect[0] == "row" and line.startswith(device + " "):
+            kinds.append("row")
+            expect.pop(0)
+        else:
+            return None
+    plain = not p._pretty and not p._missing and p._factors is None and len(p._present) == len(_COLUMNS)
+    if expect or not plain or p._other_device(p._cpu_tokens) or not p._cpu_text.startswith("avg-cpu:"):
+        return None
+    return kinds
+
+
+def _rows(rows: list[str], p: IostatParser) -> list[list[Any]] | None:
+    """The device's rows of the reports after the first, as _plain_row makes them (a list per
+    IostatSample field); None when one is not a plain row of the header's fields (then the
+    reports are fed)."""
+    assert p._header is not None
+    assert p._pick is not None
+    if not "".join(rows).isascii() or any("," in r for r in rows):
+        return None
+    tokens = list(map(str.split, rows))
+    width = len(p._header)
+    if set(map(len, tokens)) != {width}:
+        return None
+    flat = list(chain.from_iterable(tokens))
+    del flat[::width]  # the device's names
+    if not _all_numbers(flat, commas=False):
+        return None
+    values = list(map(float, chain.from_iterable(map(p._pick, tokens))))
+    columns = [values[i :: len(_COLUMNS)] for i in range(len(_COLUMNS))]
+    n = len(rows)
+    return [list(range(p.reports, p.reports + n)), [tokens[0][0]] * n, *columns, [None] * n]
+
+
+def _all_numbers(tokens: list[str], commas: bool) -> bool:
+    """Whether every token is a _NUMBER (``commas``: a decimal comma too, else a point only):
+    ASCII digits with at most one inner separator, in a few C passes over them all."""
+    if not tokens:
+        return False
+    joined = " ".join(tokens)
+    if commas:
+        joined = joined.replace(",", ".")
+    rest = joined.translate(_NO_DIGITS)  # what is not a digit: points and the spaces between
+    return (
+        joined.isascii()
+        and not rest.replace(".", "").replace(" ", "")
+        and ".." not in rest  # two points in a token (digits between them gone)
+        and joined[0] != "."
+        and joined[-1] != "."
+        and " ." not in joined
+        and ". " not in joined
+    )
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+def _plain_name(device: str) -> bool:
+    """Whether a row that starts with ``device`` and a space is that device's row for
+    :meth:`IostatParser.feed_many_at`: one token, not a number, a timestamp's start, or a
+    word feed reads otherwise."""
+    return (
+        device.split() == [device]
+        and device[0] not in _TIME_FIRST
+        and not _NUMBER.fullmatch(device)
+        and device not in ("Device:", "Device", "avg-cpu:")
+        and "," not in device
+    )
+
+
+def _plain_numbers(tokens: list[str]) -> bool:
+    """Whether every token after the first is a _NUMBER with a decimal point or none."""
+    return _all_numbers(tokens[1:], commas=False)
 
 
 def other_devices(lines: list[str], device: str, reports: int = 2) -> frozenset[str]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from itertools import chain
 from operator import itemgetter
+from typing import Any
 
+from benchdeck.engine.record_columns import RecordColumns, columns_of
 from benchdeck.engine.records import SkippedLine, VmstatSample
 
 # Columns every sample needs (``gu`` is optional); VmstatSample names ``in`` as ``in_``.
@@ -65,6 +68,29 @@ class VmstatParser:
             return None
         return self._data(line, tokens)
 
+    def feed_many(self, lines: Iterable[str]) -> list[VmstatSample]:
+        """:meth:`feed` for each line, the samples they yield: the same result, a row of the
+        header's fields (no ``-t`` timestamp, not the since-boot row) in fewer steps."""
+        out: list[VmstatSample] = []
+        samples = self.samples
+        for line in lines:
+            tokens = line.split()
+            if (
+                len(tokens) == self._ncols
+                and not self._tz
+                and not self._boot_row_pending
+                and self._columns is not None
+                and (joined := "".join(tokens)).isascii()
+                and joined.isdigit()
+            ):  # as feed -> _data -> _row: digits only, so int() cannot fail
+                self._lineno += 1
+                sample = VmstatSample(len(samples), *map(int, self._pick(tokens)))  # type: ignore[arg-type]
+                samples.append(sample)
+                out.append(sample)
+            elif (got := self.feed(line)) is not None:
+                out.append(got)
+        return out
+
     def _data(self, line: str, tokens: list[str]) -> VmstatSample | None:
         since_boot = self._boot_row_pending and _is_int(tokens[0])
         self._boot_row_pending &= not since_boot
@@ -114,6 +140,38 @@ class VmstatParser:
 
     def _skip(self, line: str, reason: str) -> None:
         self.skipped.append(SkippedLine(self._lineno, line, reason))
+
+
+VMSTAT_FIELDS = tuple(f.name for f in fields(VmstatSample))
+
+
+def plain_rows(lines: list[str]) -> tuple[RecordColumns[VmstatSample], list[SkippedLine]] | None:
+    """What :meth:`VmstatParser.feed_many` gives for ``lines`` (an ASCII text's): the samples
+    and the skipped lines, when every line after the since-boot row is a row of the header's
+    fields, digits only, or a banner, header or blank line the parser read before it; those
+    rows are read a few C calls for them all. None when the text is not so (then feed it)."""
+    p = VmstatParser()
+    head = 0
+    while head < min(len(lines), 64) and (p._columns is None or p._boot_row_pending):
+        p.feed(lines[head])
+        head += 1
+    if p._columns is None or p._boot_row_pending or p._tz:
+        return None
+    bad = {s.lineno for s in p.skipped}
+    again = {line for n, line in enumerate(lines[: head - 1], 1) if n not in bad}  # read, not skipped
+    rows = [line for line in lines[head:] if line not in again]
+    tokens = list(map(str.split, rows))
+    digits = "".join(chain.from_iterable(tokens))
+    if not rows or set(map(len, tokens)) != {p._ncols} or not (digits.isascii() and digits.isdigit()):
+        return None
+    values = list(map(int, chain.from_iterable(map(p._pick, tokens))))
+    width = len(values) // len(rows)  # the 17 columns, and gu when the header has it
+    n, seq = len(rows), len(p.samples)
+    columns: list[list[Any]] = [list(range(seq, seq + n)), *(values[i::width] for i in range(width))]
+    columns += [[None] * n] * (len(VMSTAT_FIELDS) - len(columns))  # gu, timestamp
+    before = columns_of(p.samples, VMSTAT_FIELDS)
+    joined = [a + b for a, b in zip(before, columns, strict=True)]
+    return RecordColumns(VmstatSample, VMSTAT_FIELDS, joined), list(p.skipped)
 
 
 def _is_int(token: str) -> bool:

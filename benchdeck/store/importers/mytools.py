@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import tarfile
+import threading
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -40,7 +42,7 @@ from benchdeck.store.storage.limits import path_problem
 
 READ_THREADS = 2
 READ_AHEAD = 8  # runs read ahead of the one being stored
-TRIM_EVERY = 16  # runs: glibc's free pages given back (see _trim)
+TRIM_EVERY = 64  # runs: glibc's free pages given back (see _trim; every 16: ~0.4 CPU-s more on mar25)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +119,7 @@ def import_mytools_tree(
     writer = RunWriter(store, on_written=written)
     pipe = _Pipeline(result, writer, known, progress, total, no_device)
     result.devices = {d for f in folders for d in folder_devices(f)}
-    with _import_settings(store):
+    with _import_settings(store), _fewer_collections():
         pipe.run(_jobs(folders, host, device, table_size))
         packed_runs = 0
         for i, tarball in enumerate(packed, 1):  # one at a time: memory holds one packed folder's files
@@ -172,6 +174,39 @@ def _import_settings(store: Store) -> Iterator[None]:
     finally:
         for k, row in before.items():  # as DuckDB printed it ('16.0 MiB')
             store.cursor().execute(f"SET {k} = '{row[0]}'" if row else f"RESET {k}")
+
+
+_GC_THRESHOLD = (50_000, 50, 50)
+_gc_lock = threading.Lock()
+_gc_depth = [0]  # imports under way in this process: the last one out puts the collector back
+_gc_before: list[tuple[tuple[int, int, int], bool]] = []  # the thresholds, and whether we froze
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Python's cyclic collector less often while a tree is read: an import makes millions of
+    short-lived records (no cycles), and at the default threshold (700) the collector walked
+    them ~0.8 of ~14 CPU-s (mar25). What was there before is frozen (never walked meanwhile)
+    unless the caller froze its own already; the thresholds (and what was frozen here) are put
+    back after."""
+    with _gc_lock:
+        if _gc_depth[0] == 0:
+            froze = gc.get_freeze_count() == 0
+            _gc_before.append((gc.get_threshold(), froze))
+            if froze:
+                gc.freeze()
+            gc.set_threshold(*_GC_THRESHOLD)
+        _gc_depth[0] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_depth[0] -= 1
+            if _gc_depth[0] == 0:
+                threshold, froze = _gc_before.pop()
+                gc.set_threshold(*threshold)
+                if froze:
+                    gc.unfreeze()
 
 
 def _trim() -> None:
@@ -244,6 +279,7 @@ def _read(files: RunFiles, known: dict[str, int], no_device: set[int]) -> Parsed
     """The run parsed, or why not; :data:`_ALREADY` when its output is stored already (only
     its sysbench file read: a stored run costs a hash, not a parse), unless it is stored
     without a device (``no_device``) and has the iostat file of the device given."""
+    key = None
     try:
         key = content_key(run_bytes(files, files.sysbench))
         if key in known and (files.iostat is None or known[key] not in no_device):
@@ -251,7 +287,7 @@ def _read(files: RunFiles, known: dict[str, int], no_device: set[int]) -> Parsed
     except ImportError_:
         pass  # read_run says why, in one line
     try:
-        return read_run(files)
+        return read_run(files, key)
     except ImportError_ as exc:
         return str(exc)
 

@@ -7,7 +7,7 @@ RunWriter`, many runs per transaction. The files themselves travel along zstd-co
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -120,8 +120,8 @@ class ParsedRun:
     finished_at: datetime | None
     dated_from: str
     intervals: tuple[BenchInterval, ...]
-    vmstat: tuple[VmstatSample, ...]
-    iostat: tuple[IostatSample, ...]
+    vmstat: Sequence[VmstatSample]  # a RecordColumns when the parser read the rows as columns
+    iostat: Sequence[IostatSample]
     skipped: tuple[tuple[str, tuple[SkippedLine, ...]], ...]
     raw: tuple[RawBlob, ...]
     lines: int
@@ -264,8 +264,8 @@ def _scan_error(f: RunFiles) -> ImportError_:
 def _dated(
     f: RunFiles,
     sb_text: str,
-    vm: tuple[VmstatSample, ...],
-    io: tuple[IostatSample, ...],
+    vm: Sequence[VmstatSample],
+    io: Sequence[IostatSample],
     elapsed: float | None,
 ) -> tuple[Dated, int | None]:
     """When the run ran, and the number of the sysbench output's line that said so (if one
@@ -294,8 +294,9 @@ def _dated(
     return Dated(None, None, "undated"), None
 
 
-def read_run(f: RunFiles) -> ParsedRun:
-    """Read and parse the files of one run; raises :class:`ImportError_` with a one-line reason."""
+def read_run(f: RunFiles, key: str | None = None) -> ParsedRun:
+    """Read and parse the files of one run; raises :class:`ImportError_` with a one-line reason.
+    ``key``: the sysbench output's :func:`content_key` when the caller has it (not hashed again)."""
     for path in (f.sysbench, f.vmstat, f.iostat, f.met):
         if path is not None and (why := path_problem(path.absolute())):
             raise ImportError_(why)
@@ -344,16 +345,16 @@ def read_run(f: RunFiles) -> ParsedRun:
     vm = Checked.vmstat(_text(vm_bytes)) if vm_bytes is not None else None
     io_text = _text(io_bytes) if io_bytes is not None else ""
     io = Checked.iostat(io_text, f.device) if io_bytes is not None else None
-    dev_rows: list[IostatSample] = []
+    dev_rows: Sequence[IostatSample] = ()
     if io is not None:
-        dev_rows = list(io.samples)
+        dev_rows = io.samples
         if not dev_rows:
             seen = sorted({r.device for r in Checked.iostat(io_text).samples})
             raise ImportError_(
                 f"{f.iostat}: no rows for device {f.device!r} (devices seen: {', '.join(seen) or 'none'})"
             )
         skipped.append(("iostat", tuple(io.skipped)))
-        lines += io_text.count("\n")
+        lines += io.newlines if io.newlines is not None else io_text.count("\n")
     if vm is not None:
         skipped.append(("vmstat", tuple(vm.skipped)))
         lines += vm_bytes.count(b"\n") if vm_bytes else 0
@@ -365,13 +366,13 @@ def read_run(f: RunFiles) -> ParsedRun:
     source: str | None
     ops: float | None = None
     if vm is not None or io is not None:
-        metrics, source = per_op(qps, tuple(vm.samples) if vm else (), dev_rows, ncpu), "computed"
+        metrics, source = per_op(qps, vm.samples if vm else (), dev_rows, ncpu), "computed"
     elif met is not None and (metrics := met.per_op(ncpu)) is not None:
         source, ops = "imported", metrics.ops
     else:
         metrics, source = None, None
 
-    dated, date_lineno = _dated(f, sb_text, tuple(vm.samples) if vm else (), tuple(dev_rows), s.total_time_s)
+    dated, date_lineno = _dated(f, sb_text, vm.samples if vm else (), dev_rows, s.total_time_s)
     if date_lineno is not None:  # the line that dated the run is read, not unparsed
         skipped[0] = (skipped[0][0], tuple(r for r in skipped[0][1] if r.lineno != date_lineno))
     raw = [RawBlob("sysbench", f.sysbench.name, len(sb_bytes), compress(sb_bytes))]
@@ -402,7 +403,7 @@ def read_run(f: RunFiles) -> ParsedRun:
             params=dict(s.options),
             status="finished",
             started_at=dated.started_at,
-            content_key=content_key(sb_bytes),
+            content_key=key or content_key(sb_bytes),
             dated_from=dated.source,
         ),
         summary=RunSummary.of(
@@ -411,8 +412,8 @@ def read_run(f: RunFiles) -> ParsedRun:
         finished_at=dated.finished_at,
         dated_from=dated.source,
         intervals=tuple(sb.intervals),
-        vmstat=tuple(vm.samples) if vm else (),
-        iostat=tuple(dev_rows),  # the benchmark's device only: loop0, md0 ... say nothing of it
+        vmstat=vm.samples if vm else (),
+        iostat=dev_rows,  # the benchmark's device only: loop0, md0 ... say nothing of it
         skipped=kept,
         raw=tuple(raw),
         lines=lines,
