@@ -23,11 +23,12 @@ def _benchdeck_from_this_checkout() -> None:
 
 
 _benchdeck_from_this_checkout()  # before the plugin below imports benchdeck
-pytest_plugins = ["tests.fixtures.servers.conftest_plugin"]
+pytest_plugins = ["tests.fixtures.servers.conftest_plugin", "tests.fixtures.servers.replication"]
 
 # Fixtures that start a real server: a test that uses one (directly or through another fixture)
 # talks to real external programs, and is marked `integration` without having to say so.
 SERVER_FIXTURES = frozenset({"sshd_server", "ssh_host_spec", "ssh", "mariadb_server", "postgres_server"})
+SERVER_FIXTURES |= {"mariadb_replication", "postgres_streaming"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
