@@ -13,9 +13,43 @@ from benchdeck.engine.cluster.lag_parse import LagParser
 from benchdeck.engine.cluster.lag_probe import probe_argv, probe_kind
 from benchdeck.engine.cluster.records import LagSample
 from benchdeck.engine.transport import SSHTransport
-from tests.engine.cluster.conftest import MariaDBPair
-from tests.fixtures.servers import wait_until
+from tests.fixtures.servers import die_with_parent, run_checked, wait_until
 from tests.fixtures.servers.mariadb import MariaDBServer
+from tests.fixtures.servers.replication import MariaDBReplication, mariadb_query
+
+
+class Pair:
+    """The shared fixture's primary and replica, with what these tests do to them."""
+
+    def __init__(self, repl: MariaDBReplication):
+        self.repl, self.primary, self.replica = repl, repl.primary, repl.replicas[0]
+
+    def sql(self, server: MariaDBServer, query: str) -> str:
+        return mariadb_query(server, query).strip()
+
+    def stop_replica_server(self) -> None:
+        r = self.replica
+        run_checked(
+            ["mariadb-admin", "--no-defaults", f"--socket={r.socket}", "-uroot", "shutdown"], "shutdown"
+        )
+        r._proc.wait(30)
+
+    def start_replica_server(self) -> None:
+        """mariadbd again on its datadir; replication restarts by itself (no skip-slave-start)."""
+        r = self.replica
+        r._proc = subprocess.Popen(
+            [*die_with_parent(), "mariadbd", f"--defaults-file={r.defaults_file}"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=r.base_dir,
+        )
+        r.pid = r._proc.pid
+        ping = ["mariadb-admin", "--no-defaults", f"--socket={r.socket}", "-uroot", "ping"]
+        wait_until(
+            lambda: subprocess.run(ping, capture_output=True).returncode == 0, timeout=60, what="replica"
+        )
 
 
 def tcp_client(s: MariaDBServer) -> list[str]:
@@ -41,7 +75,7 @@ class Probe:
         wait_until(lambda: any(check(s) for s in self.poll()), timeout=60, what=what)
 
 
-async def start_probe(ssh: SSHTransport, pair: MariaDBPair, tmp_path: Path) -> tuple[Probe, int]:
+async def start_probe(ssh: SSHTransport, pair: Pair, tmp_path: Path) -> tuple[Probe, int]:
     argv = probe_argv(probe_kind("mariadb", "async"), tcp_client(pair.replica), count=120)
     t0 = time.time()
     dp = await ssh.start_detached(argv, run_dir=str(tmp_path), stdout_name="r1.lag.out")
@@ -51,7 +85,7 @@ async def start_probe(ssh: SSHTransport, pair: MariaDBPair, tmp_path: Path) -> t
 class Watch:
     """SHOW REPLICA STATUS as the test itself sees it, four times a second, with the epoch."""
 
-    def __init__(self, pair: MariaDBPair):
+    def __init__(self, pair: Pair):
         self.pair, self.seen = pair, []  # type: ignore[var-annotated]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -76,7 +110,7 @@ class Watch:
         return [v for t, v in self.seen if epoch - 0.3 <= t <= epoch + 1.2]
 
 
-def writes(pair: MariaDBPair, n: int) -> subprocess.Popen[str]:
+def writes(pair: Pair, n: int) -> subprocess.Popen[str]:
     """``n`` small inserts on the primary, 0.1 s apart, through one client."""
     script = "CREATE TABLE IF NOT EXISTS sbtest.lagt (id INT AUTO_INCREMENT PRIMARY KEY, v INT);\n"
     script += "INSERT INTO sbtest.lagt (v) VALUES (1); DO SLEEP(0.1);\n" * n
@@ -88,7 +122,7 @@ def writes(pair: MariaDBPair, n: int) -> subprocess.Popen[str]:
 
 
 @contextmanager
-def replica_table_locked(pair: MariaDBPair) -> Iterator[None]:
+def replica_table_locked(pair: Pair) -> Iterator[None]:
     """A session on the replica holds the table's write lock: its SQL thread waits (lag grows)."""
     p = subprocess.Popen(
         pair.replica.client_argv("-B", "-N", "--unbuffered"),
@@ -110,13 +144,13 @@ def replica_table_locked(pair: MariaDBPair) -> Iterator[None]:
 
 
 async def test_lag_rises_and_falls_as_show_replica_status_says(
-    ssh: SSHTransport, mariadb_pair: MariaDBPair, tmp_path: Path
+    ssh: SSHTransport, mariadb_replication: MariaDBReplication, tmp_path: Path
 ) -> None:
-    pair = mariadb_pair
+    pair = Pair(mariadb_replication)
     pair.sql(
         pair.primary, "CREATE TABLE IF NOT EXISTS sbtest.lagt (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"
     )
-    wait_until(pair.caught_up, timeout=30, what="replica caught up")
+    pair.repl.sync()
     probe, pgid = await start_probe(ssh, pair, tmp_path)
     watch = Watch(pair)
     load = writes(pair, 400)
@@ -160,9 +194,9 @@ async def test_lag_rises_and_falls_as_show_replica_status_says(
 
 
 async def test_a_replica_that_goes_away_is_gone_then_back(
-    ssh: SSHTransport, mariadb_pair: MariaDBPair, tmp_path: Path
+    ssh: SSHTransport, mariadb_replication: MariaDBReplication, tmp_path: Path
 ) -> None:
-    pair = mariadb_pair
+    pair = Pair(mariadb_replication)
     probe, pgid = await start_probe(ssh, pair, tmp_path)
     try:
         probe.until(lambda s: s.state == "ok", "a first sample")
@@ -185,4 +219,4 @@ async def test_a_replica_that_goes_away_is_gone_then_back(
     gone = [s for s in probe.parser.samples if s.state == "gone"]
     assert gone[0].t == faults[0].t
     assert all(s.lag_s is None for s in gone)
-    wait_until(pair.caught_up, timeout=30, what="the replica replicating again")
+    pair.repl.sync()
