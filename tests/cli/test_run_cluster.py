@@ -1,0 +1,36 @@
+"""``benchdeck run --cluster``: the option's plumbing and its one-line errors (the run itself is
+tested in tests/engine/cluster/test_cluster_run.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+
+from benchdeck.engine.cluster.spec import ClusterNode, ClusterSpec
+from benchdeck.engine.hosts.inventory_file import parse_inventory
+from benchdeck.tui.cli.run import cluster_host
+from tests.fixtures.cli_helpers import bd, inventory_env, local_host
+
+
+def test_an_unknown_cluster_is_one_line_naming_the_known(tmp_path: Path) -> None:
+    env = inventory_env(tmp_path, local_host("here", tmp_path / "w"))
+    res = bd(env, "run", "--cluster", "loop9", "--build", "sqlite", "--workload", "point-query_range=100")
+    assert res.returncode == 2
+    assert "unknown cluster loop9 (clusters: none in the inventory)" in res.stderr
+    assert "Traceback" not in res.stderr
+    res = bd(env, "run", "--build", "sqlite", "--workload", "point-query_range=100")
+    assert res.returncode == 2
+    assert "Missing option '--host' (or --cluster)" in res.stderr
+
+
+def test_the_cluster_names_the_host_its_primary_is_on(tmp_path: Path) -> None:
+    inv = parse_inventory(local_host("a", tmp_path) + local_host("b", tmp_path), tmp_path / "benchdeck.toml")
+    nodes = (ClusterNode("p", "b", "primary"), ClusterNode("r1", "a"))
+    inv.clusters["loop2"] = ClusterSpec("loop2", "async", nodes)
+    assert cluster_host(inv, None, "loop2") == "b"
+    assert cluster_host(inv, "b", "loop2") == "b"
+    assert cluster_host(inv, "a", None) == "a"
+    with pytest.raises(click.BadParameter, match="primary is on host b, not a"):
+        cluster_host(inv, "a", "loop2")
