@@ -21,11 +21,13 @@ from benchdeck.engine.events import (
 from benchdeck.engine.hosts.inventory_file import parse_inventory
 from benchdeck.engine.planning.plan import RunOptions, RunRequest
 from benchdeck.engine.running.session import Session, execute
-from tests.fixtures.cli_helpers import mariadb_build, sshd_host
-from tests.fixtures.servers.replication import MariaDBReplication, mariadb_query
+from tests.fixtures.cli_helpers import mariadb_build, postgres_build, sshd_host
+from tests.fixtures.servers import run_checked
+from tests.fixtures.servers.replication import MariaDBReplication, PostgresStreaming, mariadb_query
 from tests.fixtures.servers.sshd import SshdServer
 
 BUILD = "ma101119_rel"
+PG_BUILD = "pg160_rel"
 
 
 def session_on(tmp_path: Path, sshd: SshdServer, repl: MariaDBReplication) -> Session:
@@ -95,3 +97,46 @@ async def test_a_write_run_on_a_cluster_samples_the_replica_and_goes_on_when_it_
     assert lag[-1].lag_s == 0.0
     run_started = next(e for e in seen if isinstance(e, RunStarted))
     assert Path(run_started.remote_dir, "r1.lag.out").exists()
+
+
+async def test_a_write_run_on_a_postgres_standby_pair_samples_bytes_and_seconds_behind(
+    tmp_path: Path, sshd_server: SshdServer, postgres_streaming: PostgresStreaming
+) -> None:
+    """Replay paused on the standby mid-run: the primary's pg_stat_replication sees it fall
+    behind (seconds and bytes), then catch up; a paused replay still streams: no fault."""
+    pg = postgres_streaming
+    toml = sshd_host("sshd", sshd_server, tmp_path / "remote", "threads = 1\ntables = 1\ntable_size = 2000")
+    inv = parse_inventory(toml + postgres_build("sshd", PG_BUILD, pg.primary), tmp_path / "benchdeck.toml")
+    nodes = (ClusterNode("p", "sshd", "primary"), ClusterNode("s1", "sshd", "replica", pg.standby.port))
+    session = Session(dataclasses.replace(inv, clusters={"pg2": ClusterSpec("pg2", "streaming", nodes)}))
+    standby_sql = [*pg.standby.psql_argv(), "-Atc"]
+    req = RunRequest("sshd", PG_BUILD, "write-only", RunOptions(duration_s=10), cluster="pg2")
+    seen: list[RunEvent] = []
+    paused_at = resumed_at = None
+    try:
+        async for ev in execute(session, req, 1):
+            seen.append(ev)
+            if isinstance(ev, BenchBatch):
+                t = ev.rows[-1].t
+                if paused_at is None and t >= 2:
+                    run_checked([*standby_sql, "SELECT pg_wal_replay_pause()"], "pause")
+                    paused_at = t
+                elif resumed_at is None and paused_at is not None and t >= paused_at + 4:
+                    run_checked([*standby_sql, "SELECT pg_wal_replay_resume()"], "resume")
+                    resumed_at = t
+    finally:
+        if resumed_at is None:
+            run_checked([*standby_sql, "SELECT pg_wal_replay_resume()"], "resume")
+        await session.close()
+    assert isinstance(seen[-1], RunFinished), seen[-1]
+    assert paused_at is not None
+    assert resumed_at is not None
+    batches = [e for e in seen if isinstance(e, ClusterBatch)]
+    lag = [s for b in batches for s in b.lag]
+    assert {s.node for s in lag} == {"s1"}
+    assert not [f for b in batches for f in b.faults]
+    during = [s for s in lag if paused_at + 1 <= s.t <= resumed_at]
+    assert max(s.lag_s or 0 for s in during) >= 2  # seconds behind, grown while paused
+    assert max(s.behind_bytes or 0 for s in during) > 0  # WAL bytes not replayed yet
+    after = [s for s in lag if s.t >= resumed_at + 2]
+    assert min(s.behind_bytes if s.behind_bytes is not None else 1 for s in after) == 0  # caught up
