@@ -3,6 +3,7 @@ tested in tests/engine/cluster/test_cluster_run.py)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -10,7 +11,10 @@ import pytest
 
 from benchdeck.engine.cluster.spec import ClusterNode, ClusterSpec
 from benchdeck.engine.hosts.inventory_file import parse_inventory
-from benchdeck.tui.cli.run import cluster_host
+from benchdeck.engine.planning.plan import RunOptions, queued_options
+from benchdeck.store.storage import queue as q
+from benchdeck.store.storage.db import Store
+from benchdeck.tui.cli.run_options import cluster_host
 from tests.fixtures.cli_helpers import bd, inventory_env, local_host
 
 
@@ -34,3 +38,21 @@ def test_the_cluster_names_the_host_its_primary_is_on(tmp_path: Path) -> None:
     assert cluster_host(inv, "a", None) == "a"
     with pytest.raises(click.BadParameter, match="primary is on host b, not a"):
         cluster_host(inv, "a", "loop2")
+
+
+def test_queue_takes_the_cluster_and_its_items_run_on_it(tmp_path: Path) -> None:
+    env = inventory_env(tmp_path, local_host("here", tmp_path / "w"))
+    res = bd(env, "queue", "--cluster", "loop9", "--build", "sqlite", "--workload", "point-query_range=100")
+    assert res.returncode == 2
+    assert "unknown cluster loop9 (clusters: none in the inventory)" in res.stderr
+    assert "Traceback" not in res.stderr
+    # what queue stores for a cluster (its options plus the cluster) comes back as the run's request
+    store = Store.open(tmp_path / "q.duckdb")
+    opts = RunOptions(duration_s=5)
+    with store.transaction() as cur:
+        qid = q.create_queue(
+            cur, ["b"], ["sqlite"], ["point-query_range=100"], {**asdict(opts), "cluster": "loop2"}
+        )
+        (item,) = q.items(cur, qid)
+    assert queued_options(item.options) == (opts, "loop2")
+    assert queued_options(asdict(opts)) == (opts, None)

@@ -134,3 +134,11 @@ class RunRequest:
     options: RunOptions = RunOptions()
     config: str | None = None  # one of the build's configs (inventory); None: its default
     cluster: str | None = None  # an inventory cluster (engine.cluster.spec): ``host`` is its primary's
+
+
+def queued_options(raw: Mapping[str, Any]) -> tuple[RunOptions, str | None]:
+    """A queue's stored options (JSON) as a run's options, and the cluster its runs are on
+    (stored beside them under ``cluster``; none: a server alone)."""
+    opts = dict(raw)
+    cluster = opts.pop("cluster", None)
+    return RunOptions(**opts), str(cluster) if cluster else None

@@ -8,10 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from benchdeck.engine.hosts.inventory import Inventory
 from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.planning.plan import RunRequest
-from benchdeck.tui.cli.run_options import check, options, run_options, unnamed_config, with_registered
+from benchdeck.tui.cli.run_options import (
+    check,
+    cluster_host,
+    options,
+    run_options,
+    unnamed_config,
+    with_registered,
+)
 from benchdeck.tui.cli.run_progress import report, with_service
 
 if TYPE_CHECKING:
@@ -68,21 +74,3 @@ def run_cmd(
         return [await svc.run(req) for req in reqs]
 
     report(asyncio.run(with_service(obj.db, go)))
-
-
-def cluster_host(inv: Inventory, host: str | None, cluster: str | None) -> str:
-    """The host a run drives: ``--host``, or with ``--cluster`` its primary's (which a ``--host``
-    given too must be)."""
-    if cluster is None:
-        if host is None:
-            raise click.UsageError("Missing option '--host' (or --cluster).")
-        return host
-    spec = inv.clusters.get(cluster)
-    if spec is None:
-        known = ", ".join(sorted(inv.clusters)) or "none in the inventory"
-        raise click.BadParameter(f"unknown cluster {cluster} (clusters: {known})", param_hint="'--cluster'")
-    if host is not None and host != spec.primary.host:
-        raise click.BadParameter(
-            f"cluster {cluster}'s primary is on host {spec.primary.host}, not {host}", param_hint="'--host'"
-        )
-    return spec.primary.host

@@ -21,7 +21,7 @@ from benchdeck.engine.events import Phase
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.sysbench.command import WorkloadError, default_duration, step_for
 from benchdeck.engine.families.tpcc.names import DEFAULT_SECONDS as TPCC_SECONDS
-from benchdeck.engine.planning.plan import RunOptions
+from benchdeck.engine.planning.plan import RunOptions, queued_options
 from benchdeck.store.storage import queue as q
 
 if TYPE_CHECKING:  # (Launch imports this: its first frame is drawn before DuckDB loads)
@@ -108,7 +108,7 @@ def queue_eta(item: q.QueueItem, where: q.Position, setup: float) -> Eta:
     if where.done_s:
         seconds = statistics.fmean(where.done_s) * len(items)
     else:
-        seconds = plan_s([measured_s(i.workload, RunOptions(**i.options)) for i in items], setup)
+        seconds = plan_s([measured_s(i.workload, queued_options(i.options)[0]) for i in items], setup)
     return Eta(item.host, where.k, where.n, seconds)
 
 

@@ -25,7 +25,7 @@ from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.builtin.plan import BUILTIN_BUILD
 from benchdeck.engine.hosts.inventory import BuildConfig
 from benchdeck.engine.planning.build_conn import build_password
-from benchdeck.engine.planning.plan import Marks, RunOptions, RunRequest
+from benchdeck.engine.planning.plan import Marks, RunRequest, queued_options
 from benchdeck.engine.running.post_write import needs_post_write, post_write
 from benchdeck.engine.running.provenance import with_outputs
 from benchdeck.engine.running.run_dirs import busy_reason
@@ -250,7 +250,8 @@ class RunService:
             if taken is None:
                 return out
             item, eta = taken
-            req = RunRequest(item.host, item.build, item.workload, RunOptions(**item.options), item.config)
+            opts, cluster = queued_options(item.options)
+            req = RunRequest(item.host, item.build, item.workload, opts, item.config, cluster)
             run_id = await self._db(self.new_run, req)
             await self._db(self._attach, item.item_id, run_id)
             await self._events.put(QueuePhase(run_id, "queue", queue_line(item, eta), eta))
