@@ -66,6 +66,14 @@ class LagParser:
         self.faults += faults
         return samples, faults
 
+    def silent(self, t: float, reason: str) -> list[NodeFault]:
+        """No line came for a while (the host frozen or unreachable, the probe killed): every
+        node it covers is ``gone`` from ``t`` on, until a line says otherwise."""
+        states = [NodeState(n, "gone", reason) for n in self.nodes]
+        faults = [f for s in states if (f := self._transition(t, s)) is not None]
+        self.faults += faults
+        return faults
+
     def _sample(self, t: float, s: NodeState) -> LagSample:
         paused = None
         if s.paused_ns is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ from benchdeck.engine.transport import DetachedProcess, Transport, TransportErro
 
 _PLAIN = re.compile(r"[A-Za-z0-9_.-]+")
 DRAIN_S = 3.0  # after the run, how long a node's last lines are waited for
+SILENT_S = 5.0  # a lag probe without a line for this long: its nodes are gone until one comes
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +105,15 @@ class ClusterSampler:
         self.sampling, self._connect, self.run_id, self._emit = sampling, connect, run_id, emit
         self._procs: list[tuple[NodeSource, Transport, DetachedProcess, LineFollower]] = []
         self._tasks: list[asyncio.Task[None]] = []
+        self._watches: list[asyncio.Task[None]] = []
         self.faults: list[NodeFault] = []
+        self._heard: dict[NodeSource, float] = {}  # when a source's last lines came (loop time)
+        self._lag: dict[NodeSource, LagParser] = {}
+
+    @property
+    def process_groups(self) -> tuple[int, ...]:
+        """The process groups of the sources started (on their hosts)."""
+        return tuple(dp.pgid for _, _, dp, _ in self._procs)
 
     @property
     def primary(self) -> str:
@@ -126,6 +136,9 @@ class ClusterSampler:
     def follow(self, t0: float) -> None:
         """Follow the sources started; ``t0``: the epoch second the measured phase started at."""
         self._tasks = [asyncio.create_task(self._follow(src, f, t0)) for src, _, _, f in self._procs]
+        self._watches = [
+            asyncio.create_task(self._watch(s, t0)) for s, _, _, _ in self._procs if s.what == "lag"
+        ]
 
     def mirror(self, event: RunEvent) -> None:
         """The primary's own vmstat/iostat rows, as the primary node's."""
@@ -136,23 +149,43 @@ class ClusterSampler:
 
     async def stop(self) -> None:
         """Stop every source, read what they wrote last, and say how the nodes fared."""
+        for w in self._watches:  # the probes are stopped now: their silence says nothing
+            w.cancel()
         for _, t, dp, _ in self._procs:
             with contextlib.suppress(TransportError):
                 await t.kill_group(dp.pgid)
-        for (_, t, _, follower), task in zip(self._procs, self._tasks, strict=False):
+        for _, t, _, follower in self._procs:
             with contextlib.suppress(TransportError):
                 await _caught_up(t, follower)
+        for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._watches, return_exceptions=True)
+        self._watches.clear()
         self._procs.clear()
         self._tasks.clear()
         if self.faults:
             n = len({f.node for f in self.faults if f.kind != "back"})
             self._say(f"cluster: {n} node(s) had faults during the run; the run went on on the primary")
 
+    async def _watch(self, src: NodeSource, t0: float) -> None:
+        """Say the nodes of a lag probe that fell silent are gone (once, until it speaks)."""
+        loop = asyncio.get_running_loop()
+        self._heard[src] = loop.time()
+        while True:
+            await asyncio.sleep(1.0)
+            quiet = loop.time() - self._heard[src]
+            lag = self._lag.get(src)
+            if quiet >= SILENT_S and lag is not None:
+                why = f"no lag probe line from {src.host} for {quiet:.0f} s (host unreachable or frozen?)"
+                for f in lag.silent(round(time.time() - quiet - t0, 3), why):
+                    self._fault(f)
+
     async def _follow(self, src: NodeSource, follower: LineFollower, t0: float) -> None:
-        feed = _feeder(src, t0)
+        feed, lag = _feeder(src, t0)
+        if lag is not None:
+            self._lag[src] = lag
         async for lines in follower.batches():
+            self._heard[src] = asyncio.get_running_loop().time()
             batch, skipped = feed(lines)
             for f in batch.faults:
                 self._fault(f, emitted=True)
@@ -182,8 +215,9 @@ class ClusterSampler:
 Feed = Callable[[list[str]], tuple[ClusterBatch, list[SkippedLine]]]
 
 
-def _feeder(src: NodeSource, t0: float) -> Feed:
-    """The parser of one source's lines, as a function of a batch of lines."""
+def _feeder(src: NodeSource, t0: float) -> tuple[Feed, LagParser | None]:
+    """The parser of one source's lines, as a function of a batch of lines (and a lag probe's
+    parser, which :meth:`ClusterSampler._watch` tells of silence)."""
     if src.what == "lag":
         lag = LagParser(src.probe, src.covers, t0)
 
@@ -195,7 +229,7 @@ def _feeder(src: NodeSource, t0: float) -> Feed:
             )
             return batch, lag.skipped[n:]
 
-        return feed_lag
+        return feed_lag, lag
     if src.what == "vmstat":
         vm = VmstatParser()
 
@@ -204,7 +238,7 @@ def _feeder(src: NodeSource, t0: float) -> Feed:
             rows = tuple(NodeVmstat(src.node, s) for ln in lines if (s := vm.feed(ln)) is not None)
             return ClusterBatch(0, vm=rows), vm.skipped[n:]
 
-        return feed_vm
+        return feed_vm, None
     io = IostatParser()
 
     def feed_io(lines: list[str]) -> tuple[ClusterBatch, list[SkippedLine]]:
@@ -212,7 +246,7 @@ def _feeder(src: NodeSource, t0: float) -> Feed:
         rows = tuple(NodeIostat(src.node, s) for ln in lines for s in io.feed(ln))
         return ClusterBatch(0, io=rows), io.skipped[n:]
 
-    return feed_io
+    return feed_io, None
 
 
 async def _caught_up(t: Transport, follower: LineFollower) -> None:
