@@ -23,6 +23,7 @@ from benchdeck.engine.planning.plan import RunOptions, RunRequest
 from benchdeck.engine.running.session import Session, execute
 from tests.fixtures.cli_helpers import mariadb_build, postgres_build, sshd_host
 from tests.fixtures.servers import run_checked
+from tests.fixtures.servers.mariadb import MariaDBServer
 from tests.fixtures.servers.replication import MariaDBReplication, PostgresStreaming, mariadb_query
 from tests.fixtures.servers.sshd import SshdServer
 
@@ -33,13 +34,18 @@ PG_BUILD = "pg160_rel"
 def session_on(tmp_path: Path, sshd: SshdServer, repl: MariaDBReplication) -> Session:
     """Host ``sshd`` with the primary as an external build; cluster ``loop2``: p and r1."""
     p, r = repl.primary, repl.replicas[0]
-    # one benchmark user on every node, as a replicated user would be (set on the replica only)
-    users = ", ".join(f"'bench'@'{h}' IDENTIFIED BY '{p.password}'" for h in ("%", "127.0.0.1", "localhost"))
-    mariadb_query(r, f"SET sql_log_bin = 0; ALTER USER {users}")
+    # one benchmark user on every node, as a replicated user would be (the test puts it back)
+    bench_password(r, p.password)
     toml = sshd_host("sshd", sshd, tmp_path / "remote", "threads = 2\ntables = 1\ntable_size = 2000")
     inv = parse_inventory(toml + mariadb_build("sshd", BUILD, p), tmp_path / "benchdeck.toml")
     nodes = (ClusterNode("p", "sshd", "primary"), ClusterNode("r1", "sshd", "replica", r.port))
     return Session(dataclasses.replace(inv, clusters={"loop2": ClusterSpec("loop2", "async", nodes)}))
+
+
+def bench_password(server: MariaDBServer, password: str) -> None:
+    """``bench``'s password on ``server`` alone (not written to its binary log)."""
+    users = ", ".join(f"'bench'@'{h}' IDENTIFIED BY '{password}'" for h in ("%", "127.0.0.1", "localhost"))
+    mariadb_query(server, f"SET sql_log_bin = 0; ALTER USER {users}")
 
 
 async def test_a_write_run_on_a_cluster_samples_the_replica_and_goes_on_when_it_stops(
@@ -65,6 +71,7 @@ async def test_a_write_run_on_a_cluster_samples_the_replica_and_goes_on_when_it_
     finally:
         if started_at is None:
             mariadb_query(replica, "START REPLICA SQL_THREAD")
+        bench_password(replica, replica.password)
         await session.close()
     assert isinstance(seen[-1], RunFinished), seen[-1]
     assert stopped_at is not None
