@@ -18,13 +18,15 @@ from benchdeck.tui.cli.run_options import cluster_host
 from tests.fixtures.cli_helpers import bd, inventory_env, local_host
 
 
-def test_an_unknown_cluster_is_one_line_naming_the_known(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["run", "queue"])
+def test_an_unknown_cluster_is_one_line_naming_the_known(tmp_path: Path, command: str) -> None:
     env = inventory_env(tmp_path, local_host("here", tmp_path / "w"))
-    res = bd(env, "run", "--cluster", "loop9", "--build", "sqlite", "--workload", "point-query_range=100")
+    what = ("--build", "sqlite", "--workload", "point-query_range=100")
+    res = bd(env, command, "--cluster", "loop9", *what)
     assert res.returncode == 2
     assert "unknown cluster loop9 (clusters: none in the inventory)" in res.stderr
     assert "Traceback" not in res.stderr
-    res = bd(env, "run", "--build", "sqlite", "--workload", "point-query_range=100")
+    res = bd(env, command, *what)
     assert res.returncode == 2
     assert "Missing option '--host' (or --cluster)" in res.stderr
 
@@ -40,12 +42,7 @@ def test_the_cluster_names_the_host_its_primary_is_on(tmp_path: Path) -> None:
         cluster_host(inv, "a", "loop2")
 
 
-def test_queue_takes_the_cluster_and_its_items_run_on_it(tmp_path: Path) -> None:
-    env = inventory_env(tmp_path, local_host("here", tmp_path / "w"))
-    res = bd(env, "queue", "--cluster", "loop9", "--build", "sqlite", "--workload", "point-query_range=100")
-    assert res.returncode == 2
-    assert "unknown cluster loop9 (clusters: none in the inventory)" in res.stderr
-    assert "Traceback" not in res.stderr
+def test_a_queue_s_cluster_comes_back_in_each_item_s_request(tmp_path: Path) -> None:
     # what queue stores for a cluster (its options plus the cluster) comes back as the run's request
     store = Store.open(tmp_path / "q.duckdb")
     opts = RunOptions(duration_s=5)

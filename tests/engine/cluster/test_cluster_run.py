@@ -5,6 +5,7 @@ mid-run is a fault (and back), and the run goes on."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 from benchdeck.engine.cluster.records import LagSample, NodeFault
@@ -42,6 +43,28 @@ def session_on(tmp_path: Path, sshd: SshdServer, repl: MariaDBReplication) -> Se
     return Session(dataclasses.replace(inv, clusters={"loop2": ClusterSpec("loop2", "async", nodes)}))
 
 
+Step = tuple[float, Callable[[], object]]
+
+
+async def run_with(session: Session, req: RunRequest, *steps: Step) -> tuple[list[RunEvent], list[float]]:
+    """Run ``req``; each step's action once sysbench's clock passed its seconds after the step
+    before (the first: after the start). Its events, and the ``t`` each step was taken at."""
+    seen: list[RunEvent] = []
+    taken: list[float] = []
+    try:
+        async for ev in execute(session, req, 1):
+            seen.append(ev)
+            if isinstance(ev, BenchBatch) and len(taken) < len(steps):
+                after, action = steps[len(taken)]
+                if ev.rows[-1].t >= (taken[-1] if taken else 0) + after:
+                    action()
+                    taken.append(ev.rows[-1].t)
+    finally:
+        await session.close()
+    assert len(taken) == len(steps), (taken, seen[-1])
+    return seen, taken
+
+
 def bench_password(server: MariaDBServer, password: str) -> None:
     """``bench``'s password on ``server`` alone (not written to its binary log)."""
     users = ", ".join(f"'bench'@'{h}' IDENTIFIED BY '{password}'" for h in ("%", "127.0.0.1", "localhost"))
@@ -55,27 +78,17 @@ async def test_a_write_run_on_a_cluster_samples_the_replica_and_goes_on_when_it_
     replica = repl.replicas[0]
     session = session_on(tmp_path, sshd_server, repl)
     req = RunRequest("sshd", BUILD, "write-only", RunOptions(duration_s=12), cluster="loop2")
-    seen: list[RunEvent] = []
-    stopped_at = started_at = None
     try:
-        async for ev in execute(session, req, 1):
-            seen.append(ev)
-            if isinstance(ev, BenchBatch):
-                t = ev.rows[-1].t
-                if stopped_at is None and t >= 3:
-                    mariadb_query(replica, "STOP REPLICA SQL_THREAD")
-                    stopped_at = t
-                elif started_at is None and stopped_at is not None and t >= stopped_at + 3:
-                    mariadb_query(replica, "START REPLICA SQL_THREAD")
-                    started_at = t
+        seen, (stopped_at, started_at) = await run_with(
+            session,
+            req,
+            (3, lambda: mariadb_query(replica, "STOP REPLICA SQL_THREAD")),
+            (3, lambda: mariadb_query(replica, "START REPLICA SQL_THREAD")),
+        )
     finally:
-        if started_at is None:
-            mariadb_query(replica, "START REPLICA SQL_THREAD")
+        mariadb_query(replica, "START REPLICA SQL_THREAD")  # again, if the run failed between
         bench_password(replica, replica.password)
-        await session.close()
     assert isinstance(seen[-1], RunFinished), seen[-1]
-    assert stopped_at is not None
-    assert started_at is not None
     kinds = [type(e).__name__ for e in seen]
     assert kinds.index("ClusterPlanned") < kinds.index("RunStarted")
     planned = next(e for e in seen if isinstance(e, ClusterPlanned))
@@ -118,26 +131,16 @@ async def test_a_write_run_on_a_postgres_standby_pair_samples_bytes_and_seconds_
     session = Session(dataclasses.replace(inv, clusters={"pg2": ClusterSpec("pg2", "streaming", nodes)}))
     standby_sql = [*pg.standby.psql_argv(), "-Atc"]
     req = RunRequest("sshd", PG_BUILD, "write-only", RunOptions(duration_s=10), cluster="pg2")
-    seen: list[RunEvent] = []
-    paused_at = resumed_at = None
     try:
-        async for ev in execute(session, req, 1):
-            seen.append(ev)
-            if isinstance(ev, BenchBatch):
-                t = ev.rows[-1].t
-                if paused_at is None and t >= 2:
-                    run_checked([*standby_sql, "SELECT pg_wal_replay_pause()"], "pause")
-                    paused_at = t
-                elif resumed_at is None and paused_at is not None and t >= paused_at + 4:
-                    run_checked([*standby_sql, "SELECT pg_wal_replay_resume()"], "resume")
-                    resumed_at = t
+        seen, (paused_at, resumed_at) = await run_with(
+            session,
+            req,
+            (2, lambda: run_checked([*standby_sql, "SELECT pg_wal_replay_pause()"], "pause")),
+            (4, lambda: run_checked([*standby_sql, "SELECT pg_wal_replay_resume()"], "resume")),
+        )
     finally:
-        if resumed_at is None:
-            run_checked([*standby_sql, "SELECT pg_wal_replay_resume()"], "resume")
-        await session.close()
+        run_checked([*standby_sql, "SELECT pg_wal_replay_resume()"], "resume")  # if the run failed between
     assert isinstance(seen[-1], RunFinished), seen[-1]
-    assert paused_at is not None
-    assert resumed_at is not None
     batches = [e for e in seen if isinstance(e, ClusterBatch)]
     lag = [s for b in batches for s in b.lag]
     assert {s.node for s in lag} == {"s1"}

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchdeck.engine.cluster.records import NodeFault
 from benchdeck.engine.cluster.sampling import ClusterSampler, plan_sampling
 from benchdeck.engine.cluster.spec import ClusterNode, ClusterSpec
 from benchdeck.engine.events import ClusterBatch, LogLine, RunEvent
@@ -39,7 +40,10 @@ async def test_a_silent_probe_makes_its_node_gone_then_back(
     t0 = time.time()
     sampler.follow(t0)
     (pgid,) = sampler.process_groups
-    faults = lambda: [f for e in seen if isinstance(e, ClusterBatch) for f in e.faults]  # noqa: E731
+
+    def faults() -> list[NodeFault]:
+        return [f for e in seen if isinstance(e, ClusterBatch) for f in e.faults]
+
     try:
         await until(lambda: any(isinstance(e, ClusterBatch) and e.lag for e in seen), "lag sample")
         await ssh.kill_group(pgid, "STOP")
