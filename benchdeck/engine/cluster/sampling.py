@@ -109,6 +109,7 @@ class ClusterSampler:
         self.faults: list[NodeFault] = []
         self._heard: dict[NodeSource, float] = {}  # when a source's last lines came (loop time)
         self._lag: dict[NodeSource, LagParser] = {}
+        self._skew: dict[str, float] = {}  # per host: its clock minus this one's (seconds)
 
     @property
     def process_groups(self) -> tuple[int, ...]:
@@ -125,6 +126,8 @@ class ClusterSampler:
         for src in self.sampling.sources:
             try:
                 t = await self._connect(src.host)
+                if src.host not in self._skew:
+                    self._skew[src.host] = await self._clock_skew(src.host, t)
                 dp = await t.start_detached(list(src.argv), run_dir=src.run_dir, stdout_name=src.out_name)
             except (TransportError, OSError) as exc:
                 for node in src.covers or (src.node,):
@@ -132,6 +135,21 @@ class ClusterSampler:
                 continue
             follower = LineFollower(t, f"{src.run_dir}/{src.out_name}", on_retry=self._log_retry)
             self._procs.append((src, t, dp, follower))
+
+    async def _clock_skew(self, host: str, t: Transport) -> float:
+        """How far ``host``'s clock is ahead of this one's (its probe lines carry its epoch)."""
+        before = time.time()
+        res = await t.run(["date", "+%s.%N"], timeout=30)
+        after = time.time()
+        try:
+            skew = float(res.stdout.strip()) - (before + after) / 2
+        except ValueError:
+            return 0.0  # no GNU date: the clocks are taken as one
+        if abs(skew) >= 1.0:
+            self._say(
+                f"cluster: host {host}'s clock is {skew:+.1f} s off this one's: its lag samples are corrected"
+            )
+        return skew
 
     def follow(self, t0: float) -> None:
         """Follow the sources started; ``t0``: the epoch second the measured phase started at."""
@@ -181,7 +199,7 @@ class ClusterSampler:
                     self._fault(f)
 
     async def _follow(self, src: NodeSource, follower: LineFollower, t0: float) -> None:
-        feed, lag = _feeder(src, t0)
+        feed, lag = _feeder(src, t0 + self._skew.get(src.host, 0.0))
         if lag is not None:
             self._lag[src] = lag
         async for lines in follower.batches():
