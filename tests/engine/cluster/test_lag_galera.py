@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from benchdeck.engine.cluster.lag_parse import LagParser
 from benchdeck.engine.cluster.lag_probe import probe_argv, probe_kind
-from benchdeck.engine.cluster.records import LagSample
 from benchdeck.engine.transport import SSHTransport
 from tests.engine.cluster.conftest import GaleraPair
+from tests.engine.cluster.helpers import ProbeFile, table_locked, tcp_client
 from tests.fixtures.servers import run_checked, wait_until
 from tests.fixtures.servers.mariadb import MariaDBServer
 
@@ -21,24 +19,6 @@ from tests.fixtures.servers.mariadb import MariaDBServer
 def status(server: MariaDBServer, name: str) -> int:
     out = run_checked(server.client_argv("-N", "-e", f"SHOW STATUS LIKE '{name}'"), name).stdout
     return int(out.split()[1])
-
-
-@contextmanager
-def locked(server: MariaDBServer, table: str) -> Iterator[None]:
-    """A session on ``server`` holds ``table``'s write lock: replicated writes to it wait."""
-    argv = server.client_argv("-B", "-N", "--unbuffered")
-    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert p.stdin is not None
-    assert p.stdout is not None
-    p.stdin.write(f"LOCK TABLES {table} WRITE; SELECT 'locked';\n")
-    p.stdin.flush()
-    assert p.stdout.readline().strip() == "locked"
-    try:
-        yield
-    finally:
-        p.stdin.write("UNLOCK TABLES;\n")
-        p.stdin.close()
-        p.wait(10)
 
 
 async def test_flow_control_paused_time_is_the_server_s_own_count(
@@ -50,16 +30,7 @@ async def test_flow_control_paused_time_is_the_server_s_own_count(
         "t",
     )
     wait_until(lambda: status(second, "wsrep_local_recv_queue") == 0, timeout=30, what="node 2 applied")
-    client = [
-        "mariadb",
-        "--no-defaults",
-        "-h",
-        second.host,
-        "-P",
-        str(second.port),
-        f"-u{second.user}",
-        f"-p{second.password}",
-    ]
+    client = tcp_client(second)
     paused_before = status(second, "wsrep_flow_control_paused_ns")
     t0 = time.time()
     dp = await ssh.start_detached(
@@ -67,21 +38,11 @@ async def test_flow_control_paused_time_is_the_server_s_own_count(
         run_dir=str(tmp_path),
         stdout_name="g2.lag.out",
     )
-    parser = LagParser("galera", ["g2"], t0)
-    done = 0
-
-    def samples() -> list[LagSample]:
-        nonlocal done
-        path = tmp_path / "g2.lag.out"
-        lines = path.read_text().split("\n")[:-1] if path.exists() else []
-        for ln in lines[done:]:
-            parser.feed(ln)
-        done = len(lines)
-        return parser.samples
-
+    probe = ProbeFile(tmp_path / "g2.lag.out", LagParser("galera", ["g2"], t0))
+    samples, parser = probe.poll, probe.parser
     try:
         wait_until(lambda: len(samples()) >= 2, timeout=30, what="two samples")
-        with locked(second, "sbtest.fc"):
+        with table_locked(second, "sbtest.fc"):
             writes = "INSERT INTO sbtest.fc VALUES ();\n" * 100
             load = subprocess.Popen(first.client_argv(), stdin=subprocess.PIPE, text=True)  # noqa: ASYNC220
             assert load.stdin is not None

@@ -5,14 +5,12 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from benchdeck.engine.cluster.lag_parse import LagParser
 from benchdeck.engine.cluster.lag_probe import probe_argv, probe_kind
-from benchdeck.engine.cluster.records import LagSample
 from benchdeck.engine.transport import SSHTransport
+from tests.engine.cluster.helpers import ProbeFile, table_locked, tcp_client
 from tests.fixtures.servers import die_with_parent, run_checked, wait_until
 from tests.fixtures.servers.mariadb import MariaDBServer
 from tests.fixtures.servers.replication import MariaDBReplication, mariadb_query
@@ -52,34 +50,11 @@ class Pair:
         )
 
 
-def tcp_client(s: MariaDBServer) -> list[str]:
-    return ["mariadb", "--no-defaults", "-h", s.host, "-P", str(s.port), f"-u{s.user}", f"-p{s.password}"]
-
-
-class Probe:
-    """The probe loop started detached over SSH, its lines read back as they come."""
-
-    def __init__(self, out: Path, t0: float):
-        self.out, self.parser = out, LagParser("replica", ["r1"], t0)
-        self._read = 0
-
-    def poll(self) -> list[LagSample]:
-        lines = self.out.read_text().splitlines(keepends=True) if self.out.exists() else []
-        done = [ln for ln in lines if ln.endswith("\n")]
-        for ln in done[self._read :]:
-            self.parser.feed(ln)
-        self._read = len(done)
-        return self.parser.samples
-
-    def until(self, check: Callable[[LagSample], bool], what: str) -> None:
-        wait_until(lambda: any(check(s) for s in self.poll()), timeout=60, what=what)
-
-
-async def start_probe(ssh: SSHTransport, pair: Pair, tmp_path: Path) -> tuple[Probe, int]:
+async def start_probe(ssh: SSHTransport, pair: Pair, tmp_path: Path) -> tuple[ProbeFile, int]:
     argv = probe_argv(probe_kind("mariadb", "async"), tcp_client(pair.replica), count=120)
     t0 = time.time()
     dp = await ssh.start_detached(argv, run_dir=str(tmp_path), stdout_name="r1.lag.out")
-    return Probe(tmp_path / "r1.lag.out", t0), dp.pgid
+    return ProbeFile(tmp_path / "r1.lag.out", LagParser("replica", ["r1"], t0)), dp.pgid
 
 
 class Watch:
@@ -121,28 +96,6 @@ def writes(pair: Pair, n: int) -> subprocess.Popen[str]:
     return p
 
 
-@contextmanager
-def replica_table_locked(pair: Pair) -> Iterator[None]:
-    """A session on the replica holds the table's write lock: its SQL thread waits (lag grows)."""
-    p = subprocess.Popen(
-        pair.replica.client_argv("-B", "-N", "--unbuffered"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert p.stdin is not None
-    assert p.stdout is not None
-    p.stdin.write("LOCK TABLES sbtest.lagt WRITE; SELECT 'locked';\n")
-    p.stdin.flush()
-    assert p.stdout.readline().strip() == "locked"
-    try:
-        yield
-    finally:
-        p.stdin.write("UNLOCK TABLES;\n")
-        p.stdin.close()
-        p.wait(10)
-
-
 async def test_lag_rises_and_falls_as_show_replica_status_says(
     ssh: SSHTransport, mariadb_replication: MariaDBReplication, tmp_path: Path
 ) -> None:
@@ -155,7 +108,7 @@ async def test_lag_rises_and_falls_as_show_replica_status_says(
     watch = Watch(pair)
     load = writes(pair, 400)
     try:
-        with replica_table_locked(pair):
+        with table_locked(pair.replica, "sbtest.lagt"):
             probe.until(lambda s: (s.lag_s or 0) >= 4, "the probe's lag at 4 s")
         probe.until(lambda s: s.lag_s == 0 and s.t > probe.parser.samples[-1].t - 0.5, "lag back to 0")
         pair.sql(pair.replica, "STOP REPLICA SQL_THREAD")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from benchdeck.engine.cluster.lag_parse import LagParser
 from benchdeck.engine.cluster.lag_probe import probe_argv, probe_kind
-from benchdeck.engine.cluster.records import LagSample
 from benchdeck.engine.transport import SSHTransport
+from tests.engine.cluster.helpers import ProbeFile
 from tests.fixtures.servers import run_checked, wait_until
 from tests.fixtures.servers.postgres import PostgresServer
 from tests.fixtures.servers.replication import PostgresStreaming
@@ -58,17 +58,8 @@ async def test_paused_replay_makes_the_lag_rise_and_fall_as_pg_stat_replication_
     t0 = time.time()
     argv = probe_argv(probe_kind("postgres", "streaming"), pg.primary.psql_argv(), count=120)
     dp = await ssh.start_detached(argv, run_dir=str(tmp_path), stdout_name="p.lag.out")
-    parser = LagParser("streaming", ["s1"], t0)
-    done = 0
-
-    def samples() -> list[LagSample]:
-        nonlocal done
-        path = tmp_path / "p.lag.out"
-        lines = [ln for ln in path.read_text().split("\n")[:-1]] if path.exists() else []
-        for ln in lines[done:]:
-            parser.feed(ln)
-        done = len(lines)
-        return parser.samples
+    probe = ProbeFile(tmp_path / "p.lag.out", LagParser("streaming", ["s1"], t0))
+    samples, parser = probe.poll, probe.parser
 
     writes = "INSERT INTO lagt (v) VALUES (1); SELECT pg_sleep(0.1);\n" * 300
     load = subprocess.Popen(  # noqa: ASYNC220 - a writer beside the test, never awaited
