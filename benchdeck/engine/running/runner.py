@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Sequence
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from benchdeck.engine.cluster.sampling import ClusterSampler, ClusterSampling
 from benchdeck.engine.events import (
     LogLine,
     Phase,
@@ -56,17 +58,36 @@ class _Source:
 class Runner:
     """Runs (or reattaches to) one plan on one transport; iterate :meth:`events`."""
 
-    def __init__(self, transport: Transport, plan: RunPlan, marks: Marks | None = None):
+    def __init__(
+        self,
+        transport: Transport,
+        plan: RunPlan,
+        marks: Marks | None = None,
+        cluster: ClusterSampling | None = None,
+        connect: Callable[[str], Awaitable[Transport]] | None = None,
+    ):
+        """``cluster``: the nodes sampled beside the run (a run on a cluster), each host reached
+        through ``connect``."""
         self.t = transport
         self.plan = plan
         self.marks = marks or Marks()
         self._out: EventQueue[RunEvent] = EventQueue()
-        self._emit = self._out.put
+        self._emit: Callable[[RunEvent], None] = self._out.put
+        self._cluster: ClusterSampler | None = None
+        if cluster is not None:
+            assert connect is not None, "a cluster's nodes need a way to their hosts"
+            self._cluster = ClusterSampler(cluster, connect, plan.run_id, self._out.put)
+            self._emit = self._emit_mirrored
         self._cancel = asyncio.Event()
         self._output_ended = asyncio.Event()
         self._parsed = OutputFeed(plan, self.marks, self._emit)
         self._monitors: list[str] = list(MONITORS) if plan.monitors else []
         self._captures: tuple[str, ...] = ()  # perf streams the preflight allowed (--profile)
+
+    def _emit_mirrored(self, event: RunEvent) -> None:
+        self._out.put(event)
+        if self._cluster is not None:
+            self._cluster.mirror(event)
 
     def cancel(self) -> None:
         """Ask the run to stop: the remote process groups are killed, samples kept."""
@@ -249,10 +270,15 @@ class Runner:
             if name in self._monitors:
                 dp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{name}.out")
                 procs.append(RemoteProc(name, dp.pid, dp.pgid, dp.stdout_name))
+        if self._cluster is not None:
+            await self._cluster.start()
+        t0 = time.time()
         dp = await self.t.start_detached(
             list(p.bench_argv), run_dir=d, stdout_name="bench.out", env=dict(p.env)
         )
         procs.append(RemoteProc("bench", dp.pid, dp.pgid, dp.stdout_name))
+        if self._cluster is not None:
+            self._cluster.follow(t0)
         c = p.capture
         fits = c.schedule().slots if c is not None else {}
         for kind in self._captures if c is not None else ():
@@ -289,6 +315,8 @@ class Runner:
                     await self._drain(sources[name])
             await self._stop_captures(sources)
         finally:
+            if self._cluster is not None:
+                await self._cluster.stop()
             for r in readers:
                 r.cancel()
             await asyncio.gather(*readers, return_exceptions=True)

@@ -14,13 +14,18 @@ import secrets
 from collections.abc import AsyncIterator
 from datetime import datetime
 
+from benchdeck.engine.cluster.cluster_nodes import Node
+from benchdeck.engine.cluster.nodes import node_build
+from benchdeck.engine.cluster.prepare import ClusterError, cluster_primary, prepare_cluster
+from benchdeck.engine.cluster.sampling import ClusterSampling
+from benchdeck.engine.cluster.spec import ClusterSpec
 from benchdeck.engine.dispatch.planner import check_build, make_plan
 from benchdeck.engine.dispatch.table import BUILTIN_BUILDS, BUILTIN_CONFIGS, WorkloadError
-from benchdeck.engine.events import LogLine, Phase, Recorded, RunEvent, RunFailed
+from benchdeck.engine.events import ClusterPlanned, LogLine, Phase, Recorded, RunEvent, RunFailed
 from benchdeck.engine.hosts.inventory import DEFAULTS, HostConfig, Inventory
 from benchdeck.engine.planning.build_conn import server_spec, sql_client
 from benchdeck.engine.planning.plan import RunRequest
-from benchdeck.engine.running import provenance
+from benchdeck.engine.running import cluster_run, provenance
 from benchdeck.engine.running.runner import Runner
 from benchdeck.engine.servers import ManagedServer, ServerError, make_server
 from benchdeck.engine.servers import state as server_state
@@ -74,6 +79,10 @@ class Session:
             self._homes[host] = home
         return self._homes[host] + path[1:]
 
+    async def runs_root(self, host: str) -> str:
+        """Where ``host``'s run directories go (``runs/`` under it), ``~`` expanded."""
+        return await self.remote_path(host, runs_workdir(self.inventory.host(host), self.local_workdir))
+
     async def close(self) -> None:
         for t in self._transports.values():
             with contextlib.suppress(TransportError):
@@ -87,7 +96,7 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         host = session.inventory.host(req.host)
         transport = await session.transport(req.host)
         workdir = await session.remote_path(req.host, host.workdir)
-        runs_root = await session.remote_path(req.host, runs_workdir(host, session.local_workdir))
+        runs_root = await session.runs_root(req.host)
         remote_dir = posixpath.join(runs_root, "runs", run_dir_name(run_id, session.store_tag))
         build = host.builds.get(req.build)
         if build is None and req.build not in BUILTIN_BUILDS:
@@ -98,10 +107,27 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         elif req.config and req.config not in BUILTIN_CONFIGS:
             raise WorkloadError(f"the built-in build {req.build} has no config {req.config!r}")
         check_build(req.workload, req.build, build)  # before a server is started for nothing
+        cluster: ClusterSpec | None = None
+        primary: Node | None = None
+        if req.cluster:
+            cluster = cluster_run.cluster_of(session.inventory, req)
+            if build is None:
+                raise WorkloadError(
+                    f"a run on cluster {cluster.name} needs a build of the inventory, not {req.build}"
+                )
+            build = node_build(build, cluster, cluster.primary)
+            # managed nodes up and replicating (their own datadirs, ports and options), then
+            # every node checked: a cluster not fit to run on is one line (ClusterError)
+            args = (session.transport, session.inventory, cluster, req.build, req.config)
+            async for line in prepare_cluster(*args):
+                yield Phase(run_id, "cluster", line)
+            primary = await cluster_primary(*args)
         server: ManagedServer | None = None
-        if build is not None and build.managed:
-            spec = server_spec(build, workdir)
-            server = make_server(transport, spec)
+        if primary is not None and primary.server is not None:
+            server = primary.server  # the cluster's own primary, up: never the build's usual server
+            await server.setup_database()
+        elif build is not None and build.managed:
+            server = make_server(transport, server_spec(build, workdir))
             label = build.name + (f" ({build.config})" if build.config else "")
             # one server per port, whichever benchdeck started it: recorded on the host
             async for done in server_state.claim_port(transport, req.host, workdir, server):
@@ -114,13 +140,31 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
             await _run_script(transport, (*build.placement, *build.start), "start")
         plan = make_plan(run_id, host, build, req, remote_dir, server)
         db = provenance.db_access(build, server, sql_client(build) if server is None else None)
-    except (WorkloadError, ServerError, TransportError, ValueError) as exc:
+        sampling: ClusterSampling | None = None
+        if cluster is not None:
+            sampling = await cluster_run.sampling_for(
+                session.transport,
+                session.inventory,
+                req,
+                cluster,
+                plan,
+                session.remote_path,
+                session.runs_root,
+            )
+    except (WorkloadError, ServerError, TransportError, ValueError, ClusterError) as exc:
         yield RunFailed(run_id, str(exc), datetime.now().replace(microsecond=0))
         return
+    if cluster is not None:
+        yield ClusterPlanned(run_id, cluster)
     yield Recorded(run_id, await provenance.capture(transport, plan, db))
-    async for ev in provenance.with_outputs(transport, plan, Runner(transport, plan).events()):
+    runner = Runner(transport, plan, cluster=sampling, connect=session.transport)
+    async for ev in provenance.with_outputs(transport, plan, runner.events()):
         yield ev
-    if req.options.stop_server and (server is not None or (build is not None and build.stop)):
+    if req.options.stop_server and cluster is not None:
+        yield LogLine(
+            run_id, "benchdeck", f"the servers of cluster {cluster.name} keep running (a cluster stays up)"
+        )
+    elif req.options.stop_server and (server is not None or (build is not None and build.stop)):
         try:
             if server is not None:
                 await server.stop()

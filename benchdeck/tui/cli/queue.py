@@ -13,7 +13,14 @@ from benchdeck.engine.config_names import config_label
 from benchdeck.engine.hosts.inventory_file import load_inventory
 from benchdeck.engine.profiling.capture import CaptureOptions
 from benchdeck.store.storage import queue as q
-from benchdeck.tui.cli.run_options import check, options, run_options, unnamed_config, with_registered
+from benchdeck.tui.cli.run_options import (
+    check,
+    cluster_host,
+    options,
+    run_options,
+    unnamed_config,
+    with_registered,
+)
 from benchdeck.tui.cli.run_progress import report, with_service
 from benchdeck.tui.cli.suites import SUITE_HELP, suite_steps
 
@@ -23,7 +30,9 @@ if TYPE_CHECKING:
 
 
 @click.command("queue")
-@click.option("--host", "hosts", multiple=True, required=True, help="Host (repeat): hosts run in parallel.")
+@click.option(
+    "--host", "hosts", multiple=True, help="Host (repeat): hosts run in parallel (--cluster: its primary's)."
+)
 @click.option("--build", "builds", multiple=True, required=True, help="Build (repeat), run in this order.")
 @click.option("--workload", "workloads", multiple=True, help="Workload (repeat).")
 @click.option("--suite", help=f"A suite: {SUITE_HELP}.")
@@ -32,6 +41,9 @@ if TYPE_CHECKING:
     "configs",
     multiple=True,
     help="Server config (repeat): each build runs those of them it has (default: its own).",
+)
+@click.option(
+    "--cluster", help="A cluster of the inventory: the runs drive its primary and sample every node."
 )
 @run_options
 @click.pass_obj
@@ -43,6 +55,7 @@ def queue_cmd(
     workloads: Sequence[str],
     suite: str | None,
     configs: Sequence[str],
+    cluster: str | None,
     **run_opts: Any,
 ) -> None:
     """Queue a matrix (hosts x builds x configs x threads x workloads, --repeat times) and run
@@ -59,6 +72,10 @@ def queue_cmd(
     names = list(workloads)
     settings: dict[str, int] = {}
     inv = with_registered(load_inventory(None), obj.db)
+    if cluster is not None or not hosts:
+        if len(hosts) > 1:
+            raise click.UsageError("a queue on a cluster drives one host: its primary's")
+        hosts = (cluster_host(inv, hosts[0] if hosts else None, cluster),)
     if suite:
         if suite in inv.suites:  # the inventory's own suite of that name comes first
             names += list(inv.suites[suite])
@@ -87,7 +104,8 @@ def queue_cmd(
         opts = replace(opts, capture=CaptureOptions(inv.suite_profiles[suite]))
     db = obj.db
     with obj.open_store() as store, store.transaction() as cur:
-        qid = q.create_queue(cur, hosts, builds, names, opts, matrix, sweep.dops, sweep.repeats)
+        stored = replace(opts, cluster=cluster)  # each item's request gets it back (queued_request)
+        qid = q.create_queue(cur, hosts, builds, names, stored, matrix, sweep.dops, sweep.repeats)
         n = len(q.items(cur, qid))
     click.echo(f"queue {qid}: {n} runs")
 

@@ -154,3 +154,21 @@ def unnamed_config(
     names = set(inv.config_names(hosts, builds))
     unnamed = DEFAULT_CONFIG not in names and "" in names
     return ["" if c == DEFAULT_CONFIG and unnamed else c for c in configs]
+
+
+def cluster_host(inv: Inventory, host: str | None, cluster: str | None) -> str:
+    """The host a run drives: ``--host``, or with ``--cluster`` its primary's (which a ``--host``
+    given too must be)."""
+    if cluster is None:
+        if host is None:
+            raise click.UsageError("Missing option '--host' (or --cluster).")
+        return host
+    spec = inv.clusters.get(cluster)
+    if spec is None:
+        known = ", ".join(sorted(inv.clusters)) or "none in the inventory"
+        raise click.BadParameter(f"unknown cluster {cluster} (clusters: {known})", param_hint="'--cluster'")
+    if host is not None and host != spec.primary.host:
+        raise click.BadParameter(
+            f"cluster {cluster}'s primary is on host {spec.primary.host}, not {host}", param_hint="'--host'"
+        )
+    return spec.primary.host
