@@ -27,8 +27,6 @@ sys.path.insert(0, str(ROOT))
 from bench_tui import KEEP_CHILD, child_env  # noqa: E402
 
 from bench.results import Figure, record  # noqa: E402
-from benchdeck.store.storage.db import Store  # noqa: E402
-from tests.fixtures.big_store import build_store  # noqa: E402
 
 # The child: runs the bare app or benchdeck's entry, and ends at the first usable frame shown (a
 # frame Textual writes outside a batch, of Launch or Runs), before any teardown.
@@ -138,6 +136,16 @@ def instructions(tree: Path, mode: str, db: Path, tmp: Path) -> int:
     return int(found.group(1))
 
 
+MAKE_STORES = """
+import sys
+from pathlib import Path
+from benchdeck.store.storage.db import Store
+from tests.fixtures.big_store import build_store
+Store.open(Path(sys.argv[1])).close()
+print(build_store(Path(sys.argv[2]), 4, 60))
+"""
+
+
 def prepare(tree: Path, tmp: Path, empty: Path, big: Path) -> None:
     """Bytecode compiled, the CSS parsed and the first pages kept, as after earlier starts."""
     packages = [str(tree / d) for d in ("benchdeck", "tui", "store", "engine", "themes")]
@@ -161,17 +169,18 @@ def main() -> None:
         trees.insert(0, ("before", args.before.resolve()))
     with tempfile.TemporaryDirectory(prefix="bench-instr-") as t:
         base = Path(t)
-        big = base / "runs10k.duckdb"
-        n = build_store(big, 4, 60)
+        n = 4 * 60 * 42
         rows: dict[str, dict[str, int]] = {}
         for label, tree in trees:
             tmp = base / label.replace(" ", "-")
             tmp.mkdir()
-            empty = tmp / "empty.duckdb"
-            Store.open(empty).close()
-            # the store of each tree its own copy: a start keeps its page for its file
-            mine = tmp / "runs10k.duckdb"
-            shutil.copy(big, mine)
+            # each tree's stores made by its own code (a newer schema is refused by older code)
+            empty, mine = tmp / "empty.duckdb", tmp / "runs10k.duckdb"
+            made = subprocess.run(
+                [sys.executable, "-c", MAKE_STORES, str(empty), str(mine)],
+                env=env_for(tree, tmp), cwd=tree, check=True, capture_output=True, text=True,
+            )  # fmt: skip
+            n = int(made.stdout.strip())
             prepare(tree, tmp, empty, mine)
             rows[label] = {
                 "bare": instructions(tree, "bare", empty, tmp),
