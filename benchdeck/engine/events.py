@@ -44,14 +44,40 @@ class RemoteProc:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeProc:
+    """A detached source of a run on a cluster (``what``: vmstat, iostat or lag of ``node``) on
+    ``host``, writing ``run_dir/out``: what a later benchdeck needs to follow it again (from
+    the file's start: the store drops rows it holds) and to stop it with the run.
+
+    ``t0``: the epoch (this clock) the measured phase started at; ``skew``: the host's clock
+    minus this one's; ``covers``/``probe``: a lag probe's nodes and kind; ``primary``: the
+    cluster's primary node (its vmstat/iostat rows are the run's own)."""
+
+    node: str
+    what: str
+    host: str
+    run_dir: str
+    pid: int
+    pgid: int
+    out: str
+    t0: float
+    primary: str
+    skew: float = 0.0
+    covers: tuple[str, ...] = ()
+    probe: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class RunStarted:
-    """The measured phase started; ``procs`` lets a later benchdeck reattach to it."""
+    """The measured phase started; ``procs`` (and a cluster run's ``nodes``) let a later
+    benchdeck reattach to it."""
 
     run_id: int
     host: str
     remote_dir: str
     started_at: datetime
     procs: tuple[RemoteProc, ...] = ()
+    nodes: tuple[NodeProc, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

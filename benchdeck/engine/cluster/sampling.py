@@ -6,6 +6,9 @@ in the run's directory on its host, as the run's own monitors are, followed by b
 emitted as :class:`ClusterBatch` events. The primary's vmstat/iostat rows come from the run's
 own monitors (:meth:`ClusterSampler.mirror`). A node that cannot be reached, or stops
 replicating, is a :class:`NodeFault` and a :class:`LogLine`: the run goes on on the primary.
+Each source started is a :class:`NodeProc` of :class:`RunStarted`: a later benchdeck follows
+it again from its file's start (:meth:`ClusterSampler.reattach`; the store drops the rows it
+holds) and stops it with the run.
 """
 
 from __future__ import annotations
@@ -21,7 +24,15 @@ from benchdeck.engine.cluster.lag_parse import LagParser
 from benchdeck.engine.cluster.lag_probe import probe_argv, probe_kind
 from benchdeck.engine.cluster.records import NodeFault, NodeIostat, NodeVmstat
 from benchdeck.engine.cluster.spec import ClusterSpec
-from benchdeck.engine.events import ClusterBatch, IostatBatch, LogLine, RunEvent, Skipped, VmstatBatch
+from benchdeck.engine.events import (
+    ClusterBatch,
+    IostatBatch,
+    LogLine,
+    NodeProc,
+    RunEvent,
+    Skipped,
+    VmstatBatch,
+)
 from benchdeck.engine.parsers import IostatParser, VmstatParser
 from benchdeck.engine.records import SkippedLine
 from benchdeck.engine.running.follow import LineFollower
@@ -97,12 +108,14 @@ class ClusterSampler:
 
     def __init__(
         self,
-        sampling: ClusterSampling,
+        sampling: ClusterSampling | None,
         connect: Callable[[str], Awaitable[Transport]],
         run_id: int,
         emit: Callable[[RunEvent], None],
     ) -> None:
         self.sampling, self._connect, self.run_id, self._emit = sampling, connect, run_id, emit
+        self._primary = sampling.cluster.primary.name if sampling is not None else ""
+        self._t0: float | None = None
         self._procs: list[tuple[NodeSource, Transport, DetachedProcess, LineFollower]] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._watches: list[asyncio.Task[None]] = []
@@ -118,11 +131,62 @@ class ClusterSampler:
 
     @property
     def primary(self) -> str:
-        return self.sampling.cluster.primary.name
+        return self._primary
+
+    def node_procs(self) -> tuple[NodeProc, ...]:
+        """The sources started, as a later benchdeck finds them again (once :meth:`follow`ed)."""
+        assert self._t0 is not None, "node_procs() after follow()"
+        return tuple(
+            NodeProc(
+                src.node,
+                src.what,
+                src.host,
+                src.run_dir,
+                dp.pid,
+                dp.pgid,
+                src.out_name,
+                self._t0,
+                self.primary,
+                self._skew.get(src.host, 0.0),
+                src.covers,
+                src.probe,
+            )
+            for src, _, dp, _ in self._procs
+        )
+
+    @classmethod
+    async def reattach(
+        cls,
+        nodes: Sequence[NodeProc],
+        connect: Callable[[str], Awaitable[Transport]],
+        run_id: int,
+        emit: Callable[[RunEvent], None],
+    ) -> ClusterSampler:
+        """The sources an earlier benchdeck started, followed again from their files' start
+        (what they wrote meanwhile is read; the store drops the rows it holds)."""
+        self = cls(None, connect, run_id, emit)
+        self._primary = nodes[0].primary if nodes else ""
+        for n in nodes:
+            src = NodeSource(n.node, n.host, n.what, (), n.run_dir, n.covers, n.probe)
+            self._skew[n.host] = n.skew
+            try:
+                t = await connect(n.host)
+            except (TransportError, OSError) as exc:
+                for node in n.covers or (n.node,):
+                    at = round(time.time() - n.t0, 3)
+                    self._fault(NodeFault(node, at, "gone", f"{n.what} not reattached on {n.host}: {exc}"))
+                continue
+            dp = DetachedProcess(n.pid, n.pgid, n.run_dir, src.out_name.removesuffix(".out"), n.out)
+            follower = LineFollower(t, f"{n.run_dir}/{n.out}", on_retry=self._log_retry)
+            self._procs.append((src, t, dp, follower))
+        if nodes:
+            self.follow(nodes[0].t0)
+        return self
 
     async def start(self) -> None:
         """Start every source (before the benchmark: its first second is sampled too); a node
         whose host cannot start one is a fault, said, and the run goes on."""
+        assert self.sampling is not None
         for src in self.sampling.sources:
             try:
                 t = await self._connect(src.host)
@@ -153,6 +217,7 @@ class ClusterSampler:
 
     def follow(self, t0: float) -> None:
         """Follow the sources started; ``t0``: the epoch second the measured phase started at."""
+        self._t0 = t0
         self._tasks = [asyncio.create_task(self._follow(src, f, t0)) for src, _, _, f in self._procs]
         self._watches = [
             asyncio.create_task(self._watch(s, t0)) for s, _, _, _ in self._procs if s.what == "lag"
@@ -184,6 +249,14 @@ class ClusterSampler:
         if self.faults:
             n = len({f.node for f in self.faults if f.kind != "back"})
             self._say(f"cluster: {n} node(s) had faults during the run; the run went on on the primary")
+
+    async def let_go(self) -> None:
+        """Stop following, the sources left running (a later benchdeck follows them again)."""
+        for task in (*self._tasks, *self._watches):
+            task.cancel()
+        await asyncio.gather(*self._tasks, *self._watches, return_exceptions=True)
+        self._tasks.clear()
+        self._watches.clear()
 
     async def _watch(self, src: NodeSource, t0: float) -> None:
         """Say the nodes of a lag probe that fell silent are gone (once, until it speaks)."""

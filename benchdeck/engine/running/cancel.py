@@ -7,17 +7,25 @@ cancelled rather than failed.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
-from benchdeck.engine.events import RemoteProc
+from benchdeck.engine.events import NodeProc, RemoteProc
 from benchdeck.engine.running.run_dirs import write_file
 from benchdeck.engine.transport import Transport, TransportError
 
 CANCEL_MARK = "cancelled"
 
 
-async def cancel_remote(transport: Transport, remote_dir: str, procs: Sequence[RemoteProc]) -> int:
-    """Cancel a run from any benchdeck: mark it, then kill its process groups.
+async def cancel_remote(
+    transport: Transport,
+    remote_dir: str,
+    procs: Sequence[RemoteProc],
+    nodes: Sequence[NodeProc] = (),
+    connect: Callable[[str], Awaitable[Transport]] | None = None,
+) -> int:
+    """Cancel a run from any benchdeck: mark it, then kill its process groups, and a cluster
+    run's node sources on their hosts (reached through ``connect``; one that cannot be is left
+    to end by itself, a little after the run's length).
 
     Returns how many groups still had processes to kill.
     """
@@ -26,6 +34,11 @@ async def cancel_remote(transport: Transport, remote_dir: str, procs: Sequence[R
     for proc in procs:
         if await transport.kill_group(proc.pgid):
             killed += 1
+    for node in nodes if connect is not None else ():
+        assert connect is not None
+        with contextlib.suppress(TransportError, OSError):
+            if await (await connect(node.host)).kill_group(node.pgid):
+                killed += 1
     return killed
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from benchdeck.engine.cluster.sampling import ClusterSampler, ClusterSampling
 from benchdeck.engine.events import (
     LogLine,
+    NodeProc,
     Phase,
     Planned,
     RemoteProc,
@@ -72,12 +73,12 @@ class Runner:
         self.plan = plan
         self.marks = marks or Marks()
         self._out: EventQueue[RunEvent] = EventQueue()
-        self._emit: Callable[[RunEvent], None] = self._out.put
+        self._connect = connect
         self._cluster: ClusterSampler | None = None
         if cluster is not None:
             assert connect is not None, "a cluster's nodes need a way to their hosts"
             self._cluster = ClusterSampler(cluster, connect, plan.run_id, self._out.put)
-            self._emit = self._emit_mirrored
+        self._emit: Callable[[RunEvent], None] = self._emit_mirrored  # (a cluster's primary rows)
         self._cancel = asyncio.Event()
         self._output_ended = asyncio.Event()
         self._parsed = OutputFeed(plan, self.marks, self._emit)
@@ -95,18 +96,24 @@ class Runner:
 
     # --- public entry points ------------------------------------------------------------
 
-    def events(self, procs: Sequence[RemoteProc] | None = None) -> AsyncGenerator[RunEvent, None]:
-        """Run the plan (or, with ``procs`` of an earlier start, reattach) and yield its events."""
-        return self._out.stream(lambda: self._drive(procs))
+    def events(
+        self, procs: Sequence[RemoteProc] | None = None, nodes: Sequence[NodeProc] = ()
+    ) -> AsyncGenerator[RunEvent, None]:
+        """Run the plan (or, with ``procs`` of an earlier start, reattach) and yield its events;
+        ``nodes``: a reattached cluster run's node sources, followed again (needs ``connect``)."""
+        return self._out.stream(lambda: self._drive(procs, nodes))
 
     # --- phases -------------------------------------------------------------------------
 
-    async def _drive(self, procs: Sequence[RemoteProc] | None) -> None:
+    async def _drive(self, procs: Sequence[RemoteProc] | None, nodes: Sequence[NodeProc]) -> None:
         rid = self.plan.run_id
         self._emit(Planned(rid, self.plan))
         try:
             if procs is not None and any(p.name == "bench" for p in procs):
                 self._emit(Phase(rid, "reattach", self.plan.remote_dir))
+                if nodes:
+                    assert self._connect is not None, "a cluster's nodes need a way to their hosts"
+                    self._cluster = await ClusterSampler.reattach(nodes, self._connect, rid, self._out.put)
                 await self._follow(procs)
                 return
             done = await self._reattach_step(procs[0]) if procs else None
@@ -288,7 +295,8 @@ class Runner:
             argv = c.argv(kind, bench_pgid=dp.pgid, run_dir=d)
             cp = await self.t.start_detached(argv, run_dir=d, stdout_name=f"{kind}.out", env=c.env())
             procs.append(RemoteProc(kind, cp.pid, cp.pgid, cp.stdout_name))
-        self._emit(RunStarted(p.run_id, p.host, d, now(), tuple(procs)))
+        nodes = self._cluster.node_procs() if self._cluster is not None else ()
+        self._emit(RunStarted(p.run_id, p.host, d, now(), tuple(procs), nodes))
         return procs
 
     # --- following the measured part ------------------------------------------------------
@@ -304,6 +312,7 @@ class Runner:
             for rp in procs
         }
         readers = [asyncio.create_task(self._read(src)) for src in sources.values()]
+        let_go = False  # this benchdeck stops following (quits): the remote processes go on
         try:
             bench = sources["bench"]
             rc = await self._wait_rc(bench.proc)
@@ -314,9 +323,12 @@ class Runner:
                     await self._kill(sources[name].proc)
                     await self._drain(sources[name])
             await self._stop_captures(sources)
+        except asyncio.CancelledError:
+            let_go = True
+            raise
         finally:
             if self._cluster is not None:
-                await self._cluster.stop()
+                await (self._cluster.let_go() if let_go else self._cluster.stop())
             for r in readers:
                 r.cancel()
             await asyncio.gather(*readers, return_exceptions=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from benchdeck.engine.events import RemoteProc, RunStarted, StepStarted
+from benchdeck.engine.events import NodeProc, RemoteProc, RunStarted, StepStarted
 from benchdeck.engine.planning.plan import Marks, RunPlan
 from benchdeck.engine.profiling.capture import plan_from_dict as capture_from_dict
 from benchdeck.store.storage.captures import capture_marks
@@ -23,6 +23,7 @@ class LiveRun:
     host: str
     plan: RunPlan
     procs: tuple[RemoteProc, ...]
+    nodes: tuple[NodeProc, ...] = ()
 
 
 def save_started(cur: duckdb.DuckDBPyConnection, ev: RunStarted, plan: RunPlan) -> None:
@@ -34,7 +35,7 @@ def save_started(cur: duckdb.DuckDBPyConnection, ev: RunStarted, plan: RunPlan) 
             ev.run_id,
             ev.host,
             ev.remote_dir,
-            json.dumps([asdict(p) for p in ev.procs]),
+            json.dumps([*(asdict(p) for p in ev.procs), *(asdict(n) for n in ev.nodes)]),
             json.dumps(plan_to_dict(plan)),
             ev.started_at,
         ],
@@ -91,10 +92,16 @@ def unfinished(cur: duckdb.DuckDBPyConnection, host: str | None = None) -> list[
             run_id=int(rid),
             host=str(h),
             plan=plan_from_dict(json.loads(plan)),
-            procs=tuple(RemoteProc(**p) for p in json.loads(procs)),
+            procs=tuple(RemoteProc(**p) for p in json.loads(procs) if "node" not in p),
+            nodes=tuple(_node_proc(p) for p in json.loads(procs) if "node" in p),
         )
         for rid, h, plan, procs in rows
     ]
+
+
+def _node_proc(d: dict[str, Any]) -> NodeProc:
+    """A cluster run's node source, stored beside its processes (it has a ``node``)."""
+    return NodeProc(**{k: _tuples(v) for k, v in d.items()})
 
 
 def never_started(cur: duckdb.DuckDBPyConnection) -> list[int]:

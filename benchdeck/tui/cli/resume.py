@@ -102,7 +102,9 @@ def _cancel_runs(obj: Ctx, store_path: Path, runs: Sequence[LiveRun]) -> tuple[i
             killed = 0
             for run in followed:
                 transport = await session.transport(run.host)
-                killed += await cancel_remote(transport, run.plan.remote_dir, run.procs)
+                killed += await cancel_remote(
+                    transport, run.plan.remote_dir, run.procs, run.nodes, session.transport
+                )
             return killed
         finally:
             await session.close()

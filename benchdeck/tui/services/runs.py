@@ -324,9 +324,9 @@ class RunService:
         if not any(p.name == "bench" for p in live.procs):  # in a step: the rest runs from here
             cfg = self.session.inventory.hosts[host].builds.get(build)
             plan = plan.with_secret(build_password(cfg)) if cfg is not None else plan
-        runner = Runner(transport, plan, stored)
+        runner = Runner(transport, plan, stored, connect=self.session.transport)
         self.runners[run_id] = runner
-        events = with_outputs(transport, plan, runner.events(live.procs))
+        events = with_outputs(transport, plan, runner.events(live.procs, live.nodes))
         return await self._drive(run_id, host, build, plan.workload, events)
 
     async def cancel(self, live: LiveRun) -> Outcome:
@@ -335,11 +335,13 @@ class RunService:
         from benchdeck.engine.running.cancel import cancel_remote
 
         transport = await self.session.transport(live.host)
-        await cancel_remote(transport, live.plan.remote_dir, live.procs)
+        connect = self.session.transport
+        await cancel_remote(transport, live.plan.remote_dir, live.procs, live.nodes, connect)
         build, stored = await self._db(self._reattach_info, live.run_id)
-        runner = Runner(transport, live.plan, stored)
+        runner = Runner(transport, live.plan, stored, connect=connect)
         runner.cancel()  # reattaching follows the files to their end and kills nothing new
-        return await self._drive(live.run_id, live.host, build, live.plan.workload, runner.events(live.procs))
+        events = runner.events(live.procs, live.nodes)
+        return await self._drive(live.run_id, live.host, build, live.plan.workload, events)
 
     def _fail_never_started(self, cur: duckdb.DuckDBPyConnection, live: set[int]) -> None:
         """Runs left 'running'/'queued' with no remote processes recorded never started."""

@@ -206,7 +206,7 @@ class LiveHub:
             return
         from benchdeck.engine.running.cancel import cancel_remote
 
-        remote_dir, procs = view.remote_dir, view.procs
+        remote_dir, procs, nodes = view.remote_dir, view.procs, view.nodes
         if not procs:  # a reattached run: its processes are in the store
             from benchdeck.store.storage.live import unfinished
 
@@ -215,9 +215,9 @@ class LiveHub:
             if run_id not in live:
                 self.on_error(f"run {run_id}: nothing to cancel yet (no remote process recorded)")
                 return
-            remote_dir, procs = live[run_id].plan.remote_dir, live[run_id].procs
+            remote_dir, procs, nodes = live[run_id].plan.remote_dir, live[run_id].procs, live[run_id].nodes
         transport = await self.session.transport(view.host)
-        await cancel_remote(transport, remote_dir, procs)
+        await cancel_remote(transport, remote_dir, procs, nodes, self.session.transport)
 
     @property
     def busy(self) -> bool:

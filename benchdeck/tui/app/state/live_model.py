@@ -15,6 +15,7 @@ from benchdeck.engine.events import (
     ClusterPlanned,
     IostatBatch,
     LogLine,
+    NodeProc,
     Phase,
     Planned,
     RemoteProc,
@@ -47,6 +48,7 @@ class RunView:
     open_ended: bool = False  # runs until its work is done: duration_s is a cap, not its length
     remote_dir: str = ""
     procs: tuple[RemoteProc, ...] = ()
+    nodes: tuple[NodeProc, ...] = ()  # a cluster run's node sources (cancel stops them too)
     t: list[float] = field(default_factory=list)
     qps: list[float | None] = field(default_factory=list)
     p95: list[float | None] = field(default_factory=list)
@@ -114,8 +116,9 @@ class RunView:
                 self._log(f"{name}: {detail}" if detail else name)
             case StepStarted(_, host, remote_dir, proc):  # cancel stops the step (prepare ...)
                 self.host, self.remote_dir, self.procs = host, remote_dir, (proc,)
-            case RunStarted(_, host, remote_dir, _, procs):
+            case RunStarted(_, host, remote_dir, _, procs, nodes):
                 self.phase, self.host, self.remote_dir, self.procs = "measuring", host, remote_dir, procs
+                self.nodes = nodes
             case BenchBatch(_, rows):
                 self._bench(rows)
             case VmstatBatch(_, rows):
