@@ -236,3 +236,16 @@ def test_a_node_value_no_column_can_hold_is_a_skipped_line_not_a_failed_flush(st
         ),
         ("vmstat r2", "us 1099511627776 is out of range (the store holds 0..2147483647)"),
     ]
+
+
+def test_a_runs_cluster_reads_back_as_planned(store: Store) -> None:
+    """What a reattach hands the app again (its node tabs and lag chart): the cluster as stored."""
+    from benchdeck.store.storage.cluster_rows import load_cluster
+
+    rid, alone = _run(store), _run(store)
+    sink = EventSink(store, batch_time=0)
+    sink.handle(ClusterPlanned(rid, LOOP3))
+    sink.close()
+    with store.reading() as cur:
+        assert load_cluster(cur, rid) == LOOP3
+        assert load_cluster(cur, alone) is None

@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 
 from benchdeck.engine.cluster.records import LagSample, NodeFault, NodeIostat, NodeVmstat
-from benchdeck.engine.cluster.spec import ClusterSpec
+from benchdeck.engine.cluster.spec import ClusterNode, ClusterSpec
 from benchdeck.engine.records import SkippedLine
 from benchdeck.store.storage import bulk
 from benchdeck.store.storage.dialect import insert_or_replace
@@ -123,6 +123,21 @@ def save_cluster(cur: duckdb.DuckDBPyConnection, run_id: int, cluster: ClusterSp
             "port": ("INTEGER", [n.port for n in nodes]),
         },
     )
+
+
+def load_cluster(cur: duckdb.DuckDBPyConnection, run_id: int) -> ClusterSpec | None:
+    """The cluster a run was planned on, as :func:`save_cluster` stored it (None: a server alone)."""
+    head = cur.execute(
+        "SELECT cluster, kind, lag_limit_s FROM run_clusters WHERE run_id = ?", [run_id]
+    ).fetchone()
+    if head is None:
+        return None
+    rows = cur.execute(
+        "SELECT node, host, role, port FROM cluster_nodes WHERE run_id = ? ORDER BY role <> 'primary', node",
+        [run_id],
+    ).fetchall()
+    nodes = tuple(ClusterNode(str(n), str(h), r, int(p) if p is not None else None) for n, h, r, p in rows)
+    return ClusterSpec(str(head[0]), head[1], nodes, float(head[2]))
 
 
 def cluster_marks(cur: duckdb.DuckDBPyConnection, run_id: int) -> ClusterMarks:

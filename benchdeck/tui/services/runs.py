@@ -20,7 +20,16 @@ import duckdb
 
 from benchdeck.engine.builds import Build, BuildNameError, parse_build_name
 from benchdeck.engine.catalogue import family_of
-from benchdeck.engine.events import LogLine, Phase, RunCancelled, RunEvent, RunFailed, RunFinished
+from benchdeck.engine.cluster.spec import ClusterSpec
+from benchdeck.engine.events import (
+    ClusterPlanned,
+    LogLine,
+    Phase,
+    RunCancelled,
+    RunEvent,
+    RunFailed,
+    RunFinished,
+)
 from benchdeck.engine.families.builtin.catalogue import BUILTIN_BUILDS
 from benchdeck.engine.families.builtin.plan import BUILTIN_BUILD
 from benchdeck.engine.hosts.inventory import BuildConfig
@@ -34,6 +43,7 @@ from benchdeck.engine.running.session import Session, execute, runs_workdir
 from benchdeck.engine.servers import ServerError
 from benchdeck.engine.transport import TransportError
 from benchdeck.store.storage import queue as q
+from benchdeck.store.storage.cluster_rows import load_cluster
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.following import following, is_followed
 from benchdeck.store.storage.ingest import EventSink, pump
@@ -314,6 +324,10 @@ class RunService:
         with self.store.reading() as cur:
             return run_build(cur, run_id) or "?", marks(cur, run_id)
 
+    def _cluster_of(self, run_id: int) -> ClusterSpec | None:
+        with self.store.reading() as cur:
+            return load_cluster(cur, run_id)
+
     async def _reattach(self, live: LiveRun) -> Outcome:
         run_id, host, plan = live.run_id, live.host, live.plan
         build, stored = await self._db(self._reattach_info, run_id)
@@ -327,6 +341,8 @@ class RunService:
         runner = Runner(transport, plan, stored, connect=self.session.transport)
         self.runners[run_id] = runner
         events = with_outputs(transport, plan, runner.events(live.procs, live.nodes))
+        if (cluster := await self._db(self._cluster_of, run_id)) is not None:
+            events = _first(ClusterPlanned(run_id, cluster), events)  # the app's node tabs and lag chart
         return await self._drive(run_id, host, build, plan.workload, events)
 
     async def cancel(self, live: LiveRun) -> Outcome:
@@ -354,3 +370,10 @@ class RunService:
                     error="interrupted before the measured part started",
                     finished_at=datetime.now().replace(microsecond=0),
                 )
+
+
+async def _first(event: RunEvent, rest: AsyncIterator[RunEvent]) -> AsyncIterator[RunEvent]:
+    """``event``, then ``rest``'s."""
+    yield event
+    async for ev in rest:
+        yield ev
