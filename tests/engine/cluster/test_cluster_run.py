@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+from benchdeck.engine.builds import parse_build_name
 from benchdeck.engine.cluster.records import LagSample, NodeFault
 from benchdeck.engine.cluster.spec import ClusterNode, ClusterSpec
 from benchdeck.engine.events import (
@@ -22,6 +23,9 @@ from benchdeck.engine.events import (
 from benchdeck.engine.hosts.inventory_file import parse_inventory
 from benchdeck.engine.planning.plan import RunOptions, RunRequest
 from benchdeck.engine.running.session import Session, execute
+from benchdeck.store.storage.db import Store
+from benchdeck.store.storage.ingest import EventSink
+from benchdeck.store.storage.runs import NewRun, create_run
 from tests.fixtures.cli_helpers import mariadb_build, postgres_build, sshd_host
 from tests.fixtures.servers import run_checked
 from tests.fixtures.servers.mariadb import MariaDBServer
@@ -63,6 +67,24 @@ async def run_with(session: Session, req: RunRequest, *steps: Step) -> tuple[lis
         await session.close()
     assert len(taken) == len(steps), (taken, seen[-1])
     return seen, taken
+
+
+def stored_cluster_rows(
+    db: Path, seen: list[RunEvent]
+) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """The run's events stored as the run service stores them (run id 1 in a new store): its
+    replica_lag and node_faults rows in time order."""
+    with Store.open(db) as store:
+        with store.transaction() as cur:
+            assert create_run(cur, NewRun("sshd", parse_build_name(BUILD), "write-only", "run")) == 1
+        sink = EventSink(store, batch_time=0)
+        sink.handle_many(seen)
+        sink.close()
+        cur = store.cursor()
+        lag = cur.execute("SELECT node, t, lag_s, behind_trx, state FROM replica_lag ORDER BY t, node")
+        lag_rows = lag.fetchall()
+        faults = cur.execute("SELECT node, t, kind, reason FROM node_faults ORDER BY t").fetchall()
+    return lag_rows, faults
 
 
 def bench_password(server: MariaDBServer, password: str) -> None:
@@ -117,6 +139,10 @@ async def test_a_write_run_on_a_cluster_samples_the_replica_and_goes_on_when_it_
     assert lag[-1].lag_s == 0.0
     run_started = next(e for e in seen if isinstance(e, RunStarted))
     assert Path(run_started.remote_dir, "r1.lag.out").exists()
+    # stored as sampled: the store's rows are the engine's samples and faults, each once
+    rows, stored_faults = stored_cluster_rows(tmp_path / "s.duckdb", seen)
+    assert rows == [(s.node, s.t, s.lag_s, s.behind_trx, s.state) for s in lag]
+    assert stored_faults == [(f.node, f.t, f.kind, f.reason) for f in faults]
 
 
 async def test_a_write_run_on_a_postgres_standby_pair_samples_bytes_and_seconds_behind(
