@@ -8,6 +8,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -283,18 +284,42 @@ def test_runs_are_stored_as_they_are_read(tmp_path: Path) -> None:
     assert any(0 < imported < 40 for done, imported in seen if done < 40)
 
 
-def test_a_damaged_packed_folder_is_one_line_and_the_rest_imports(tmp_path: Path) -> None:
+def _cut_short(b: bytes) -> bytes:  # a copy that did not finish
+    return b[:-300]
+
+
+def _bad_block(b: bytes) -> bytes:  # the first deflate block's header a reserved type (11)
+    at = b.index(b"\0", 10) + 1  # past the gzip header's file name (tarfile writes one)
+    return b[:at] + b"\xff" + b[at + 1 :]
+
+
+def _bad_crc(b: bytes) -> bytes:  # every byte there, the trailer's CRC not theirs (a flipped bit)
+    return b[:-8] + bytes(x ^ 0xFF for x in b[-8:-4]) + b[-4:]
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (_cut_short, "Compressed file ended before the end-of-stream marker was reached"),
+        (_bad_block, "Error -1 Invalid deflate block found"),
+        (_bad_crc, "CRC check failed"),
+    ],
+)
+def test_a_damaged_packed_folder_is_one_line_and_the_rest_imports(
+    tmp_path: Path, damage: Callable[[bytes], bytes], why: str
+) -> None:
     tree = t.write_tree(tmp_path / "tree")
     c = t.folder(tree, t.C)
     with tarfile.open(tarball := tree / f"{c.name}.tar.gz", "w:gz") as tar:
         tar.add(c, arcname=c.name)
     shutil.rmtree(c)
-    tarball.write_bytes(tarball.read_bytes()[:-300])  # cut short: a copy that did not finish
+    tarball.write_bytes(damage(tarball.read_bytes()))
     seen: list[int] = []
     with Store.open(tmp_path / "s.duckdb") as store:
         res = import_mytools_tree(store, tree, HOST, progress=lambda p: seen.append(p.total))
     assert len(res.run_ids) == 6
-    assert res.failed == [f"{tarball}: cannot read the packed folder (unexpected end of data)"]
+    assert len(res.failed) == 1
+    assert res.failed[0].startswith(f"{tarball}: cannot read the packed folder ({why}")
     assert seen[-1] == 6
 
 

@@ -13,13 +13,14 @@ import ctypes
 import gc
 import tarfile
 import threading
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
+
+from isal import isal_zlib
 
 from benchdeck.engine.builds import BuildNameError, parse_build_name
 from benchdeck.store.importers.folder_dates import folder_dates
@@ -221,7 +222,7 @@ def _trim() -> None:
 def _packed(tarball: Path, iostat: bool, result: MytoolsImport) -> list[Folder]:
     try:
         return read_packed(tarball, iostat)
-    except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
+    except (OSError, tarfile.TarError, EOFError, isal_zlib.error) as exc:
         result.failed.append(f"{tarball}: cannot read the packed folder ({exc})")
         return []
 

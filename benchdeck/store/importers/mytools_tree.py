@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +15,7 @@ from pathlib import Path
 from benchdeck.engine.mytools_names import ResultSuffix, parse_mytools_suffix
 from benchdeck.engine.parsers import parse_command
 from benchdeck.engine.parsers.iostat import other_devices
-from benchdeck.store.importers import suite_order
+from benchdeck.store.importers import suite_order, tar_members
 from benchdeck.store.importers.dating import parse_stamp
 from benchdeck.store.importers.read_run import Members
 from benchdeck.store.importers.suite_order import Vacuum
@@ -161,31 +160,36 @@ def _kept(name: str, iostat: bool) -> int:
 
 def read_packed(tarball: Path, iostat: bool) -> list[Folder]:
     """The ``x.*`` folders of a packed tarball, their files read into memory in one pass of the
-    stream (tarfile ``r|gz``: no temporary folder, no seeks); only regular files are read, so
-    no link or device in it reaches anything. Raises OSError / tarfile.TarError."""
+    stream (no temporary folder; ISA-L's inflate, forward seeks only: ``tar_members``); only
+    regular files are read, so no link or device in it reaches anything. Raises OSError /
+    tarfile.TarError / EOFError / isal's IsalError."""
     data: dict[str, dict[str, bytes]] = {}
     zstd: dict[str, dict[str, bytes]] = {}  # iostat: 3/4 of the bytes, held compressed
     mtimes: dict[str, dict[str, float]] = {}
     not_files: dict[str, dict[str, str]] = {}  # a run's vmstat/iostat/sb.met that is a link ...
-    with tarfile.open(tarball, mode="r|gz") as tar:
-        for m in tar:
-            folder, _, name = m.name.rstrip("/").rpartition("/")
+
+    def use(members: Iterator[tar_members.Member]) -> None:
+        for d in (data, zstd, mtimes, not_files):
+            d.clear()  # (called again from the start when tarfile reads the tarball instead)
+        for path, mtime, what, read in members:
+            folder, _, name = path.rpartition("/")
             if not split_run_dir(folder.rpartition("/")[2]):
                 continue
-            if not m.isfile():
+            if what:
                 if name.startswith(("sb.o.", "sb.vm.", "sb.io.", "sb.met.")):  # said, as a folder's would be
-                    not_files.setdefault(folder, {})[name] = _what(m)
+                    not_files.setdefault(folder, {})[name] = what
                     if name.startswith("sb.o."):  # a run's output: the run is listed, and refused
-                        mtimes.setdefault(folder, {})[name] = float(m.mtime)
+                        mtimes.setdefault(folder, {})[name] = mtime
                 continue
-            mtimes.setdefault(folder, {})[name] = float(m.mtime)
+            mtimes.setdefault(folder, {})[name] = mtime
             if n := _kept(name, iostat):
-                fh = tar.extractfile(m)
-                got = fh.read(n) if fh else b""
+                got = read(n)
                 if name.startswith("sb.io.") and n < 0:  # (else its head: the devices)
                     zstd.setdefault(folder, {})[name] = compress(got)
                 else:
                     data.setdefault(folder, {})[name] = got
+
+    tar_members.members(tarball, use)
     return [
         read_folder(
             tarball / d,
@@ -194,14 +198,6 @@ def read_packed(tarball: Path, iostat: bool) -> list[Folder]:
         )
         for d in sorted(mtimes)
     ]
-
-
-def _what(m: tarfile.TarInfo) -> str:
-    if m.issym():
-        return f"a symbolic link to {m.linkname} in the tarball, not followed"
-    if m.islnk():
-        return f"a hard link to {m.linkname} in the tarball, not followed"
-    return "not a regular file in the tarball"
 
 
 def head(path: Path) -> str:
