@@ -19,6 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
+from typing import cast
 
 from isal import isal_zlib
 
@@ -40,6 +41,8 @@ from benchdeck.store.importers.read_run import ImportError_, ParsedRun, RunFiles
 from benchdeck.store.importers.writer import RunWriter
 from benchdeck.store.storage.db import Store
 from benchdeck.store.storage.limits import path_problem
+
+ISAL_ERROR = cast("type[Exception]", isal_zlib.error)  # (isal's stubs declare an instance, not a class)
 
 READ_THREADS = 2
 READ_AHEAD = 8  # runs read ahead of the one being stored
@@ -222,7 +225,7 @@ def _trim() -> None:
 def _packed(tarball: Path, iostat: bool, result: MytoolsImport) -> list[Folder]:
     try:
         return read_packed(tarball, iostat)
-    except (OSError, tarfile.TarError, EOFError, isal_zlib.error) as exc:
+    except (OSError, tarfile.TarError, EOFError, ISAL_ERROR) as exc:
         result.failed.append(f"{tarball}: cannot read the packed folder ({exc})")
         return []
 

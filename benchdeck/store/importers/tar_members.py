@@ -9,9 +9,12 @@ import struct
 import tarfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from isal import igzip
+
+# isal's igzip.open is untyped (its stubs cover the C modules only): typed here once.
+_gzip_open = cast("Callable[[Path, str], BinaryIO]", igzip.open)
 
 Read = Callable[[int], bytes]  # the member's first n bytes (-1: all of them)
 Member = tuple[str, float, str, Read]  # name, mtime, what it is if not a regular file ("" if it is)
@@ -30,13 +33,13 @@ def members(tarball: Path, use: Callable[[Iterator[Member]], None]) -> None:
     tarfile's members, when the tarball holds a header this reader does not read: it must
     start afresh each time. Raises OSError / tarfile.TarError / EOFError / isal's IsalError."""
     try:
-        with igzip.open(tarball, "rb") as gz:
+        with _gzip_open(tarball, "rb") as gz:
             use(_plain(gz))
             gz.read()
         return
     except _Unusual:
         pass
-    with igzip.open(tarball, "rb") as gz, tarfile.open(fileobj=gz, mode="r:") as tar:
+    with _gzip_open(tarball, "rb") as gz, tarfile.open(fileobj=gz, mode="r:") as tar:
         use(
             (m.name.rstrip("/"), float(m.mtime), "" if m.isfile() else _what(m), _extract(tar, m))
             for m in tar
