@@ -14,7 +14,7 @@ from benchdeck.engine.cluster.setup import cluster_nodes
 from benchdeck.engine.cluster.spec import ClusterSpec
 from benchdeck.engine.hosts.inventory import Inventory
 
-__all__ = ["ClusterError", "cluster_primary", "prepare_cluster"]
+__all__ = ["ClusterError", "cluster_primary", "prepare_cluster", "run_nodes"]
 
 
 async def prepare_cluster(
@@ -32,11 +32,19 @@ async def prepare_cluster(
     verdict(cluster, checks)
 
 
+async def run_nodes(
+    connect: Connect, inventory: Inventory, cluster: ClusterSpec, build: str, config: str | None
+) -> list[Node]:
+    """The nodes a run drives and samples, each with ``.build`` (the node's port applied) and,
+    when managed, ``.server``: the node's own server (its datadir and replication options), which
+    a run must use rather than the build's usual one (another datadir, without those options)."""
+    _, nodes = await cluster_nodes(connect, inventory, cluster, build, config)
+    return nodes
+
+
 async def cluster_primary(
     connect: Connect, inventory: Inventory, cluster: ClusterSpec, build: str, config: str | None
 ) -> Node:
-    """The primary a run drives: ``.build`` (the node's port applied) and, when managed,
-    ``.server``, the node's own server (its datadir and replication options), which a run must
-    use rather than the build's usual one (another datadir, without the cluster's options)."""
-    _, nodes = await cluster_nodes(connect, inventory, cluster, build, config)
+    """The primary of :func:`run_nodes`."""
+    nodes = await run_nodes(connect, inventory, cluster, build, config)
     return next(n for n in nodes if n.spec.role == "primary")

@@ -15,8 +15,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 
 from benchdeck.engine.cluster.cluster_nodes import Node
-from benchdeck.engine.cluster.nodes import node_build
-from benchdeck.engine.cluster.prepare import ClusterError, cluster_primary, prepare_cluster
+from benchdeck.engine.cluster.prepare import ClusterError, prepare_cluster, run_nodes
 from benchdeck.engine.cluster.sampling import ClusterSampling
 from benchdeck.engine.cluster.spec import ClusterSpec
 from benchdeck.engine.dispatch.planner import check_build, make_plan
@@ -110,18 +109,19 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         cluster: ClusterSpec | None = None
         primary: Node | None = None
         if req.cluster:
-            cluster = cluster_run.cluster_of(session.inventory, req)
+            cluster = cluster_run.cluster_of(session.inventory, req.cluster, req.host)
             if build is None:
                 raise WorkloadError(
                     f"a run on cluster {cluster.name} needs a build of the inventory, not {req.build}"
                 )
-            build = node_build(build, cluster, cluster.primary)
             # managed nodes up and replicating (their own datadirs, ports and options), then
             # every node checked: a cluster not fit to run on is one line (ClusterError)
             args = (session.transport, session.inventory, cluster, req.build, req.config)
             async for line in prepare_cluster(*args):
                 yield Phase(run_id, "cluster", line)
-            primary = await cluster_primary(*args)
+            nodes = await run_nodes(*args)  # resolved once: the primary to drive, what to sample
+            primary = next(n for n in nodes if n.spec.role == "primary")
+            build = primary.build  # its port and config on the primary's node
         server: ManagedServer | None = None
         if primary is not None and primary.server is not None:
             server = primary.server  # the cluster's own primary, up: never the build's usual server
@@ -142,15 +142,7 @@ async def execute(session: Session, req: RunRequest, run_id: int) -> AsyncIterat
         db = provenance.db_access(build, server, sql_client(build) if server is None else None)
         sampling: ClusterSampling | None = None
         if cluster is not None:
-            sampling = await cluster_run.sampling_for(
-                session.transport,
-                session.inventory,
-                req,
-                cluster,
-                plan,
-                session.remote_path,
-                session.runs_root,
-            )
+            sampling = await cluster_run.sampling_for(cluster, nodes, plan, session.runs_root)
     except (WorkloadError, ServerError, TransportError, ValueError, ClusterError) as exc:
         yield RunFailed(run_id, str(exc), datetime.now().replace(microsecond=0))
         return
